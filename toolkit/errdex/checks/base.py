@@ -1,0 +1,139 @@
+"""The pieces every check is made of: findings, problems, record contexts, the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "Check",
+    "Finding",
+    "Level",
+    "Problem",
+    "RecordContext",
+    "register",
+    "registry",
+]
+
+Level = Literal["error", "warning", "info"]
+LEVELS: tuple[str, ...] = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in one place: what it is, where, and how to fix it."""
+
+    code: str
+    name: str
+    severity: Level
+    message: str
+    path: str
+    line: int
+    column: int
+    pointer: str
+    record_id: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "pointer": self.pointer,
+            "recordId": self.record_id,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a check reports: the field (relative to the record) and the message."""
+
+    field: str
+    message: str
+
+
+@dataclass
+class RecordContext:
+    """One record as a check sees it: the raw JSON object and where it came from."""
+
+    record: dict[str, Any]
+    prefix: str
+    path: str
+    fs_path: Path | None
+    dataset_version: Any = None
+    locate: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def record_id(self) -> str | None:
+        value = self.record.get("id")
+        return value if isinstance(value, str) else None
+
+    def pointer(self, field_path: str) -> str:
+        """The JSON pointer of a field of the record; ``../name`` names a field of the envelope."""
+        if field_path.startswith("../"):
+            return f"{self.prefix.rsplit('/', 1)[0]}/{field_path[3:]}"
+        return f"{self.prefix}/{field_path}" if field_path else self.prefix
+
+    def text(self, name: str) -> str | None:
+        value = self.record.get(name)
+        return value if isinstance(value, str) else None
+
+    def integer(self, name: str) -> int | None:
+        value = self.record.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def items(self, name: str) -> list[Any] | None:
+        value = self.record.get(name)
+        return value if isinstance(value, list) else None
+
+
+class Check:
+    """A validation check: a stable code, a kebab-case name, a severity and a summary.
+
+    ``check`` looks at one record; ``finalize`` runs once after every record
+    was seen, for checks across records. A check instance lives for one run.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Level] = "error"
+    summary: ClassVar[str]
+    #: "parse" checks are reported by the loader, "record" checks by ``check``.
+    stage: ClassVar[str] = "record"
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        return ()
+
+    def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
+        return ()
+
+
+_REGISTRY: dict[str, type[Check]] = {}
+
+
+def register(cls: type[Check]) -> type[Check]:
+    """Class decorator: add a check to the registry (codes and names must be unique)."""
+    for other in _REGISTRY.values():
+        if other.code == cls.code or other.name == cls.name:
+            raise RuntimeError(f"check {cls.code} {cls.name} clashes with {other.code} {other.name}")
+    _REGISTRY[cls.code] = cls
+    return cls
+
+
+def registry() -> dict[str, type[Check]]:
+    """Every registered check by code, in code order."""
+    from errdex.checks import identity, metadata, parse, pattern, source  # noqa: F401  (registration)
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+def iter_strings(values: Iterable[Any]) -> Iterator[tuple[int, str]]:
+    for index, value in enumerate(values):
+        if isinstance(value, str):
+            yield index, value

@@ -1,0 +1,171 @@
+"""Running every enabled check over every record, in one pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from errdex.checks.base import Check, Finding, Problem, RecordContext
+from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
+from errdex.checks.schema_findings import schema_problems
+from errdex.records.jsontext import Locator, ParseProblem
+from errdex.records.schema import SUPPORTED_VERSIONS
+from errdex.records.sources import Document, iter_documents
+
+__all__ = ["ValidationReport", "validate"]
+
+
+@dataclass
+class ValidationReport:
+    """Every finding of one validation run, with counts."""
+
+    findings: list[Finding] = field(default_factory=list)
+    documents: int = 0
+    records: int = 0
+    checks: list[str] = field(default_factory=list)
+    strict: bool = False
+
+    def count(self, severity: str) -> int:
+        return sum(1 for finding in self.findings if finding.severity == severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count("error")
+
+    @property
+    def warnings(self) -> int:
+        return self.count("warning")
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0
+
+
+def _shape(value: Any) -> str | None:
+    """``envelope``, ``record`` or None when the top level is neither."""
+    if isinstance(value, dict):
+        if "record" in value:
+            return "envelope"
+        if "schemaVersion" in value or ("id" in value and "errorMessage" in value):
+            return "record"
+    return None
+
+
+class _Run:
+    def __init__(self, checks: dict[str, type[Check]], config: ValidationConfig) -> None:
+        self.enabled = checks
+        self.instances = [cls() for cls in checks.values() if cls.stage == "record"]
+        self.config = config
+        self.report = ValidationReport(checks=list(checks), strict=config.strict)
+        self.locators: dict[int, Locator] = {}
+        self.registry = checks
+
+    def _finding(self, code: str, doc: Document, pointer: str, message: str, record: dict[str, Any] | None,
+                 position: tuple[int, int] | None = None) -> None:
+        if code not in self.enabled:
+            return
+        record_id = None
+        if record is not None:
+            record_id = record.get("id") if isinstance(record.get("id"), str) else None
+            excluded = self.config.per_record_ignores
+            for key in (record_id, record.get("slug")):
+                if isinstance(key, str) and code in excluded.get(key, ()):
+                    return
+        cls = self.enabled[code]
+        severity = cls.severity
+        if severity == "warning" and self.config.strict:
+            severity = "error"
+        if position is None:
+            locator = self.locators.get(id(doc))
+            if locator is None:
+                locator = self.locators[id(doc)] = Locator(doc.parsed.text, doc.parsed.line_offset)
+            position = locator.locate(pointer)
+        self.report.findings.append(
+            Finding(code, cls.name, severity, message, doc.path, position[0], position[1], pointer, record_id)
+        )
+
+    def document(self, doc: Document) -> RecordContext | None:
+        self.report.documents += 1
+        for problem in doc.problems:
+            self._parse_problem(doc, problem)
+        if not doc.parsed.parsed:
+            return None
+        value = doc.value
+        shape = _shape(value)
+        if shape is None:
+            self._finding("EDX006", doc, "", 'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
+            return None
+        record = value.get("record") if shape == "envelope" else value
+        prefix = "/record" if shape == "envelope" else ""
+        if not isinstance(record, dict):
+            self._finding("EDX006", doc, prefix, '"record" is not a JSON object; it must hold the record\'s fields', None)
+            return None
+        self.report.records += 1
+        version = record.get("schemaVersion")
+        if version is None and "schemaVersion" not in record:
+            version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
+        if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
+            for problem in schema_problems(value, kind=shape, version=version):
+                self._finding("EDX010", doc, problem.field, problem.message, record)
+        else:
+            supported = ", ".join(map(str, SUPPORTED_VERSIONS))
+            self._finding("EDX011", doc, f"{prefix}/schemaVersion",
+                          f"schemaVersion {version!r} is not supported (supported: {supported}); migrate the record", record)
+        ctx = RecordContext(
+            record=record,
+            prefix=prefix,
+            path=doc.path,
+            fs_path=doc.fs_path,
+            dataset_version=value.get("datasetVersion") if shape == "envelope" else None,
+            locate=doc,
+        )
+        for check in self.instances:
+            for problem in check.check(ctx):
+                self._record_problem(check, ctx, problem)
+        return ctx
+
+    def _parse_problem(self, doc: Document, problem: ParseProblem) -> None:
+        self._finding(problem.code, doc, problem.pointer, problem.message, None, (problem.line, problem.column))
+
+    def _record_problem(self, check: Check, ctx: RecordContext, problem: Problem) -> None:
+        self._finding(check.code, ctx.locate, ctx.pointer(problem.field), problem.message, ctx.record)
+
+    def finish(self) -> ValidationReport:
+        for check in self.instances:
+            for ctx, problem in check.finalize():
+                self._record_problem(check, ctx, problem)
+        findings = self.report.findings
+        # A semantic check that names a field says more than the schema's generic message.
+        semantic = {(f.path, f.line, f.pointer) for f in findings if f.code >= "EDX100"}
+        findings = [f for f in findings if not (f.code == "EDX010" and (f.path, f.line, f.pointer) in semantic)]
+        findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.pointer))
+        self.report.findings = findings
+        return self.report
+
+
+def validate(
+    paths: Sequence[str | Path] | None = None,
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    strict: bool | None = None,
+    config: ValidationConfig | Path | None = None,
+    stdin: BinaryIO | None = None,
+    progress: Callable[[Iterable[Document]], Iterable[Document]] | None = None,
+) -> ValidationReport:
+    """Validate records in files, folders, bundles or stdin (``-``); default: the bundled dataset.
+
+    ``config`` is a loaded configuration, a path to one, or None to look for
+    ``errdex.toml`` / ``[tool.errdex]`` from the current folder upwards.
+    """
+    if not isinstance(config, ValidationConfig):
+        config = load_config(config if config is not None else find_config(Path.cwd()))
+    if strict is not None:
+        config.strict = strict
+    run = _Run(enabled_checks(config, select, ignore), config)
+    documents = iter_documents(paths, stdin=stdin)
+    for doc in progress(documents) if progress else documents:
+        run.document(doc)
+    return run.finish()

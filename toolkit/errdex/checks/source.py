@@ -1,0 +1,110 @@
+"""Checks that tie a record to the source that raises it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from errdex.checks.base import Check, Problem, RecordContext, register
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+#: How far from lineNumber the message's text may sit (messages built over several lines).
+NEAR_LINES = 6
+#: Literal parts shorter than this are too common to prove anything.
+MIN_LITERAL = 4
+_CONCAT = re.compile(r"[\"'`]\s*\+\s*[\"'`]")
+
+
+def expected_github_url(ctx: RecordContext) -> str | None:
+    repo, sha, path = ctx.text("repo"), ctx.text("analyzedSha"), ctx.text("filePath")
+    start, end = ctx.integer("sourceCodeStart"), ctx.integer("sourceCodeEnd")
+    if None in (repo, sha, path, start, end):
+        return None
+    return f"https://github.com/{repo}/blob/{sha}/{path}#L{start}-L{end}"
+
+
+@register
+class GithubUrl(Check):
+    code, name = "EDX131", "github-url"
+    summary = "githubUrl is https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{sourceCodeStart}-L{sourceCodeEnd}."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        url, expected = ctx.text("githubUrl"), expected_github_url(ctx)
+        if url is not None and expected is not None and url != expected:
+            yield Problem("githubUrl", f"githubUrl does not point at the excerpt; expected {expected}")
+
+
+@register
+class AnalyzedSha(Check):
+    code, name = "EDX132", "analyzed-sha"
+    summary = "analyzedSha is a full commit id: 40 lowercase hexadecimal digits."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        sha = ctx.text("analyzedSha")
+        if sha is not None and not _SHA.fullmatch(sha):
+            yield Problem("analyzedSha", f"analyzedSha {sha!r} is not 40 lowercase hex digits; write the full commit id")
+
+
+@register
+class SourceRange(Check):
+    code, name = "EDX133", "source-range"
+    summary = "1 <= sourceCodeStart <= lineNumber <= sourceCodeEnd."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        start, line, end = ctx.integer("sourceCodeStart"), ctx.integer("lineNumber"), ctx.integer("sourceCodeEnd")
+        for name, value in (("sourceCodeStart", start), ("lineNumber", line), ("sourceCodeEnd", end)):
+            if value is not None and value < 1:
+                yield Problem(name, f"{name} is {value}; line numbers start at 1")
+        if start is not None and end is not None and start > end:
+            yield Problem("sourceCodeEnd", f"sourceCodeEnd {end} is before sourceCodeStart {start}")
+        elif line is not None and start is not None and end is not None and not start <= line <= end:
+            yield Problem("lineNumber", f"lineNumber {line} is outside the excerpt {start}-{end}; widen the excerpt or fix the line")
+
+
+@register
+class SourceLineCount(Check):
+    code, name = "EDX134", "source-line-count"
+    summary = "sourceCode has exactly sourceCodeEnd - sourceCodeStart + 1 lines."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        code, start, end = ctx.text("sourceCode"), ctx.integer("sourceCodeStart"), ctx.integer("sourceCodeEnd")
+        if not code or start is None or end is None or start > end:
+            return
+        lines = code.count("\n") + 1
+        if lines != end - start + 1:
+            yield Problem(
+                "sourceCode",
+                f"sourceCode has {lines} lines but sourceCodeStart-sourceCodeEnd spans {end - start + 1}; "
+                "make the excerpt and the range agree",
+            )
+
+
+@register
+class MessageInSource(Check):
+    code, name = "EDX135", "message-in-source"
+    summary = "The message's literal text appears in sourceCode at or near lineNumber."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        from errdex.patterns import portability_problems, required_literals
+
+        code, pattern = ctx.text("sourceCode"), ctx.text("messagePattern")
+        start, line, end = ctx.integer("sourceCodeStart"), ctx.integer("lineNumber"), ctx.integer("sourceCodeEnd")
+        if not code or not pattern or None in (start, line, end) or not start <= line <= end:
+            return
+        if portability_problems(pattern):
+            return
+        lines = code.split("\n")
+        first = max(0, line - start - NEAR_LINES)
+        near = "\n".join(lines[first : line - start + NEAR_LINES + 1])
+        # Messages built from parts: "a " + "b", over several lines, with escaped quotes.
+        joined = _CONCAT.sub("", near).replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
+        for literal in required_literals(pattern):
+            if len(literal.strip()) < MIN_LITERAL or literal in near or literal in joined:
+                continue
+            where = next((start + i for i, text in enumerate(lines) if literal in text), None)
+            hint = f"it appears at line {where}" if where else "it does not appear in the excerpt"
+            yield Problem(
+                "lineNumber" if where else "sourceCode",
+                f"message text {literal!r} is not within {NEAR_LINES} lines of lineNumber {line} ({hint}); "
+                "point lineNumber at the throw or fix the excerpt",
+            )

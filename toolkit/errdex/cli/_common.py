@@ -1,0 +1,85 @@
+"""Conventions every command shares: output, color, progress, common options."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+import click
+
+T = TypeVar("T")
+
+__all__ = ["color_enabled", "echo", "format_option", "progress", "quiet_option", "records_option", "stderr_line"]
+
+
+def color_enabled(stream: Any = None) -> bool:
+    """Color only on a terminal, never when NO_COLOR is set or TERM is dumb."""
+    stream = stream or sys.stdout
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def echo(text: str) -> None:
+    """Write data output to stdout as is."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def stderr_line(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+
+
+def progress(label: str, *, quiet: bool) -> Callable[[Iterable[T]], Iterator[T]]:
+    """A counter on stderr that appears once the work has taken a second, on a terminal only."""
+
+    def wrap(items: Iterable[T]) -> Iterator[T]:
+        show = not quiet and sys.stderr.isatty()
+        start = last = time.monotonic()
+        count = 0
+        shown = False
+        for item in items:
+            yield item
+            count += 1
+            if show:
+                now = time.monotonic()
+                if now - start >= 1.0 and now - last >= 0.1:
+                    sys.stderr.write(f"\r{label}: {count:,}")
+                    sys.stderr.flush()
+                    shown, last = True, now
+        if shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+    return wrap
+
+
+def records_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--records",
+        "records",
+        multiple=True,
+        metavar="PATH",
+        help="Records to use: a folder, a record file or a JSONL bundle (repeatable; default: the bundled dataset).",
+    )(func)
+
+
+def quiet_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("-q", "--quiet", is_flag=True, help="Print nothing but the data output and errors.")(func)
+
+
+def format_option(*choices: str, default: str = "text") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(choices),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(func)
+
+    return decorate

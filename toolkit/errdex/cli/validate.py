@@ -1,0 +1,62 @@
+"""``errdex validate``: a thin wrapper over :func:`errdex.validate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from errdex.checks.base import registry
+from errdex.checks.config import find_config, load_config
+from errdex.checks.output import FORMATS, render_check_list, render_findings, summary_line
+from errdex.checks.runner import validate
+from errdex.cli._common import color_enabled, echo, format_option, progress, quiet_option, records_option, stderr_line
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, metavar="[PATH ...]")
+@records_option
+@format_option(*FORMATS)
+@click.option("--select", multiple=True, metavar="CHECKS", help="Run only these checks: codes or names, comma-separated, or 'all'.")
+@click.option("--ignore", multiple=True, metavar="CHECKS", help="Skip these checks: codes or names, comma-separated.")
+@click.option("--strict", is_flag=True, default=None, help="Count warnings as errors.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Configuration file (errdex.toml or pyproject.toml).")
+@click.option("--no-config", is_flag=True, help="Ignore errdex.toml and [tool.errdex].")
+@click.option("--list-checks", is_flag=True, help="Print every check (code, name, severity, summary) and exit.")
+@quiet_option
+def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str, select: tuple[str, ...],
+                     ignore: tuple[str, ...], strict: bool | None, config_path: Path | None, no_config: bool,
+                     list_checks: bool, quiet: bool) -> int:
+    """Check records against the schema and every semantic check, reporting all findings at once.
+
+    PATH is a record file, a folder of records, a JSONL bundle or - for stdin;
+    without one, the bundled dataset is checked. Exit status: 0 when no
+    finding has error severity, 1 when one has, 2 for a usage error.
+
+    Configuration (select, ignore, strict, per-record-ignores) is read from the
+    nearest errdex.toml or [tool.errdex] table of a pyproject.toml.
+
+    \b
+    Example:
+      errdex validate
+      errdex validate records/paperclipai/paperclip --format json
+      errdex validate --ignore message-in-source --format github records/
+      cat record.json | errdex validate -
+    """
+    checks = registry()
+    if list_checks:
+        echo(render_check_list(checks, "json" if fmt == "json" else "text"))
+        return 0
+    config = load_config(None if no_config else (config_path or find_config(Path.cwd())))
+    report = validate(
+        [*paths, *records] or None,
+        select=select or None,
+        ignore=ignore or None,
+        strict=strict,
+        config=config,
+        progress=progress("validating", quiet=quiet),
+    )
+    echo(render_findings(report, fmt, checks={c: checks[c] for c in report.checks}, color=color_enabled()))
+    if not quiet and fmt in ("text", "github"):
+        stderr_line(summary_line(report))
+    return 0 if report.ok else 1

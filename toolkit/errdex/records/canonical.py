@@ -1,0 +1,146 @@
+"""The canonical form of record files, and ``fmt`` that rewrites files into it.
+
+A record file is the envelope as JSON with two-space indentation, keys in the
+order of the format (envelope: record, datasetVersion; record: the order of
+the schema's fields, unknown keys after them), non-ASCII characters as they
+are, and one final newline. A bundle holds one envelope per line in the same
+key order, without spaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from errdex.records.models import RECORD_MODELS
+from errdex.records.sources import Document, is_bundle, iter_documents
+
+__all__ = ["FmtResult", "canonical_text", "canonical_value", "fmt", "write_atomic"]
+
+_ENVELOPE_ORDER = ("record", "datasetVersion")
+
+
+def _record_order() -> list[str]:
+    order: list[str] = []
+    for version in sorted(RECORD_MODELS):
+        order.extend(name for name in RECORD_MODELS[version].model_fields if name not in order)
+    return order
+
+
+_RECORD_ORDER = _record_order()
+
+
+def _ordered(obj: dict[str, Any], order: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    result = {key: obj[key] for key in order if key in obj}
+    result.update((key, value) for key, value in obj.items() if key not in result)
+    return result
+
+
+def canonical_value(value: Any) -> Any:
+    """The value with envelope and record keys in canonical order."""
+    if not isinstance(value, dict):
+        return value
+    if "record" in value:
+        value = _ordered(value, _ENVELOPE_ORDER)
+        if isinstance(value["record"], dict):
+            value["record"] = _ordered(value["record"], _RECORD_ORDER)
+        return value
+    return _ordered(value, _RECORD_ORDER)
+
+
+def _dumps(value: Any, **options: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from \ud800-style escapes stay escaped
+        text = json.dumps(value, ensure_ascii=True, **options)
+    return text
+
+
+def canonical_text(value: Any, *, bundle_line: bool = False) -> str:
+    """The canonical text of one document (a file's whole text, or one bundle line without newline)."""
+    value = canonical_value(value)
+    if bundle_line:
+        return _dumps(value, separators=(",", ":"))
+    return _dumps(value, indent=2) + "\n"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a file through a temporary file in the same folder and a rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        try:
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        except OSError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass
+class FmtResult:
+    """What ``fmt`` did or would do."""
+
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[tuple[str, int, int, str]] = field(default_factory=list)
+
+
+def _format_file(path: Path, docs: list[Document]) -> bytes | None:
+    """The canonical bytes of a file, or None when one of its documents cannot be parsed."""
+    if any(not doc.parsed.parsed for doc in docs):
+        return None
+    if is_bundle(path.name):
+        return "".join(canonical_text(doc.value, bundle_line=True) + "\n" for doc in docs).encode("utf-8")
+    return canonical_text(docs[0].value).encode("utf-8")
+
+
+def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtResult:
+    """Rewrite record files into canonical form (``check``: only report which would change).
+
+    Files that cannot be parsed are left untouched and reported in ``failed``.
+    Gzipped bundles and stdin are not rewritten.
+    """
+    result = FmtResult()
+    by_file: dict[Path, list[Document]] = {}
+    order: list[tuple[Path, str]] = []
+    for doc in iter_documents(paths):
+        if doc.fs_path is None:
+            continue
+        if doc.fs_path not in by_file:
+            by_file[doc.fs_path] = []
+            order.append((doc.fs_path, doc.path))
+        by_file[doc.fs_path].append(doc)
+    for path, display in order:
+        docs = by_file[path]
+        broken = [p for doc in docs for p in doc.problems if p.code in ("EDX001", "EDX002", "EDX005", "EDX007")]
+        if broken or path.name.lower().endswith(".gz"):
+            for problem in broken:
+                result.failed.append((display, problem.line, problem.column, problem.message))
+            continue
+        wanted = _format_file(path, docs)
+        if wanted is None:
+            continue
+        try:
+            current = path.read_bytes()
+        except OSError as exc:
+            result.failed.append((display, 1, 1, f"cannot read file: {exc.strerror or exc}"))
+            continue
+        if current == wanted:
+            result.unchanged.append(display)
+            continue
+        result.changed.append(display)
+        if not check:
+            write_atomic(path, wanted)
+    return result
