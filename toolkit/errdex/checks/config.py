@@ -39,7 +39,7 @@ class ValidationConfig:
     source: str | None = None
 
 
-def resolve_checks(names: Iterable[str], *, origin: str) -> set[str]:
+def resolve_checks(names: Iterable[str], *, origin: str, error: type[UsageError] = UsageError) -> set[str]:
     """Codes of the checks that codes, names or ``all`` refer to; an unknown one is an error."""
     checks = registry()
     by_name = {cls.name: code for code, cls in checks.items()}
@@ -56,7 +56,7 @@ def resolve_checks(names: Iterable[str], *, origin: str) -> set[str]:
             elif item.lower() in by_name:
                 codes.add(by_name[item.lower()])
             else:
-                raise UsageError(f"{origin}: unknown check {item!r}; see 'errdex validate --list-checks'")
+                raise error(f"{origin}: unknown check {item!r}; see 'errdex validate --list-checks'")
     return codes
 
 
@@ -118,10 +118,10 @@ def load_config(path: Path | None) -> ValidationConfig:
         raise ConfigError(f"{where}: per-record-ignores must be a table of record id or slug to check list")
     for record, names in per_record.items():
         config.per_record_ignores[record] = resolve_checks(
-            _string_list(names, f"{where}: per-record-ignores.{record}"), origin=where
+            _string_list(names, f"{where}: per-record-ignores.{record}"), origin=where, error=ConfigError
         )
-    resolve_checks(config.select, origin=where)
-    resolve_checks(config.ignore, origin=where)
+    resolve_checks(config.select, origin=where, error=ConfigError)
+    resolve_checks(config.ignore, origin=where, error=ConfigError)
     return config
 
 

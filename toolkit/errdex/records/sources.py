@@ -67,6 +67,9 @@ def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator
 
 
 def _read_bundle(path: Path, display: str) -> Iterator[Document]:
+    if not path.is_file():
+        yield _problem_document(display, path, "not a regular file")
+        return
     try:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as stream:
@@ -84,6 +87,9 @@ def _os_reason(exc: BaseException) -> str:
 def _read_file(path: Path, display: str) -> Iterator[Document]:
     if is_bundle(path.name):
         yield from _read_bundle(path, display)
+        return
+    if not path.is_file():
+        yield _problem_document(display, path, "not a regular file")
         return
     try:
         size = path.stat().st_size

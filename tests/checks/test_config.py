@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex import validate
+from errdex.checks.config import find_config, load_config, resolve_checks
+from errdex.errors import ConfigError, UsageError
+from tests.conftest import write_envelope
+
+
+def _broken(tmp_path: Path, seed: dict[str, Any]) -> Path:
+    seed["record"]["httpStatus"] = 700
+    seed["record"]["tags"] = ["Bad"]
+    return write_envelope(tmp_path / "records", seed)
+
+
+def test_codes_and_names_resolve() -> None:
+    assert resolve_checks(["EDX154", "tag-format", "edx101,id-unique"], origin="x") == {"EDX154", "EDX151", "EDX101", "EDX102"}
+
+
+def test_unknown_check_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown check 'EDX999'"):
+        resolve_checks(["EDX999"], origin="--select")
+
+
+def test_select_and_ignore(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = _broken(tmp_path, seed)
+    assert {f.code for f in validate([path], select=["http-status"]).findings} == {"EDX154"}
+    assert {f.code for f in validate([path], ignore=["EDX154"]).findings} == {"EDX151"}
+
+
+def test_per_record_ignores_from_errdex_toml(tmp_path: Path, seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _broken(tmp_path, seed)
+    (tmp_path / "errdex.toml").write_text('[per-record-ignores]\n"2715d7d48ff9726c" = ["http-status"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert find_config(tmp_path) == tmp_path / "errdex.toml"
+    assert {f.code for f in validate([path]).findings} == {"EDX151"}
+
+
+def test_per_record_ignores_by_slug_in_pyproject(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = _broken(tmp_path, seed)
+    config = tmp_path / "pyproject.toml"
+    config.write_text(
+        '[tool.errdex]\nignore = ["EDX151"]\n[tool.errdex.per-record-ignores]\n'
+        '"createos-process-creation-could-not-be-confirmed-destroy-the" = ["EDX154"]\n'
+    )
+    assert validate([path], config=config).findings == []
+
+
+def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
+    config = tmp_path / "errdex.toml"
+    config.write_text("strict = true\n")
+    assert load_config(config).strict is True
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("select = [", "not valid TOML"),
+        ("colour = 1", "unknown key 'colour'"),
+        ('ignore = ["EDX999"]', "unknown check 'EDX999'"),
+        ("strict = 1", "strict must be true or false"),
+        ("ignore = 3", "must be a list"),
+        ('[per-record-ignores]\nabc = ["nope"]', "unknown check 'nope'"),
+    ],
+)
+def test_broken_configuration_is_a_config_error(tmp_path: Path, text: str, message: str) -> None:
+    config = tmp_path / "errdex.toml"
+    config.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(config)

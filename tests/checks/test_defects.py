@@ -1,0 +1,171 @@
+"""Each defect in a record gives exit 1 and a finding whose pointer names the defective field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex import validate
+from errdex.checks.base import registry
+from tests.conftest import write_envelope
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(field: str, value: Any) -> Mutation:
+    def mutate(envelope: dict[str, Any]) -> None:
+        envelope["record"][field] = value
+
+    return mutate
+
+
+def _delete(field: str) -> Mutation:
+    def mutate(envelope: dict[str, Any]) -> None:
+        del envelope["record"][field]
+
+    return mutate
+
+
+def _append(field: str, value: Any) -> Mutation:
+    def mutate(envelope: dict[str, Any]) -> None:
+        envelope["record"][field].append(value)
+
+    return mutate
+
+
+def _far_line(envelope: dict[str, Any]) -> None:
+    envelope["record"]["lineNumber"] = envelope["record"]["sourceCodeStart"] + 1
+
+
+def _short_excerpt(envelope: dict[str, Any]) -> None:
+    envelope["record"]["sourceCode"] = "\n".join(envelope["record"]["sourceCode"].split("\n")[:-2])
+
+
+DEFECTS: list[tuple[str, Mutation, str, str]] = [
+    ("bad-id", _set("id", "2715D7D48FF9726C"), "EDX101", "/record/id"),
+    ("slug-not-derived", _set("slug", "createos-process-creation"), "EDX111", "/record/slug"),
+    ("lookahead", _set("messagePattern", "CreateOS process creation(?= could).*"), "EDX121", "/record/messagePattern"),
+    ("named-group", _set("messagePattern", "CreateOS (?<what>.+)"), "EDX121", "/record/messagePattern"),
+    ("nested-quantifier", _set("messagePattern", "CreateOS( process| creation|.)+ reusing it\\."), "EDX123", "/record/messagePattern"),
+    ("pattern-misses", _set("messagePattern", "CreateOS process creation could not be confirmed"), "EDX124", "/record/messagePattern"),
+    ("unescaped-dot-ok-but-wrong", _set("messagePattern", "CreateOS process deletion.*"), "EDX124", "/record/messagePattern"),
+    ("github-url", _set("githubUrl", "https://github.com/paperclipai/paperclip/blob/main/x.ts#L1-L2"), "EDX131", "/record/githubUrl"),
+    ("short-sha", _set("analyzedSha", "3f1d897"), "EDX132", "/record/analyzedSha"),
+    ("line-outside", _set("lineNumber", 250), "EDX133", "/record/lineNumber"),
+    ("line-zero", _set("lineNumber", 0), "EDX133", "/record/lineNumber"),
+    ("excerpt-lines", _short_excerpt, "EDX134", "/record/sourceCode"),
+    ("message-far", _far_line, "EDX135", "/record/lineNumber"),
+    ("timestamp", _set("analyzedAt", "2026-13-18T08:03:59Z"), "EDX141", "/record/analyzedAt"),
+    ("timestamp-order", _set("analyzedAt", "2026-09-19T08:03:59.046Z"), "EDX142", "/record/contentChangedAt"),
+    ("tag-case", _set("tags", ["sandbox", "Cleanup"]), "EDX151", "/record/tags/1"),
+    ("duplicate-tip", _append("preventionTips", "Never reuse a lease after a CreateosCleanupError — always destroy it first."), "EDX152", "/record/preventionTips/3"),
+    ("duplicate-tag", _append("tags", "sandbox"), "EDX152", "/record/tags/4"),
+    ("blank-solution", _append("solutions", "   "), "EDX153", "/record/solutions/4"),
+    ("http-status", _set("httpStatus", 700), "EDX154", "/record/httpStatus"),
+    ("schema-version", _set("schemaVersion", 9), "EDX011", "/record/schemaVersion"),
+    ("missing-field", _delete("documentation"), "EDX010", "/record/documentation"),
+    ("unknown-field", _set("documentaton", "typo"), "EDX010", "/record/documentaton"),
+    ("wrong-type", _set("lineNumber", "197"), "EDX010", "/record/lineNumber"),
+    ("null-not-allowed", _set("errorClass", None), "EDX010", "/record/errorClass"),
+    ("bad-severity", _set("severity", "fatal"), "EDX010", "/record/severity"),
+    ("empty-solutions", _set("solutions", []), "EDX010", "/record/solutions"),
+]
+
+
+@pytest.mark.parametrize(("label", "mutate", "code", "pointer"), DEFECTS, ids=[d[0] for d in DEFECTS])
+def test_defect_is_reported_at_its_field(tmp_path: Path, seed: dict[str, Any], cli, label: str,
+                                         mutate: Mutation, code: str, pointer: str) -> None:
+    mutate(seed)
+    path = write_envelope(tmp_path / "records", seed, name=f"{_slug_of(seed)}.json")
+    result = cli("validate", str(path), "--format", "json", "--no-config")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    findings = result.json()
+    matching = [f for f in findings if f["code"] == code and f["pointer"] == pointer]
+    assert matching, findings
+    finding = matching[0]
+    assert finding["line"] >= 1 and finding["column"] >= 1
+    assert finding["path"] == str(path)
+    assert finding["severity"] == "error"
+
+
+def _slug_of(envelope: dict[str, Any]) -> str:
+    slug = envelope["record"].get("slug")
+    return slug if isinstance(slug, str) else "createos-process-creation-could-not-be-confirmed-destroy-the"
+
+
+def test_finding_line_and_column_point_at_the_value(tmp_path: Path, seed: dict[str, Any]) -> None:
+    seed["record"]["httpStatus"] = 700
+    path = write_envelope(tmp_path, seed)
+    finding = next(f for f in validate([path], config=None).findings if f.code == "EDX154")
+    line = path.read_text(encoding="utf-8").split("\n")[finding.line - 1]
+    assert line[finding.column - 1 :].startswith("700")
+
+
+def test_every_finding_is_reported_in_one_pass(tmp_path: Path, seed: dict[str, Any]) -> None:
+    seed["record"]["httpStatus"] = 700
+    seed["record"]["tags"].append("Bad Tag")
+    seed["record"]["analyzedSha"] = "abc"
+    seed["record"]["lineNumber"] = 999
+    codes = {f.code for f in validate([write_envelope(tmp_path, seed)]).findings}
+    assert {"EDX154", "EDX151", "EDX132", "EDX133"} <= codes
+
+
+def test_duplicate_ids_and_slugs_across_files(tmp_path: Path, seed: dict[str, Any]) -> None:
+    write_envelope(tmp_path / "a", seed)
+    write_envelope(tmp_path / "b", seed)
+    report = validate([tmp_path / "a", tmp_path / "b"])
+    assert [f.code for f in report.findings] == ["EDX102", "EDX112"]
+    assert all(f.path.startswith(str(tmp_path / "b")) for f in report.findings)
+    assert {f.pointer for f in report.findings} == {"/record/id", "/record/slug"}
+
+
+def test_file_name_and_folder_must_follow_the_record(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = write_envelope(tmp_path, seed, name="other-name.json", folder="someone/else")
+    codes = {(f.code, f.pointer) for f in validate([path]).findings}
+    assert codes == {("EDX113", "/record/slug"), ("EDX114", "/record/repo")}
+
+
+def test_numbered_slug_for_messages_sharing_sixty_characters(tmp_path: Path, seed: dict[str, Any]) -> None:
+    first = seed
+    second = json.loads(json.dumps(seed))
+    second["record"]["id"] = "0000000000000002"
+    second["record"]["slug"] = "createos-process-creation-could-not-be-confirmed-destroy-t-2"
+    write_envelope(tmp_path, first)
+    write_envelope(tmp_path, second)
+    assert validate([tmp_path]).findings == []
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "line", "column"),
+    [
+        (b"", "EDX005", 1, 1),
+        (b"\n  \n", "EDX005", 1, 1),
+        (b'{"record": {"id": "a"\n  "slug": 1}}', "EDX001", 2, 3),
+        (b'{"record": {"id": "\xff\xfe"}}', "EDX002", 1, 19),
+        (b'{"record": {"httpStatus": NaN}, "datasetVersion": "x"}', "EDX003", 1, 27),
+        (b'{"record": {"id": "a",\n "id": "b"}, "datasetVersion": "x"}', "EDX004", 2, 2),
+        (b"[1, 2, 3]", "EDX006", 1, 1),
+        (b'"just a string"', "EDX006", 1, 1),
+        (b'{"hello": "world"}', "EDX006", 1, 1),
+    ],
+)
+def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes, code: str, line: int, column: int) -> None:
+    path = tmp_path / "broken.json"
+    path.write_bytes(content)
+    result = cli("validate", str(path), "--format", "json")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    finding = next(f for f in result.json() if f["code"] == code)
+    assert (finding["line"], finding["column"]) == (line, column)
+
+
+def test_record_stage_checks_are_all_exercised() -> None:
+    """Every record check has a defect above that triggers it (EDX102/112-114/122 have own tests)."""
+    covered = {code for _, _, code, _ in DEFECTS} | {"EDX102", "EDX112", "EDX113", "EDX114", "EDX122"}
+    missing = {code for code, cls in registry().items() if cls.stage == "record"} - covered
+    assert not missing

@@ -1,0 +1,34 @@
+"""Invariants every registered check keeps."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from errdex.checks.base import LEVELS, registry
+
+CHECKS = registry()
+
+
+@pytest.mark.parametrize("code", sorted(CHECKS))
+def test_check_has_stable_code_name_severity_and_summary(code: str) -> None:
+    cls = CHECKS[code]
+    assert re.fullmatch(r"EDX[0-9]{3}", cls.code) and cls.code == code
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cls.name)
+    assert cls.severity in LEVELS
+    assert cls.summary and "\n" not in cls.summary
+    assert cls.stage in ("parse", "record")
+
+
+def test_names_are_unique() -> None:
+    names = [cls.name for cls in CHECKS.values()]
+    assert len(names) == len(set(names))
+
+
+def test_list_checks_prints_the_registry(cli) -> None:
+    result = cli("validate", "--list-checks", "--format", "json")
+    assert result.exit_code == 0
+    assert [row["code"] for row in result.json()] == sorted(CHECKS)
+    text = cli("validate", "--list-checks").stdout
+    assert all(code in text for code in CHECKS)

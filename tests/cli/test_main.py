@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex import __version__
+from errdex.cli import cli as cli_group
+from tests.conftest import ROOT, write_envelope
+
+
+def test_version(cli) -> None:
+    result = cli("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"errdex {__version__}"
+
+
+@pytest.mark.parametrize("command", [[], *[[name] for name in sorted(cli_group.commands)]])
+def test_every_help_has_an_example(cli, command: list[str]) -> None:
+    result = cli(*command, "--help")
+    assert result.exit_code == 0
+    assert "Example:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["nope"], ["validate", "--format", "xml"], ["validate", "--select", "EDX999"], ["validate", "--bogus"]],
+)
+def test_usage_errors_are_one_line_and_exit_2(cli, args: list[str]) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("errdex: error: ") and result.stderr.count("\n") == 1
+    assert result.stdout == ""
+
+
+def test_bundled_dataset_is_clean_in_strict_mode(cli) -> None:
+    result = cli("validate", "--strict", "--format", "json")
+    assert result.exit_code == 0, result.stdout
+    assert result.json() == []
+
+
+def test_stdin(cli, seed: dict[str, Any]) -> None:
+    import json
+
+    seed["record"]["httpStatus"] = 42
+    result = cli("validate", "-", "--format", "json", input=json.dumps(seed))
+    assert result.exit_code == 1
+    assert [(f["code"], f["path"]) for f in result.json()] == [("EDX154", "<stdin>")]
+
+
+def test_text_github_and_sarif_outputs(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    import json
+
+    seed["record"]["httpStatus"] = 42
+    path = write_envelope(tmp_path, seed)
+    text = cli("validate", str(path))
+    assert text.stdout.startswith(f"{path}:") and ": EDX154 http-status: " in text.stdout
+    assert "\x1b[" not in text.stdout  # not a terminal: no color
+    assert "1 error(s)" in text.stderr
+    github = cli("validate", str(path), "--format", "github").stdout
+    assert github.startswith(f"::error file={path},line=") and "title=EDX154 http-status::" in github
+    sarif = json.loads(cli("validate", str(path), "--format", "sarif").stdout)
+    assert sarif["version"] == "2.1.0"
+    results = sarif["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["EDX154"]
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[results[0]["ruleIndex"]]["id"] == "EDX154"
+
+
+def test_quiet_prints_only_data(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = write_envelope(tmp_path, seed)
+    result = cli("validate", str(path), "--quiet")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_hostile_inputs_never_give_a_traceback(cli, tmp_path: Path) -> None:
+    (tmp_path / "binary.json").write_bytes(os.urandom(4096))
+    (tmp_path / "deep.json").write_bytes(b"[" * 200_000)
+    (tmp_path / "deep2.json").write_bytes(b'{"record":' * 50_000 + b"1" + b"}" * 50_000)
+    (tmp_path / "nul.json").write_bytes(b'{"record": {"id": "\x00"}}')
+    (tmp_path / "folder.json").mkdir()
+    os.mkfifo(tmp_path / "pipe.json")
+    (tmp_path / "bundle.jsonl").write_bytes(b"\xff\n{}\n[]\n" + b"{" * 10 + b"\n")
+    result = cli("validate", str(tmp_path), "--format", "json")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    paths = {Path(f["path"]).name for f in result.json()}
+    assert {"binary.json", "deep.json", "deep2.json", "nul.json", "pipe.json", "bundle.jsonl"} <= paths
+
+
+def test_console_script_works_from_any_folder(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("errdex")
+    result = subprocess.run([str(script), "validate"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "no findings" in result.stderr
+
+
+def test_pre_commit_hooks_are_declared() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "id: errdex-validate" in text and "entry: errdex validate" in text

@@ -1,0 +1,72 @@
+"""Shared fixtures: records and record folders built by code from the bundled seed."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from errdex.cli import main
+from errdex.records.canonical import canonical_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_PATH = ROOT / "records/paperclipai/paperclip/createos-process-creation-could-not-be-confirmed-destroy-the.json"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own errdex cache and no stray configuration."""
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "errdex-cache"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+@pytest.fixture
+def seed() -> dict[str, Any]:
+    """A fresh copy of the seed envelope, free to mutate."""
+    return copy.deepcopy(_SEED)
+
+
+_SEED = json.loads(SEED_PATH.read_text(encoding="utf-8"))
+
+
+def write_envelope(root: Path, envelope: dict[str, Any], *, name: str | None = None, folder: str | None = None) -> Path:
+    """Write an envelope where it belongs: root/<owner>/<repo>/<slug>.json (overridable)."""
+    record = envelope.get("record", envelope)
+    target = root / (folder or record["repo"]) / (name or f"{record['slug']}.json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(canonical_text(envelope), encoding="utf-8")
+    return target
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def run_cli(*args: str, input: bytes | str | None = None) -> CliResult:
+    """Run the errdex entry point in-process, as the console script would."""
+    runner = CliRunner()
+    with runner.isolation(input=input) as streams:
+        out, err = streams[0], streams[1]
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return CliResult(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+@pytest.fixture
+def cli():
+    return run_cli

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from errdex.records.canonical import canonical_text, fmt
+from tests.conftest import SEED_PATH, SHARED
+
+
+def test_bundled_seed_is_content_equal_to_the_original() -> None:
+    original = SHARED / "seeds" / "000_b8f3697582f6daa3.txt"
+    if original.exists():
+        assert json.loads(SEED_PATH.read_text(encoding="utf-8")) == json.loads(original.read_text(encoding="utf-8"))
+
+
+def test_canonical_text_orders_keys_and_is_idempotent(seed: dict[str, Any]) -> None:
+    shuffled = {"datasetVersion": seed["datasetVersion"], "record": dict(reversed(list(seed["record"].items())))}
+    text = canonical_text(shuffled)
+    assert text == canonical_text(seed) == canonical_text(json.loads(text))
+    assert text.startswith('{\n  "record": {\n    "id": ') and text.endswith("}\n")
+
+
+def test_fmt_rewrites_and_check_reports(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(seed))
+    assert fmt([path], check=True).changed == [str(path)]
+    assert path.read_text() == json.dumps(seed)
+    assert fmt([path]).changed == [str(path)]
+    assert path.read_text() == canonical_text(seed)
+    assert fmt([path], check=True).changed == []
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary file left
+
+
+def test_fmt_leaves_broken_files_alone(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('{"record": ')
+    result = fmt([path])
+    assert result.failed and result.failed[0][0] == str(path)
+    assert path.read_text() == '{"record": '
+
+
+def test_fmt_bundle_one_compact_line_per_record(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = tmp_path / "b.jsonl"
+    path.write_text(json.dumps(seed, indent=None) + "\n" + json.dumps(seed) + "\n")
+    fmt([path])
+    assert path.read_text() == (canonical_text(seed, bundle_line=True) + "\n") * 2
+
+
+def test_non_ascii_stays_readable(seed: dict[str, Any]) -> None:
+    assert "—" in canonical_text(seed)

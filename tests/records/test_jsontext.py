@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+
+from errdex.records.jsontext import Locator, parse_document
+
+
+def codes(data: bytes) -> list[tuple[str, int, int, str]]:
+    return [(p.code, p.line, p.column, p.pointer) for p in parse_document(data).problems]
+
+
+def test_clean_document_has_no_problems() -> None:
+    doc = parse_document(b'{"a": [1, 2.5, "x"], "b": null}')
+    assert doc.parsed and doc.problems == [] and doc.value == {"a": [1, 2.5, "x"], "b": None}
+
+
+def test_every_duplicate_key_and_constant_is_reported() -> None:
+    data = b'{"a": 1,\n "a": NaN,\n "b": [Infinity, {"c": 1, "c": -Infinity}]}'
+    assert codes(data) == [
+        ("EDX004", 2, 2, "/a"),
+        ("EDX004", 3, 27, "/b/1/c"),
+        ("EDX003", 2, 7, "/a"),
+        ("EDX003", 3, 8, "/b/0"),
+        ("EDX003", 3, 32, "/b/1/c"),
+    ]
+
+
+def test_invalid_utf8_is_located_on_its_line() -> None:
+    assert codes(b'{"a": "ok",\n "b": "caf\xe9"}') == [("EDX002", 2, 11, "")]
+
+
+def test_syntax_error_position() -> None:
+    assert codes(b'{"a": 1,}') == [("EDX001", 1, 9, "")]
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b"\n\n", "\ufeff".encode()])
+def test_empty_documents(data: bytes) -> None:
+    assert [p.code for p in parse_document(data).problems] == ["EDX005"]
+
+
+def test_byte_order_mark_is_accepted() -> None:
+    assert parse_document("\ufeff{}".encode()).value == {}
+
+
+def test_deep_nesting_is_a_problem_not_a_crash() -> None:
+    assert [p.code for p in parse_document(b"[" * 100_000 + b"]" * 100_000).problems] == ["EDX001"]
+
+
+def test_line_offset_for_bundle_lines() -> None:
+    assert codes(b'{"a": 1, "a": 2}') and parse_document(b'{"a": 1, "a": 2}', line_offset=9).problems[0].line == 10
+
+
+def test_locator_finds_values_and_nearest_parent() -> None:
+    text = '{\n  "x": [1,\n   2],\n "y": {"z~/": "q"}}'
+    locator = Locator(text)
+    assert locator.locate("/x/1") == (3, 4)
+    assert locator.locate("/y/z~0~1") == (4, 15)
+    assert locator.locate("/y/missing") == (4, 7)
+    assert locator.locate("") == (1, 1)

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from errdex.records.canonical import canonical_text
+from errdex.records.sources import bundled_records_dir, iter_documents
+
+
+def test_default_is_the_bundled_dataset() -> None:
+    docs = list(iter_documents())
+    assert docs and all(doc.path.startswith("records/") for doc in docs)
+    assert bundled_records_dir().is_dir()
+
+
+def test_folder_walk_is_sorted_and_skips_hidden(tmp_path: Path, seed: dict[str, Any]) -> None:
+    for name in ("b.json", "a.json", ".hidden.json", "notes.txt"):
+        (tmp_path / name).write_text(canonical_text(seed))
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.json").write_text("{}")
+    assert [Path(d.path).name for d in iter_documents([tmp_path])] == ["a.json", "b.json"]
+
+
+def test_bundle_lines_keep_their_line_numbers(tmp_path: Path, seed: dict[str, Any]) -> None:
+    line = canonical_text(seed, bundle_line=True)
+    bundle = tmp_path / "dump.jsonl"
+    bundle.write_text(f"{line}\n\n{{broken\n{line}\n")
+    docs = list(iter_documents([bundle]))
+    assert len(docs) == 3
+    assert docs[1].problems[0].code == "EDX001" and docs[1].problems[0].line == 3
+    assert docs[2].parsed.line_offset == 3
+
+
+def test_gzipped_bundle(tmp_path: Path, seed: dict[str, Any]) -> None:
+    bundle = tmp_path / "dump.jsonl.gz"
+    bundle.write_bytes(gzip.compress((canonical_text(seed, bundle_line=True) + "\n").encode()))
+    assert [d.value["record"]["id"] for d in iter_documents([bundle])] == [seed["record"]["id"]]
+
+
+def test_broken_gzip_is_a_problem(tmp_path: Path) -> None:
+    bundle = tmp_path / "dump.jsonl.gz"
+    bundle.write_bytes(b"not gzip at all")
+    assert [p.code for d in iter_documents([bundle]) for p in d.problems] == ["EDX007"]
+
+
+def test_stdin_single_document_and_bundle(seed: dict[str, Any]) -> None:
+    pretty = canonical_text(seed).encode()
+    assert len(list(iter_documents(["-"], stdin=io.BytesIO(pretty)))) == 1
+    lines = (canonical_text(seed, bundle_line=True) + "\n").encode() * 3
+    docs = list(iter_documents(["-"], stdin=io.BytesIO(lines)))
+    assert len(docs) == 3 and all(d.path == "<stdin>" for d in docs)
+
+
+def test_missing_and_empty_inputs_are_problems(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    docs = list(iter_documents([tmp_path / "nope.json", tmp_path / "empty"]))
+    assert [p.code for d in docs for p in d.problems] == ["EDX007", "EDX007"]
+    assert "no such file" in docs[0].problems[0].message
+
+
+def test_unreadable_file_is_a_problem(tmp_path: Path) -> None:
+    target = tmp_path / "dir.json"
+    target.mkdir()
+    (target / "inner.json").write_text(json.dumps({}))
+    assert [Path(d.path).name for d in iter_documents([target])] == ["inner.json"]
