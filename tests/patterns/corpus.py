@@ -18,8 +18,8 @@ _WORDS = (
 ).split()
 
 _SLOTS = (r"(\d+)", r"(.+)", r"(.*?)", r"([^ ]+)", r"([A-Za-z_][\w.]*)", r"(\w+)", r"([0-9a-f]{8})",
-          r"\d+", r"(?:GET|POST|PUT|DELETE)", r"([^']*)", r"(\d+(?:\.\d+)?)", r"([^\"]+)")
-_PUNCT = (r"\.", r":", r";", r",", r" -", r" \(", r"\)", r"'", r"\"", r" =", r"\[", r"\]", r"/", r"@", r"#")
+          r"\d+", r"(?:GET|POST|PUT|DELETE)", r"([^']*)", r"(\d+(?:\.\d+)?)", r'([^"]+)')
+_PUNCT = (r"\.", r":", r";", r",", r" -", r" \(", r"\)", r"'", '"', r" =", r"\[", r"\]", r"/", r"@", r"#")
 
 
 def realistic_patterns(n: int, seed: int = 7) -> list[str]:
