@@ -14,6 +14,7 @@ import click
 
 from errdex._version import __version__
 from errdex.cli.fmt import fmt_command
+from errdex.cli.schema import schema_command
 from errdex.cli.validate import validate_command
 from errdex.errors import ErrdexError
 
@@ -35,6 +36,7 @@ def cli() -> None:
 
 cli.add_command(validate_command)
 cli.add_command(fmt_command)
+cli.add_command(schema_command)
 
 
 def _fail(message: str, code: int) -> None:

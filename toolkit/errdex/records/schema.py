@@ -1,15 +1,13 @@
 """JSON Schema of the record format, generated from the pydantic models.
 
-Run ``python -m errdex.records.schema --write`` to regenerate ``schema/`` after
-changing a model; ``--check`` exits 1 when the committed files are stale.
+Run ``errdex schema --write schema`` to regenerate ``schema/`` after changing a
+model; ``errdex schema --check schema`` exits 1 when the committed files are stale.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ __all__ = [
     "envelope_schema",
     "record_schema",
     "schema_files",
+    "sync_schema_files",
 ]
 
 SCHEMA_BASE_ID = "urn:errdex:schema:"
@@ -60,29 +59,21 @@ def schema_files() -> dict[str, str]:
     return files
 
 
-def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m errdex.records.schema", description=__doc__)
-    parser.add_argument("--dir", type=Path, default=Path("schema"))
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="rewrite the schema files")
-    mode.add_argument("--check", action="store_true", help="exit 1 when a schema file is stale")
-    args = parser.parse_args(argv)
+def sync_schema_files(folder: Path, *, write: bool) -> list[str]:
+    """Names of the schema files in ``folder`` that differ from the models (rewritten when ``write``)."""
+    from errdex.records.canonical import write_atomic
+
     stale = []
     for name, text in schema_files().items():
-        target = args.dir / name
-        current = target.read_text(encoding="utf-8") if target.exists() else None
+        target = folder / name
+        try:
+            current = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            current = None
         if current == text:
             continue
         stale.append(name)
-        if args.write:
-            args.dir.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(target)
-    for name in stale:
-        print(f"{'wrote' if args.write else 'stale'}: {args.dir / name}", file=sys.stderr)
-    return 1 if stale and args.check else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())
+        if write:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text.encode("utf-8"))
+    return stale
