@@ -146,7 +146,7 @@ def test_numbered_slug_for_messages_sharing_sixty_characters(tmp_path: Path, see
         (b"", "EDX005", 1, 1),
         (b"\n  \n", "EDX005", 1, 1),
         (b'{"record": {"id": "a"\n  "slug": 1}}', "EDX001", 2, 3),
-        (b'{"record": {"id": "\xff\xfe"}}', "EDX002", 1, 19),
+        (b'{"record": {"id": "\xff\xfe"}}', "EDX002", 1, 20),
         (b'{"record": {"httpStatus": NaN}, "datasetVersion": "x"}', "EDX003", 1, 27),
         (b'{"record": {"id": "a",\n "id": "b"}, "datasetVersion": "x"}', "EDX004", 2, 2),
         (b"[1, 2, 3]", "EDX006", 1, 1),

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
+from typing import Any
+
+import re2
 
 from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex import patterns
+
+
+@functools.lru_cache(maxsize=4096)
+def _re2_regex(pattern: str) -> Any:
+    """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
+    return re2.compile(patterns.to_re2(pattern))
 
 
 def _portable_pattern(ctx: RecordContext) -> str | None:
@@ -82,7 +92,7 @@ class PatternMatchesMessage(Check):
         pattern, message = _portable_pattern(ctx), ctx.text("errorMessage")
         if pattern is None or message is None:
             return
-        if patterns.re2_regex(pattern).fullmatch(message) is None:
+        if _re2_regex(pattern).fullmatch(message) is None:
             yield Problem(
                 "messagePattern",
                 "messagePattern does not match the whole errorMessage; escape metacharacters and cover every part",

@@ -1,0 +1,90 @@
+"""errdex message patterns: parsing, the portable subset, analysis and translation.
+
+A record's ``messagePattern`` is a JavaScript regular expression (compiled
+with the ``u`` flag in the browser) that is also run by Python ``re`` (with
+``re.ASCII``), RE2 (google-re2 and DuckDB's ``regexp_*``) and hyperscan.
+Matching means "occurs anywhere in the line" (unanchored search); validation
+also checks that the pattern matches the whole ``errorMessage``.  Lines never
+contain line terminators (``\\n``, ``\\r``, U+2028, U+2029).
+
+The portable subset
+-------------------
+Allowed (and translated for every engine by :mod:`.translate`):
+
+* literal characters, including any non-ASCII character (except lone
+  surrogates); metacharacters escaped with a backslash (``\\^ \\$ \\\\ \\. \\*
+  \\+ \\? \\( \\) \\[ \\] \\{ \\} \\|``, and ``\\/``); ``\\t \\n \\r \\f \\v``;
+  ``\\xHH``;
+* ``.`` (one character; lines hold no line terminator, so the engines agree);
+* classes ``[...]`` / ``[^...]`` with characters, ranges (``a-z``), escapes
+  as above plus ``\\-`` and ``\\b`` (backspace), and ``\\d \\D \\w \\W`` --
+  ASCII-only in every engine; the same shorthands outside classes;
+* capturing groups ``(...)`` and non-capturing groups ``(?:...)``;
+  alternation ``|``;
+* quantifiers ``* + ? {n} {n,} {n,m}``, greedy or lazy (``?`` suffix), with
+  every bound <= 1000, the product of nested counts <= 1000 (RE2's limits),
+  and no ``{0}``/``{0,0}`` (hyperscan rejects them);
+* anchors ``^`` and ``$`` only where nothing can be consumed before (``^``) or
+  after (``$``) them (hyperscan rejects embedded anchors); ``\\b`` and ``\\B``
+  where they can match at all.
+
+Rejected, each with a one-line message that says what to write instead
+(see :func:`portability_problems`):
+
+* every JavaScript syntax error under ``u`` (including ``(?i)``, ``(?P<n>``,
+  ``(?>...)``, ``a++``, ``\\A``, ``\\Z``, ``\\z``, ``\\G``, ``{,3}``, lone
+  ``]``/``}``/``{``, ``[[:alpha:]]``, useless escapes such as ``\\:`` or ``\\-``
+  outside a class, octal escapes, ``\\x{..}``);
+* lookahead/lookbehind; backreferences (``\\1``, ``\\k<n>``); named groups;
+* ``\\uXXXX``/``\\u{...}``, ``\\p{...}``/``\\P{...}``, ``\\cX``, ``\\0``;
+* ``\\s`` and ``\\S`` anywhere (Python and JavaScript treat NBSP and other
+  Unicode spaces as ``\\s``; RE2 and hyperscan do not) -- use ``[ \\t]`` or `` +``;
+* ``[]`` and ``[^]``, and classes that match no character (``[^\\d\\D]``);
+* patterns that can match the empty string (they would match every line;
+  hyperscan rejects them);
+* capturing groups inside a repeat that can iterate more than once when an
+  iteration may skip the group or match empty (``(?:(a)|b)+``, ``(?:(a)?b)+``,
+  ``(a*)+``): JavaScript resets such groups on every iteration and Python
+  differs from RE2 on empty iterations; ``(?:(\w+)\.)+`` is fine;
+* groups nested more than 50 deep.
+
+Capture groups keep their numbers in every translation.
+
+Besides portability, :func:`backtracking_problems` reports shapes that
+backtrack catastrophically in Python and browsers, and
+:func:`compile_problems` compiles every pattern in every engine (with a
+persistent verdict cache for the slow ones).
+"""
+
+from __future__ import annotations
+
+from .analysis import (
+    MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, group_count, is_portable,
+    literal_chars, portability_problems, required_literals, variable_parts,
+)
+from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
+from .syntax import (
+    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassItem, ClassProperty,
+    ClassRange, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat,
+    Sequence, class_set, parse,
+)
+from .translate import (
+    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, python_regex, to_hyperscan,
+    to_js, to_python, to_re2,
+)
+
+__all__ = [
+    # parsing
+    "parse", "Pattern", "PatternSyntaxError", "Note", "Node", "ClassItem", "Literal", "ClassRange",
+    "ClassEscape", "ClassProperty", "CharClass", "Any", "Group", "Alternation", "Sequence",
+    "Repeat", "Anchor", "Lookaround", "Backreference", "class_set",
+    # analysis
+    "PatternProblem", "portability_problems", "is_portable", "backtracking_problems",
+    "literal_chars", "variable_parts", "required_literals", "group_count", "MAX_REPEAT",
+    "MAX_DEPTH",
+    # translation
+    "to_python", "to_re2", "to_hyperscan", "to_js", "python_regex", "HYPERSCAN_FLAGS",
+    "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
+    # engines
+    "compile_problems", "EngineProblem", "CompileReport", "ENGINES",
+]

@@ -1,0 +1,968 @@
+"""Static analysis of parsed patterns: portability, backtracking and literals.
+
+See the package docstring (:mod:`errdex.patterns`) for the exact portable
+subset and the rules used here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import charset as cs
+from .syntax import (
+    Alternation, Anchor, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, Pattern,
+    PatternSyntaxError, Repeat, Sequence, class_set, parse,
+)
+
+__all__ = [
+    "PatternProblem", "MAX_REPEAT", "MAX_DEPTH", "portability_problems", "backtracking_problems",
+    "literal_chars", "variable_parts", "required_literals", "group_count", "is_portable",
+]
+
+MAX_REPEAT = 1000
+MAX_DEPTH = 50
+# Above this many character positions inside one unbounded repeat, the exact
+# ambiguity check is replaced by a cheaper syntactic one.
+_MAX_GLUSHKOV_POSITIONS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class PatternProblem:
+    """A problem found in a pattern: ``offset`` is a 0-based index into the source."""
+
+    offset: int
+    message: str
+
+
+# ------------------------------------------------------------------ node facts
+
+
+class _Facts:
+    __slots__ = ("nullable", "zero_width", "first", "last")
+
+    def __init__(self, nullable: bool, zero_width: bool, first: cs.Ranges, last: cs.Ranges) -> None:
+        self.nullable = nullable      # can match the empty string
+        self.zero_width = zero_width  # can match only the empty string
+        self.first = first            # characters that can start a non-empty match
+        self.last = last              # characters that can end a non-empty match
+
+
+_ZERO = _Facts(True, True, cs.EMPTY, cs.EMPTY)
+_DOT_FACTS = _Facts(False, False, cs.DOT, cs.DOT)
+_LITERAL_FACTS: dict[str, _Facts] = {}
+
+
+def _literal_facts(char: str) -> _Facts:
+    f = _LITERAL_FACTS.get(char)
+    if f is None:
+        r = ((ord(char), ord(char)),)
+        f = _Facts(False, False, r, r)
+        if len(_LITERAL_FACTS) < 4096:
+            _LITERAL_FACTS[char] = f
+    return f
+
+
+class _FactsCache:
+    """Bottom-up facts, memoised per node object for one analysis run."""
+
+    __slots__ = ("memo", "alpha_memo")
+
+    def __init__(self) -> None:
+        self.memo: dict[int, _Facts] = {}
+        self.alpha_memo: dict[int, cs.Ranges] = {}
+
+    def __call__(self, node: Node) -> _Facts:
+        if type(node) is Literal:
+            return _literal_facts(node.char)
+        key = id(node)
+        f = self.memo.get(key)
+        if f is None:
+            f = self._compute(node)
+            self.memo[key] = f
+        return f
+
+    def _compute(self, node: Node) -> _Facts:
+        if isinstance(node, CharClass):
+            r = class_set(node)
+            return _Facts(False, False, r, r)
+        if isinstance(node, Any):
+            return _DOT_FACTS
+        if isinstance(node, (Anchor, Lookaround)):
+            return _ZERO
+        if isinstance(node, Backreference):
+            return _Facts(True, False, cs.ALL, cs.ALL)
+        if isinstance(node, Group):
+            return self(node.child)
+        if isinstance(node, Repeat):
+            if node.max == 0:
+                return _ZERO
+            c = self(node.child)
+            if node.min == 0 and not c.nullable:
+                return _Facts(True, c.zero_width, c.first, c.last)
+            return c
+        if isinstance(node, Alternation):
+            fs = [self(b) for b in node.branches]
+            return _Facts(any(f.nullable for f in fs), all(f.zero_width for f in fs),
+                          cs.union(*(f.first for f in fs)), cs.union(*(f.last for f in fs)))
+        assert isinstance(node, Sequence)
+        items = node.items
+        if not items:
+            return _ZERO
+        firsts: list[cs.Ranges] = []
+        nullable = True
+        zero = True
+        for item in items:
+            f = self(item)
+            if nullable:
+                firsts.append(f.first)
+            nullable = nullable and f.nullable
+            zero = zero and f.zero_width
+            if not nullable and not zero:
+                break  # neither flag nor the first set can change any more
+        lasts: list[cs.Ranges] = []
+        for item in reversed(items):
+            f = self(item)
+            lasts.append(f.last)
+            if not f.nullable:
+                break
+        return _Facts(nullable, zero, cs.union(*firsts), cs.union(*lasts))
+
+    def alphabet(self, node: Node) -> cs.Ranges:
+        """Every character the node can consume."""
+        key = id(node)
+        a = self.alpha_memo.get(key)
+        if a is None:
+            if isinstance(node, (Literal, CharClass, Any, Backreference)):
+                a = self(node).first
+            elif isinstance(node, Repeat) and node.max == 0:
+                a = cs.EMPTY
+            else:
+                kids = _children(node)
+                a = cs.union(*(self.alphabet(k) for k in kids)) if kids else cs.EMPTY
+            self.alpha_memo[key] = a
+        return a
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, (Group, Repeat, Lookaround)):
+        return (node.child,)
+    if isinstance(node, Sequence):
+        return node.items
+    if isinstance(node, Alternation):
+        return node.branches
+    return ()
+
+
+_LEAVES = (Literal, CharClass, Any, Anchor, Backreference)
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    """Pre-order traversal of the non-leaf nodes below and including ``node``."""
+    if isinstance(node, _LEAVES):
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(c for c in reversed(_children(n)) if not isinstance(c, _LEAVES))
+
+
+def _snippet(source: str, node: Node, limit: int = 40) -> str:
+    text = source[node.offset:node.end]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ----------------------------------------------------------------- portability
+
+_NOTE_MESSAGES = {
+    "unicode_escape": "\\u escapes are rejected by RE2/DuckDB/hyperscan; write the character itself",
+    "property_escape": "\\p{...}/\\P{...} property classes are not portable; use an explicit class "
+                       "such as [A-Za-z]",
+    "control_escape": "\\cX control escapes are not portable; use \\xHH",
+    "nul_escape": "\\0 is not portable (RE2 rejects it); write \\x00",
+    "space_class": "\\s/\\S differ between engines (Python and JavaScript count NBSP and other "
+                   "Unicode spaces, RE2 and hyperscan do not); use [ \\t] or ' +' (for \\S: [^ \\t])",
+    "empty_class": "[] never matches and [^] is not portable; use . for any character",
+    "surrogate": "lone surrogate code points cannot be encoded as UTF-8; remove them",
+}
+
+
+class _Ctx:
+    __slots__ = ("depth", "before", "after", "prev", "prev_bos", "next", "next_eos", "product",
+                 "in_repeat", "risky")
+
+    def __init__(self, depth: int, before: bool, after: bool, prev: cs.Ranges, prev_bos: bool,
+                 next: cs.Ranges, next_eos: bool, product: int, in_repeat: bool = False,
+                 risky: bool = False) -> None:
+        self.depth = depth
+        self.before = before        # text may have been consumed before this point
+        self.after = after          # text may be consumed after this point
+        self.prev = prev            # characters that may come right before (over-approximation)
+        self.prev_bos = prev_bos    # the start of the line may come right before
+        self.next = next            # characters that may come right after (over-approximation)
+        self.next_eos = next_eos    # the end of the line may come right after
+        self.product = product      # product of enclosing repeat counts (RE2's limit)
+        self.in_repeat = in_repeat  # inside a repeat that can iterate more than once
+        self.risky = risky          # a capture here may be skipped by an iteration
+
+    def with_(self, **changes: object) -> _Ctx:
+        c = _Ctx(self.depth, self.before, self.after, self.prev, self.prev_bos, self.next,
+                 self.next_eos, self.product, self.in_repeat, self.risky)
+        for k, v in changes.items():
+            setattr(c, k, v)
+        return c
+
+
+def _boundary_possible(kind: str, ctx: _Ctx) -> bool:
+    pw = cs.intersects(ctx.prev, cs.WORD)
+    pn = cs.intersects(ctx.prev, cs.NOT_WORD) or ctx.prev_bos
+    nw = cs.intersects(ctx.next, cs.WORD)
+    nn = cs.intersects(ctx.next, cs.NOT_WORD) or ctx.next_eos
+    if kind == "\\b":
+        return (pw and nn) or (pn and nw)
+    return (pw and nw) or (pn and nn)
+
+
+class _PortabilityWalker:
+    def __init__(self, pattern: Pattern) -> None:
+        self.source = pattern.source
+        self.facts = _FactsCache()
+        self.problems: list[PatternProblem] = []
+        self.depth_reported = False
+        # Neighbour sets only matter for \b and \B (a cheap, conservative test).
+        self.need_sets = "\\b" in pattern.source or "\\B" in pattern.source
+
+    def add(self, offset: int, message: str) -> None:
+        self.problems.append(PatternProblem(offset, message))
+
+    def visit(self, node: Node, ctx: _Ctx) -> None:
+        if isinstance(node, Sequence):
+            self.visit_sequence(node, ctx)
+        elif isinstance(node, Alternation):
+            if ctx.in_repeat and not ctx.risky:
+                ctx = ctx.with_(risky=True)
+            for b in node.branches:
+                self.visit(b, ctx)
+        elif isinstance(node, Group):
+            if node.name is not None:
+                self.add(node.offset, f"named group (?<{node.name}>...) is rejected by Python re and "
+                                      "DuckDB; use a plain capturing group (...)")
+            if node.capturing and ctx.risky:
+                self.add(node.offset, "capturing group inside a repeat whose iterations may skip it "
+                                      "or match empty: engines disagree on what it captures "
+                                      "(JavaScript resets it each iteration); make it (?:...) or "
+                                      "capture the whole repeat")
+            self.visit_nested(node, ctx)
+        elif isinstance(node, Lookaround):
+            what = "lookahead" if node.ahead else "lookbehind"
+            self.add(node.offset, f"{what} {_snippet(self.source, node, 12)} is not supported by "
+                                  "RE2/DuckDB/hyperscan; match the text directly or drop the "
+                                  "condition")
+            self.visit_nested(node, ctx)
+        elif isinstance(node, Backreference):
+            ref = f"\\{node.ref}" if isinstance(node.ref, int) else f"\\k<{node.ref}>"
+            self.add(node.offset, f"backreference {ref} is not supported by RE2/DuckDB/hyperscan; "
+                                  "repeat the group's pattern instead")
+        elif isinstance(node, Repeat):
+            self.visit_repeat(node, ctx)
+        elif isinstance(node, Anchor):
+            self.visit_anchor(node, ctx)
+        elif isinstance(node, CharClass):
+            if node.items and not class_set(node):
+                self.add(node.offset, f"class {_snippet(self.source, node)} matches no character, "
+                                      "so the pattern can never match (hyperscan rejects it)")
+
+    def visit_nested(self, node: Group | Lookaround, ctx: _Ctx) -> None:
+        depth = ctx.depth + 1
+        if depth > MAX_DEPTH and not self.depth_reported:
+            self.depth_reported = True
+            self.add(node.offset, f"groups nested more than {MAX_DEPTH} deep; flatten the pattern")
+        self.visit(node.child, ctx.with_(depth=depth))
+
+    def visit_sequence(self, node: Sequence, ctx: _Ctx) -> None:
+        if not self.need_sets:
+            self.visit_sequence_flags(node, ctx)
+            return
+        items = node.items
+        k = len(items)
+        facts = self.facts
+        # Right-to-left pass: what may follow each non-literal item.
+        nexts: dict[int, tuple[cs.Ranges, bool, bool]] = {}
+        nxt, eos, after = ctx.next, ctx.next_eos, ctx.after
+        for j in range(k - 1, -1, -1):
+            item = items[j]
+            if type(item) is Literal:
+                o = ord(item.char)
+                after, nxt, eos = True, ((o, o),), False
+                continue
+            nexts[j] = (nxt, eos, after)
+            f = facts(item)
+            if f.zero_width:
+                continue
+            after = True
+            if f.nullable:
+                nxt = cs.union(nxt, f.first)
+            else:
+                nxt, eos = f.first, False
+        prv, bos, before = ctx.prev, ctx.prev_bos, ctx.before
+        for j in range(k):
+            item = items[j]
+            if type(item) is Literal:
+                o = ord(item.char)
+                before, prv, bos = True, ((o, o),), False
+                continue
+            if type(item) is not Any:
+                n_set, n_eos, n_after = nexts[j]
+                self.visit(item, _Ctx(ctx.depth, before, n_after, prv, bos, n_set, n_eos,
+                                      ctx.product, ctx.in_repeat, ctx.risky))
+            f = facts(item)
+            if f.zero_width:
+                continue
+            before = True
+            if f.nullable:
+                prv = cs.union(prv, f.last)
+            else:
+                prv, bos = f.last, False
+
+    def visit_sequence_flags(self, node: Sequence, ctx: _Ctx) -> None:
+        """Like :meth:`visit_sequence` when neighbour sets are not needed."""
+        items = node.items
+        facts = self.facts
+        last_consuming = -1
+        for j in range(len(items) - 1, -1, -1):
+            item = items[j]
+            if type(item) is Literal or not facts(item).zero_width:
+                last_consuming = j
+                break
+        before = ctx.before
+        for j, item in enumerate(items):
+            t = type(item)
+            if t is Literal or t is Any:
+                before = True
+                continue
+            self.visit(item, _Ctx(ctx.depth, before, ctx.after or j < last_consuming, ctx.prev,
+                                  ctx.prev_bos, ctx.next, ctx.next_eos, ctx.product,
+                                  ctx.in_repeat, ctx.risky))
+            if not before and not facts(item).zero_width:
+                before = True
+
+    def visit_repeat(self, node: Repeat, ctx: _Ctx) -> None:
+        q = node.quantifier_offset
+        quant = self.source[q:node.end]
+        if node.max == 0:
+            self.add(q, f"repeat {quant} matches nothing (hyperscan rejects it); delete the "
+                        "repeated item")
+        big = max(node.min, node.max or 0)
+        product = ctx.product
+        if big > MAX_REPEAT:
+            self.add(q, f"repeat count in {quant} exceeds {MAX_REPEAT} (RE2's limit); use a smaller "
+                        "bound or + / *")
+        else:
+            count = node.max if node.max is not None else node.min
+            if count > 0:
+                product *= count
+                if product > MAX_REPEAT >= ctx.product:
+                    self.add(q, f"nested repeat counts multiply to {product}, above RE2's limit of "
+                                f"{MAX_REPEAT}; reduce the counts")
+        child = node.child
+        c = self.facts(child)
+        if node.max is None or node.max > 1:
+            if self.need_sets:
+                prev, nxt = cs.union(ctx.prev, c.last), cs.union(ctx.next, c.first)
+            else:
+                prev, nxt = ctx.prev, ctx.next
+            ctx = _Ctx(ctx.depth, ctx.before or not c.zero_width, ctx.after or not c.zero_width,
+                       prev, ctx.prev_bos, nxt, ctx.next_eos, product, True,
+                       ctx.risky or c.nullable)
+        else:
+            ctx = _Ctx(ctx.depth, ctx.before, ctx.after, ctx.prev, ctx.prev_bos, ctx.next,
+                       ctx.next_eos, product, ctx.in_repeat,
+                       ctx.risky or (ctx.in_repeat and node.min == 0))
+        self.visit(child, ctx)
+
+    def visit_anchor(self, node: Anchor, ctx: _Ctx) -> None:
+        if node.kind == "^":
+            if ctx.before:
+                self.add(node.offset, "^ must come first (in the pattern or in an alternative at its "
+                                      "start); here text may precede it, so it cannot match "
+                                      "portably (hyperscan rejects embedded anchors)")
+        elif node.kind == "$":
+            if ctx.after:
+                self.add(node.offset, "$ must come last (in the pattern or in an alternative at its "
+                                      "end); here text may follow it, so it cannot match portably "
+                                      "(hyperscan rejects embedded anchors)")
+        elif not _boundary_possible(node.kind, ctx):
+            between = "word and non-word" if node.kind == "\\B" else "two word (or two non-word)"
+            self.add(node.offset, f"{node.kind} sits between {between} characters here, so it can "
+                                  "never match (hyperscan rejects it); remove it")
+
+
+@lru_cache(maxsize=65536)
+def _portability(pattern: str) -> tuple[PatternProblem, ...]:
+    try:
+        parsed = parse(pattern)
+    except PatternSyntaxError as e:
+        return (PatternProblem(e.offset, e.message),)
+    w = _PortabilityWalker(parsed)
+    for note in parsed.notes:
+        w.add(note.offset, _NOTE_MESSAGES[note.kind])
+    root = parsed.root
+    w.visit(root, _Ctx(0, False, False, cs.ALL, True, cs.ALL, True, 1))
+    if w.facts(root).nullable:
+        w.add(0, "pattern can match the empty string, so it would match every line (hyperscan "
+                 "rejects it); make at least one character required")
+    seen: set[PatternProblem] = set()
+    out: list[PatternProblem] = []
+    for p in sorted(w.problems, key=lambda p: p.offset):
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return tuple(out)
+
+
+def portability_problems(pattern: str) -> list[PatternProblem]:
+    """Problems that keep ``pattern`` out of the portable subset (empty list: portable).
+
+    Syntax errors are reported as a single problem (the first error).
+    """
+    return list(_portability(pattern))
+
+
+def is_portable(pattern: str) -> bool:
+    """True if :func:`portability_problems` finds nothing."""
+    return not _portability(pattern)
+
+
+# ----------------------------------------------------------------- backtracking
+
+
+class _Glushkov:
+    """Position automaton with parallel edges counted (each repeat adds its own loop edges)."""
+
+    __slots__ = ("facts", "sets", "edges")
+
+    def __init__(self, facts: _FactsCache) -> None:
+        self.facts = facts
+        self.sets: list[cs.Ranges] = []
+        self.edges: dict[tuple[int, int], int] = {}
+
+    def edge(self, p: int, q: int) -> None:
+        self.edges[(p, q)] = self.edges.get((p, q), 0) + 1
+
+    def combine(self, parts: list[tuple[bool, list[int], list[int]]]) -> tuple[bool, list[int],
+                                                                               list[int]]:
+        pending: list[int] = []
+        first: list[int] = []
+        nullable = True
+        for nul, f, last in parts:
+            for p in pending:
+                for q in f:
+                    self.edge(p, q)
+            if nullable:
+                first = first + f
+            pending = pending + last if nul else list(last)
+            nullable = nullable and nul
+        return nullable, first, pending
+
+    def build(self, node: Node) -> tuple[bool, list[int], list[int]]:
+        if isinstance(node, (Literal, CharClass, Any, Backreference)):
+            self.sets.append(self.facts.alphabet(node))
+            p = len(self.sets) - 1
+            return isinstance(node, Backreference), [p], [p]
+        if isinstance(node, (Anchor, Lookaround)):
+            return True, [], []
+        if isinstance(node, Group):
+            return self.build(node.child)
+        if isinstance(node, Sequence):
+            return self.combine([self.build(i) for i in node.items])
+        if isinstance(node, Alternation):
+            parts = [self.build(b) for b in node.branches]
+            return (any(p[0] for p in parts), [q for p in parts for q in p[1]],
+                    [q for p in parts for q in p[2]])
+        assert isinstance(node, Repeat)
+        lo, hi = node.min, node.max
+        if hi == 0:
+            return True, [], []
+        n1 = min(lo, 3)
+        if hi is None:
+            parts = [self.build(node.child) for _ in range(max(n1 - 1, 0))]
+            nul, first, last = self.build(node.child)
+            for p in last:
+                for q in first:
+                    self.edge(p, q)
+            parts.append((nul or lo == 0, first, last))
+            return self.combine(parts)
+        m1 = n1 if hi == lo else max(min(hi, 3), n1 + 1)
+        parts = [self.build(node.child) for _ in range(n1)]
+        parts.append(self.optional_chain(node.child, m1 - n1))
+        return self.combine(parts)
+
+    def optional_chain(self, child: Node, k: int) -> tuple[bool, list[int], list[int]]:
+        """``(x(x(x)?)?)?`` with ``k`` copies of ``x``."""
+        if k == 0:
+            return True, [], []
+        head = self.build(child)
+        _, first, last = self.combine([head, self.optional_chain(child, k - 1)])
+        return True, first, last
+
+
+def _exponentially_ambiguous(g: _Glushkov) -> bool:
+    """Whether the automaton has a state with two distinct cycles reading the same word.
+
+    Standard test on the squared automaton: some strongly connected component
+    contains a diagonal pair (p, p) and either an off-diagonal pair or a
+    diagonal step that can be taken along two parallel edges.
+    """
+    n = len(g.sets)
+    sets = g.sets
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for (p, q) in g.edges:
+        succ[p].append(q)
+    compat: dict[tuple[int, int], bool] = {}
+
+    def ok(a: int, b: int) -> bool:
+        key = (a, b) if a <= b else (b, a)
+        v = compat.get(key)
+        if v is None:
+            v = compat[key] = cs.intersects(sets[a], sets[b])
+        return v
+
+    def pair_succ(node: int) -> list[int]:
+        p, q = divmod(node, n)
+        return [a * n + b for a in succ[p] for b in succ[q] if ok(a, b)]
+
+    # Iterative Tarjan over the pairs reachable from diagonal pairs.
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    counter = 0
+    for start in range(n):
+        root = start * n + start
+        if root in index:
+            continue
+        work: list[tuple[int, Iterator[int]]] = [(root, iter(pair_succ(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(pair_succ(w))))
+                    advanced = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+            if low[v] == index[v]:
+                comp: list[int] = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if _component_is_ambiguous(comp, n, g.edges):
+                    return True
+    return False
+
+
+def _component_is_ambiguous(comp: list[int], n: int, edges: dict[tuple[int, int], int]) -> bool:
+    diag = [x // n for x in comp if x // n == x % n]
+    if not diag:
+        return False
+    if len(diag) < len(comp):
+        return True
+    members = set(diag)
+    return any(c >= 2 and p in members and q in members for (p, q), c in edges.items())
+
+
+def _contains(node: Node, kinds: type | tuple[type, ...], pred: Callable[[Node], bool] = lambda n: True
+              ) -> bool:
+    return any(isinstance(n, kinds) and pred(n) for n in _walk(node))
+
+
+def _unbounded(node: Node) -> bool:
+    return isinstance(node, Repeat) and node.max is None
+
+
+class _Backtracking:
+    def __init__(self, pattern: Pattern) -> None:
+        self.source = pattern.source
+        self.facts = _FactsCache()
+        self.problems: list[PatternProblem] = []
+        self.heads_memo: dict[int, list[Repeat]] = {}
+        self.tails_memo: dict[int, list[Repeat]] = {}
+
+    # (a) exponential: ambiguity inside unbounded repeats
+    def exponential(self, unbounded: list[Repeat]) -> None:
+        """Report the innermost unbounded repeats whose body is ambiguous."""
+        flagged: list[Repeat] = []
+        for node in sorted(unbounded, key=lambda r: r.end - r.offset):
+            body = node.child
+            if isinstance(body, (Literal, CharClass, Any)):
+                continue
+            if any(node.offset <= f.offset and f.end <= node.end for f in flagged):
+                continue
+            if self.ambiguous(node):
+                flagged.append(node)
+
+    def ambiguous(self, node: Repeat) -> bool:
+        body = node.child
+        nested = _contains(body, Repeat, _unbounded)
+        alternation = _contains(body, Alternation)
+        g = _Glushkov(self.facts)
+        g.build(node)
+        if len(g.sets) > _MAX_GLUSHKOV_POSITIONS:
+            ambiguous = nested or any(
+                isinstance(a, Alternation) and _branches_overlap(a, self.facts)
+                for a in _walk(body))
+        else:
+            ambiguous = _exponentially_ambiguous(g)
+        if not ambiguous:
+            return False
+        snippet = _snippet(self.source, node)
+        if nested:
+            why = ("a repeat nested in another repeat can split the same text in exponentially "
+                   "many ways")
+            fix = "drop the inner or the outer quantifier, or separate repetitions by a literal"
+        elif alternation:
+            why = "alternatives inside this repeat can match the same text"
+            fix = "make the alternatives mutually exclusive"
+        else:
+            why = "the repeated part can match the same text in more than one way"
+            fix = "make each repetition unambiguous"
+        self.problems.append(PatternProblem(
+            node.offset, f"{snippet} backtracks exponentially on lines that almost match: {why}; "
+                         f"{fix}"))
+        return True
+
+    # (b) polynomial: overlapping unbounded repeats with only optional items between
+    def heads(self, node: Node) -> list[Repeat]:
+        return self._ends(node, self.heads_memo, front=True)
+
+    def tails(self, node: Node) -> list[Repeat]:
+        return self._ends(node, self.tails_memo, front=False)
+
+    def _ends(self, node: Node, memo: dict[int, list[Repeat]], front: bool) -> list[Repeat]:
+        got = memo.get(id(node))
+        if got is not None:
+            return got
+        out: list[Repeat]
+        if isinstance(node, Repeat):
+            if node.max == 0:
+                out = []
+            elif node.max is None:
+                out = [node]
+            else:
+                out = self._ends(node.child, memo, front)
+        elif isinstance(node, Group):
+            out = self._ends(node.child, memo, front)
+        elif isinstance(node, Alternation):
+            out = [r for b in node.branches for r in self._ends(b, memo, front)]
+        elif isinstance(node, Sequence):
+            out = []
+            for item in (node.items if front else reversed(node.items)):
+                out += self._ends(item, memo, front)
+                if not self.facts(item).nullable:
+                    break
+        else:
+            out = []
+        memo[id(node)] = out
+        return out
+
+    def polynomial(self, root: Node) -> None:
+        reported: set[int] = set()
+
+        def report(t: Repeat, h: Repeat, across: bool) -> None:
+            if id(h) in reported:
+                return
+            reported.add(id(h))
+            a, b = _snippet(self.source, t, 20), _snippet(self.source, h, 20)
+            if across:
+                where = f"{b} repeated back to back"
+            else:
+                where = f"{a} (at {t.offset}) and {b}"
+            self.problems.append(PatternProblem(
+                h.offset, f"{where} can match the same characters with only optional items "
+                          "between them, so a failing match tries every split (polynomial "
+                          "backtracking); put a required literal between them or make their "
+                          "character sets disjoint"))
+
+        for node in _walk(root):
+            if isinstance(node, Sequence):
+                open_tails: list[Repeat] = []
+                for item in node.items:
+                    if isinstance(item, _LEAVES):
+                        if open_tails and not isinstance(item, Anchor):
+                            open_tails = []
+                        continue
+                    heads = self.heads(item)
+                    for h in heads:
+                        ha = self.facts.alphabet(h)
+                        for t in open_tails:
+                            if t is not h and cs.intersects(self.facts.alphabet(t), ha):
+                                report(t, h, False)
+                                break
+                    tails = self.tails(item)
+                    if self.facts(item).nullable:
+                        open_tails = open_tails + tails
+                    else:
+                        open_tails = list(tails)
+            elif isinstance(node, Repeat) and node.max is not None and node.max > 1:
+                for h in self.heads(node.child):
+                    ha = self.facts.alphabet(h)
+                    for t in self.tails(node.child):
+                        if cs.intersects(self.facts.alphabet(t), ha):
+                            report(t, h, t is h)
+                            break
+
+
+def _branches_overlap(node: Alternation, facts: _FactsCache) -> bool:
+    firsts = [facts(b).first for b in node.branches]
+    return any(cs.intersects(firsts[i], firsts[j])
+               for i in range(len(firsts)) for j in range(i + 1, len(firsts)))
+
+
+@lru_cache(maxsize=65536)
+def _backtracking(pattern: str) -> tuple[PatternProblem, ...]:
+    try:
+        parsed = parse(pattern)
+    except PatternSyntaxError:
+        return ()
+    unbounded: list[Repeat] = []
+    multi = False  # a counted repeat that may iterate twice
+    for n in _walk(parsed.root):
+        if isinstance(n, Repeat):
+            if n.max is None:
+                unbounded.append(n)
+            elif n.max > 1:
+                multi = True
+    if not unbounded:
+        return ()
+    b = _Backtracking(parsed)
+    b.exponential(unbounded)
+    if len(unbounded) > 1 or multi:
+        b.polynomial(parsed.root)
+    return tuple(sorted(set(b.problems), key=lambda p: (p.offset, p.message)))
+
+
+def backtracking_problems(pattern: str) -> list[PatternProblem]:
+    """Shapes that make backtracking engines (Python ``re``, browsers) slow.
+
+    (a) exponential: an unbounded repeat whose body can match the same text in
+    more than one way -- nested unbounded repeats such as ``(a+)+`` or
+    ``(.*)*``, overlapping alternatives such as ``(\\w|\\d)+`` or ``(a|a)*``,
+    ``(a|aa)+`` -- decided exactly on the repeat's position automaton;
+    (b) polynomial: two unbounded repeats whose character sets overlap with
+    only nullable items between them (``\\d+\\d+``, ``(.*?)(.*?)``,
+    ``(\\w+)_?(\\w+)``), also through group boundaries, alternatives and the
+    iterations of a counted repeat (``(\\d+){2}``).  A required literal in
+    between (``(.*?) foo (.*?)``, ``(\\d+)\\.(\\d+)``) is fine.
+
+    Unparseable patterns give ``[]`` (see :func:`portability_problems`).
+    """
+    return list(_backtracking(pattern))
+
+
+# ------------------------------------------------------------------- literals
+
+
+def _single_char(node: CharClass) -> str | None:
+    s = class_set(node)
+    if len(s) == 1 and s[0][0] == s[0][1]:
+        return chr(s[0][0])
+    return None
+
+
+def _literal_chars(node: Node) -> int:
+    if isinstance(node, Literal):
+        return 1
+    if isinstance(node, CharClass):
+        return 1 if _single_char(node) is not None else 0
+    if isinstance(node, Group):
+        return _literal_chars(node.child)
+    if isinstance(node, Sequence):
+        return sum(_literal_chars(i) for i in node.items)
+    if isinstance(node, Alternation):
+        return min(_literal_chars(b) for b in node.branches)
+    if isinstance(node, Repeat):
+        return node.min * _literal_chars(node.child) if node.max != 0 else 0
+    return 0
+
+
+def literal_chars(pattern: str) -> int:
+    """Number of literal characters every match must contain.
+
+    Literals count 1 (a class of exactly one character, e.g. ``[.]``, counts
+    as a literal); classes, ``.``, anchors and optional parts count 0; a
+    repeat counts ``min`` times its body; an alternation counts its poorest
+    branch.  Raises :class:`PatternSyntaxError` for invalid patterns.
+    """
+    return _literal_chars(parse(pattern).root)
+
+
+def _is_literal(node: Node) -> bool:
+    if isinstance(node, Literal):
+        return True
+    if isinstance(node, CharClass):
+        return _single_char(node) is not None
+    if isinstance(node, (Group, Repeat)):
+        return _is_literal(node.child) and (not isinstance(node, Repeat) or node.max != 0)
+    if isinstance(node, Sequence):
+        return all(_is_literal(i) or isinstance(i, Anchor) for i in node.items)
+    return False
+
+
+def _variable_parts(node: Node) -> int:
+    if isinstance(node, (Literal, Anchor)):
+        return 0
+    if isinstance(node, CharClass):
+        return 0 if _single_char(node) is not None else 1
+    if isinstance(node, (Any, Alternation, Backreference, Lookaround)):
+        return 1
+    if isinstance(node, Group):
+        return _variable_parts(node.child)
+    if isinstance(node, Sequence):
+        return sum(_variable_parts(i) for i in node.items)
+    assert isinstance(node, Repeat)
+    if node.max == 0:
+        return 0
+    if node.min == node.max:
+        return _variable_parts(node.child)
+    if node.min == 0:
+        return 1
+    return 0 if _is_literal(node.child) else 1
+
+
+def variable_parts(pattern: str) -> int:
+    """Number of non-literal items in the pattern (groups are transparent).
+
+    Counts 1 for: a class of more than one character, ``.``, an alternation
+    (whatever its branches), an optional part (``x?``, ``x*``, ``x{0,n}``), a
+    variable-count repeat of something non-literal (``\\d+``, ``(.+)``).  A
+    variable-count repeat of a literal with ``min >= 1`` (``a+``, `` +``)
+    counts 0; a fixed-count repeat counts like its body (``\\d{4}`` = 1).
+    Literals and anchors count 0.  Raises :class:`PatternSyntaxError`.
+    """
+    return _variable_parts(parse(pattern).root)
+
+
+@dataclass(slots=True)
+class _Lits:
+    exact: str | None      # the node always matches exactly this text
+    prefix: str            # every match starts with this
+    middles: list[str]     # every match contains these, in order, after prefix
+    suffix: str            # every match ends with this
+
+
+_MAX_EXPAND = 256
+
+
+def _lits(node: Node) -> _Lits:
+    if isinstance(node, Literal):
+        return _Lits(node.char, node.char, [], node.char)
+    if isinstance(node, CharClass):
+        ch = _single_char(node)
+        return _Lits(ch, ch, [], ch) if ch is not None else _Lits(None, "", [], "")
+    if isinstance(node, (Anchor, Lookaround)):
+        return _Lits("", "", [], "")
+    if isinstance(node, Group):
+        return _lits(node.child)
+    if isinstance(node, Sequence):
+        return _lits_seq([_lits(i) for i in node.items])
+    if isinstance(node, Alternation):
+        bs = [_lits(b) for b in node.branches]
+        if all(b.exact is not None for b in bs) and len({b.exact for b in bs}) == 1:
+            return bs[0]
+        return _Lits(None, _common_prefix([b.prefix for b in bs]), [],
+                     _common_suffix([b.suffix for b in bs]))
+    if isinstance(node, Repeat):
+        if node.max == 0 or node.min == 0:
+            return _Lits("", "", [], "") if node.max == 0 else _Lits(None, "", [], "")
+        b = _lits(node.child)
+        if b.exact is not None:
+            times = min(node.min, _MAX_EXPAND // max(len(b.exact), 1) or 1)
+            text = b.exact * times
+            if node.min == node.max and times == node.min:
+                return _Lits(text, text, [], text)
+            return _Lits(None, text, [], text)
+        return _Lits(None, b.prefix, list(b.middles), b.suffix)
+    return _Lits(None, "", [], "")  # Any, Backreference
+
+
+def _lits_seq(parts: list[_Lits]) -> _Lits:
+    if all(p.exact is not None for p in parts):
+        text = "".join(p.exact or "" for p in parts)
+        return _Lits(text, text, [], text)
+    runs: list[str] = []
+    cur = ""
+    prefix: str | None = None
+    for p in parts:
+        if p.exact is not None:
+            cur += p.exact
+            continue
+        cur += p.prefix
+        if prefix is None:
+            prefix = cur
+        else:
+            runs.append(cur)
+        runs.extend(p.middles)
+        cur = p.suffix
+    return _Lits(None, prefix or "", [r for r in runs if r], cur)
+
+
+def _common_prefix(xs: list[str]) -> str:
+    if not xs:
+        return ""
+    a, b = min(xs), max(xs)
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[:i]
+
+
+def _common_suffix(xs: list[str]) -> str:
+    return _common_prefix([x[::-1] for x in xs])[::-1]
+
+
+def required_literals(pattern: str) -> list[str]:
+    """Maximal literal strings every match contains, in order of appearance.
+
+    ``CreateOS request failed \\(HTTP (\\d+)\\) during (.+)\\.`` gives
+    ``["CreateOS request failed (HTTP ", ") during ", "."]``.  Repeats with
+    ``min >= 1`` contribute their body (``xa+y`` gives ``["xa", "ay"]``: two
+    neighbours may overlap in the text when the repeat matches once);
+    alternations contribute the common prefix/suffix of their branches; a
+    one-character class such as ``[.]`` counts as a literal.
+    Raises :class:`PatternSyntaxError`.
+    """
+    root = parse(pattern).root
+    lits = _lits(root)
+    if lits.exact is not None:
+        return [lits.exact] if lits.exact else []
+    out = [s for s in [lits.prefix, *lits.middles, lits.suffix] if s]
+    while isinstance(root, Group):
+        root = root.child
+    if isinstance(root, Repeat) and len(out) == 2 and out[0] == out[1]:
+        del out[1]  # ``(?:ab)+``: prefix and suffix may be the same occurrence
+    return out
+
+
+def group_count(pattern: str) -> int:
+    """Number of capturing groups.  Raises :class:`PatternSyntaxError`."""
+    return parse(pattern).group_count
