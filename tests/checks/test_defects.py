@@ -166,6 +166,17 @@ def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes
 
 def test_record_stage_checks_are_all_exercised() -> None:
     """Every record check has a defect above that triggers it (EDX102/112-114/122 have own tests)."""
+    from tests.checks.test_scenario_checks import SCENARIO_DEFECTS
+
     covered = {code for _, _, code, _ in DEFECTS} | {"EDX102", "EDX112", "EDX113", "EDX114", "EDX122"}
+    covered |= {code for _, _, code, _ in SCENARIO_DEFECTS}
     missing = {code for code, cls in registry().items() if cls.stage == "record"} - covered
     assert not missing
+
+
+def test_hostile_pattern_cannot_hang_validation(tmp_path: Path, seed: dict[str, Any]) -> None:
+    seed["record"]["errorMessage"] = "a" * 5000 + "!"
+    seed["record"]["slug"] = "a" * 60
+    seed["record"]["messagePattern"] = "(a+)+b"
+    findings = validate([write_envelope(tmp_path, seed)]).findings
+    assert ("EDX123", "/record/messagePattern") in {(f.code, f.pointer) for f in findings}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -17,8 +18,17 @@ from patterns_strategies import fuzz_sources, pattern_and_lines, pattern_sources
 
 hyperscan = pytest.importorskip("hyperscan")
 
-SETTINGS = settings(max_examples=200, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+# ERRDEX_PATTERN_EXAMPLES=N runs N random (not derandomized) examples per property.
+_DEEP = int(os.environ.get("ERRDEX_PATTERN_EXAMPLES", "0"))
+_HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much]
+
+
+def _settings(examples: int) -> settings:
+    return settings(max_examples=_DEEP or examples, deadline=None, derandomize=not _DEEP,
+                    database=None, suppress_health_check=_HEALTH)
+
+
+SETTINGS = _settings(200)
 
 
 def _hyperscan_matches(source: bytes, lines: list[str]) -> list[bool]:
@@ -62,8 +72,7 @@ def test_engines_agree_on_matches_and_groups(node, duck, case) -> None:
             assert js["groups"] == [m.group(0), *m.groups()], (source, line, "javascript")
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@_settings(25)
 @given(st.lists(pattern_sources(), min_size=1, max_size=25))
 def test_portable_patterns_compile_in_every_engine(sources) -> None:
     portable = [s for s in sources if not portability_problems(s)]
@@ -72,7 +81,7 @@ def test_portable_patterns_compile_in_every_engine(sources) -> None:
     assert {k: v for k, v in report.items() if v} == {}
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@_settings(400)
 @given(fuzz_sources)
 def test_parser_agrees_with_javascript_and_portable_means_compilable(node, source) -> None:
     try:

@@ -13,7 +13,9 @@ import sys
 import click
 
 from errdex._version import __version__
+from errdex.cli.executor import executor_group
 from errdex.cli.fmt import fmt_command
+from errdex.cli.prove import prove_command
 from errdex.cli.schema import schema_command
 from errdex.cli.validate import validate_command
 from errdex.errors import ErrdexError
@@ -37,6 +39,8 @@ def cli() -> None:
 cli.add_command(validate_command)
 cli.add_command(fmt_command)
 cli.add_command(schema_command)
+cli.add_command(prove_command)
+cli.add_command(executor_group)
 
 
 def _fail(message: str, code: int) -> None:

@@ -44,8 +44,10 @@ Rejected, each with a one-line message that says what to write instead
   hyperscan rejects them);
 * capturing groups inside a repeat that can iterate more than once when an
   iteration may skip the group or match empty (``(?:(a)|b)+``, ``(?:(a)?b)+``,
-  ``(a*)+``): JavaScript resets such groups on every iteration and Python
-  differs from RE2 on empty iterations; ``(?:(\w+)\.)+`` is fine;
+  ``(a*)+``), and inside an optional part that can match empty (``(a*)?``):
+  JavaScript resets such groups on every iteration and refuses empty optional
+  iterations, and Python differs from RE2 on empty iterations;
+  ``(?:(\\w+)\\.)+`` and ``(\\d+)?`` are fine;
 * groups nested more than 50 deep.
 
 Capture groups keep their numbers in every translation.

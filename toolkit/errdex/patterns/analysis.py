@@ -298,6 +298,9 @@ class _PortabilityWalker:
                 after, nxt, eos = True, ((o, o),), False
                 continue
             nexts[j] = (nxt, eos, after)
+            if type(item) is Anchor and item.kind == "$":
+                nxt, eos = cs.EMPTY, True
+                continue
             f = facts(item)
             if f.zero_width:
                 continue
@@ -317,6 +320,9 @@ class _PortabilityWalker:
                 n_set, n_eos, n_after = nexts[j]
                 self.visit(item, _Ctx(ctx.depth, before, n_after, prv, bos, n_set, n_eos,
                                       ctx.product, ctx.in_repeat, ctx.risky))
+            if type(item) is Anchor and item.kind == "^":
+                prv, bos = cs.EMPTY, True
+                continue
             f = facts(item)
             if f.zero_width:
                 continue
@@ -375,11 +381,11 @@ class _PortabilityWalker:
                 prev, nxt = ctx.prev, ctx.next
             ctx = _Ctx(ctx.depth, ctx.before or not c.zero_width, ctx.after or not c.zero_width,
                        prev, ctx.prev_bos, nxt, ctx.next_eos, product, True,
-                       ctx.risky or c.nullable)
+                       ctx.risky or c.nullable or (ctx.in_repeat and node.min == 0))
         else:
             ctx = _Ctx(ctx.depth, ctx.before, ctx.after, ctx.prev, ctx.prev_bos, ctx.next,
                        ctx.next_eos, product, ctx.in_repeat,
-                       ctx.risky or (ctx.in_repeat and node.min == 0))
+                       ctx.risky or (node.min == 0 and (ctx.in_repeat or c.nullable)))
         self.visit(child, ctx)
 
     def visit_anchor(self, node: Anchor, ctx: _Ctx) -> None:

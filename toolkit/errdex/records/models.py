@@ -7,15 +7,21 @@ committed files differ from what the models produce.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "ENVELOPE_MODELS",
     "EnvelopeV2",
+    "EnvelopeV3",
     "RECORD_MODELS",
     "RecordV2",
+    "RecordV3",
+    "SCENARIO_ACTIONS",
+    "SCENARIO_CALLS",
+    "SCENARIO_OPERATIONS",
+    "Scenario",
     "SEVERITIES",
     "Severity",
 ]
@@ -125,5 +131,130 @@ class EnvelopeV2(_Strict):
     )
 
 
-RECORD_MODELS: dict[int, type[BaseModel]] = {2: RecordV2}
-ENVELOPE_MODELS: dict[int, type[BaseModel]] = {2: EnvelopeV2}
+SCENARIO_CALLS = (
+    "get-sandbox", "create-sandbox", "destroy-sandbox", "pause-sandbox", "resume-sandbox",
+    "upload-file", "exec", "create-process", "close-stdin", "connect", "terminate",
+)
+SCENARIO_ACTIONS = (
+    "respond", "no-body", "drop", "drop-after-handling", "reset", "stall", "stream", "replay", "terminate-response",
+)
+SCENARIO_OPERATIONS = (
+    "execute", "get-sandbox", "create-sandbox", "destroy-sandbox", "pause-sandbox", "resume-sandbox",
+    "upload-file", "exec",
+)
+CLAUSE_REF = r"^(triggerScenarios|commonSituations):[1-9][0-9]*$"
+
+
+class ScenarioCall(_Strict):
+    """What the scenario does: one call of the reference executor, with its inputs."""
+
+    operation: Literal[SCENARIO_OPERATIONS] = Field(  # type: ignore[valid-type]
+        description="Executor call: execute (run one command) or a single client call such as resume-sandbox."
+    )
+    sandbox: str = Field(default="sbx-1", description="Sandbox id (the lease) the call is made on.")
+    command: str | None = Field(default=None, description="execute: the command to run.")
+    args: list[str] = Field(default_factory=list, description="execute and exec: the command's arguments.")
+    cwd: str | None = Field(default=None, description="execute: working directory of the command.")
+    env: dict[str, Any] = Field(default_factory=dict, description="execute: environment variables to set.")
+    stdin: str | None = Field(default=None, description="execute: text given to the command on standard input.")
+    path: str | None = Field(default=None, description="upload-file: path of the file in the sandbox.")
+    text: str | None = Field(default=None, description="upload-file: content of the file.")
+    timeoutMs: int | None = Field(default=None, ge=1, description="execute: the command's deadline in milliseconds.")
+    cancelAfterMs: int | None = Field(
+        default=None, ge=0, description="Cancel the call this many milliseconds after it started."
+    )
+    clientTimeoutMs: int = Field(
+        default=3000, ge=1, description="The client's configured timeout (also the fresh cleanup deadline)."
+    )
+
+
+class ScenarioFault(BaseModel):
+    """One rule of the fake server's fault plan: on which call, which action, with its parameters."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    on: Literal[SCENARIO_CALLS] = Field(description="The API call the rule applies to.")  # type: ignore[valid-type]
+    action: Literal[SCENARIO_ACTIONS] = Field(  # type: ignore[valid-type]
+        description=(
+            "What the server does: respond (status, body or bodyText), no-body, drop (close without acting), "
+            "drop-after-handling (act, then close without answering), reset, stall (ms), stream (frames, then "
+            "end or reset), replay (overlap), terminate-response (data)."
+        )
+    )
+    nth: int | None = Field(default=None, ge=1, description="Apply to the nth occurrence of the call only.")
+    times: int | None = Field(default=None, ge=1, description="Apply to the first N occurrences (default: all).")
+
+
+class ScenarioServer(_Strict):
+    """What the fake CreateOS server holds and which faults it injects."""
+
+    sandboxes: dict[str, Any] = Field(
+        default_factory=lambda: {"sbx-1": "running"},
+        description="Sandbox id to status, or to {status, pause, resume} with the statuses successive reads report.",
+    )
+    programs: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Behaviour of created processes in creation order: {output: [{stream, text}], exit: {...} or null}.",
+    )
+    faults: list[ScenarioFault] = Field(default_factory=list, description="The fault plan, first matching rule wins.")
+    listen: bool = Field(default=True, description="False: the API URL refuses connections.")
+
+
+class ScenarioExpect(_Strict):
+    """What must be observed for the scenario to pass."""
+
+    outcome: Literal["raises", "returns"] = Field(description="Whether the call raises an error or returns.")
+    errorClass: str | None = Field(default=None, description="raises: the class of the error (JavaScript name).")
+    matchesRecord: bool = Field(
+        default=True,
+        description="raises: whether the record's messagePattern matches the raised message (false: a negative scenario).",
+    )
+    groups: list[str] | None = Field(
+        default=None, description="raises: the values the pattern's capture groups must capture from the message."
+    )
+    result: dict[str, Any] = Field(
+        default_factory=dict,
+        description="returns: fields the result must have (exitCode, signal, timedOut, stdout, stderr, outputTruncated).",
+    )
+    ledger: dict[str, int] = Field(
+        default_factory=dict,
+        description="Facts of the server's ledger that must hold, e.g. processesRunning or requests.terminate.",
+    )
+
+
+class Scenario(_Strict):
+    """A trigger scenario in machine-readable form, proved by running it against the fake server."""
+
+    id: str = Field(pattern=KEBAB, description="Stable id, unique within the record.")
+    summary: Text = Field(description="One sentence saying what happens.")
+    covers: list[Annotated[str, Field(pattern=CLAUSE_REF)]] = Field(
+        default_factory=list,
+        description="Clauses of triggerScenarios or commonSituations (1-based, e.g. commonSituations:2) it proves.",
+    )
+    call: ScenarioCall = Field(description="What is done.")
+    server: ScenarioServer = Field(default_factory=ScenarioServer, description="What the server does.")
+    expect: ScenarioExpect = Field(description="What must be observed.")
+
+
+class RecordV3(RecordV2):
+    """One error message raised by one place in a real codebase (format version 3: version 2 plus scenarios)."""
+
+    model_config = ConfigDict(title="errdex error record, version 3")
+
+    scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
+    schemaVersion: Literal[3] = Field(description="Version of the record format; 3 for this schema.")  # type: ignore[assignment]
+
+
+class EnvelopeV3(_Strict):
+    """A record as stored in a file or bundle line, with the release it belongs to."""
+
+    model_config = ConfigDict(title="errdex record envelope, version 3")
+
+    record: RecordV3 = Field(description="The error record.")
+    datasetVersion: Timestamp = Field(
+        description="RFC 3339 time of the dataset release that the record belongs to."
+    )
+
+
+RECORD_MODELS: dict[int, type[BaseModel]] = {2: RecordV2, 3: RecordV3}
+ENVELOPE_MODELS: dict[int, type[BaseModel]] = {2: EnvelopeV2, 3: EnvelopeV3}

@@ -133,8 +133,9 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
             files = _walk(path)
             if not files:
                 yield _problem_document(display, path, "folder holds no record files (*.json, *.jsonl)")
+            cut = len(str(path).rstrip(os.sep)) + 1
             for file in files:
-                yield from _read_file(file, os.path.join(display, os.path.relpath(file, path)))
+                yield from _read_file(file, os.path.join(display, str(file)[cut:]))
         elif path.exists():
             yield from _read_file(path, display)
         else:

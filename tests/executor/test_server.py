@@ -1,0 +1,261 @@
+"""The fake CreateOS server itself: routes, validation, fault plans, ledger facts, serve()."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import socket
+import threading
+import time
+import types
+from typing import Any
+
+import pytest
+
+import errdex.executor.createos as createos
+from errdex.executor.createos import ACTIONS, CALLS, FakeCreateos, FaultPlan, execute, serve
+from errdex.executor.createos.server import _ROUTES, route
+from tests.executor.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
+
+
+def _request(fake: FakeCreateos, method: str, path: str, body: Any = None, key: str = KEY) -> tuple[int, bytes]:
+    host, port = fake.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    payload = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    connection.request(method, path, body=payload, headers={"X-Api-Key": key})
+    response = connection.getresponse()
+    try:
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_public_api_is_sorted_and_complete() -> None:
+    assert createos.__all__ == sorted(createos.__all__)
+    public = {
+        name for name, value in vars(createos).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert public == set(createos.__all__)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "call"),
+    [
+        ("GET", "/v1/sandboxes/s", "get-sandbox"),
+        ("POST", "/v1/sandboxes", "create-sandbox"),
+        ("DELETE", "/v1/sandboxes/s", "destroy-sandbox"),
+        ("POST", "/v1/sandboxes/s/pause", "pause-sandbox"),
+        ("POST", "/v1/sandboxes/s/resume", "resume-sandbox"),
+        ("PUT", "/v1/sandboxes/s/files", "upload-file"),
+        ("POST", "/v1/sandboxes/s/exec", "exec"),
+        ("POST", "/v1/sandboxes/s/processes", "create-process"),
+        ("POST", "/v1/sandboxes/s/processes/p/stdin/close", "close-stdin"),
+        ("GET", "/v1/sandboxes/s/processes/p/connect", "connect"),
+        ("DELETE", "/v1/sandboxes/s/processes/p", "terminate"),
+        ("GET", "/v1/sandboxes/s/processes", None),
+        ("PATCH", "/v1/sandboxes/s", None),
+    ],
+)
+def test_routes(method: str, path: str, call: str | None) -> None:
+    assert route(method, path)[0] == call
+
+
+def test_every_call_has_a_route() -> None:
+    assert set(CALLS) == {call for _, _, call in _ROUTES}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"cmd": "/bin/bash", "args": ["-lc", "x"], "env": {"A": "b"}},
+        {"cmd": "/bin/bash", "args": "not a list"},
+        {"args": []},
+        {"cmd": "/bin/bash", "cwd": 3},
+        [1],
+    ],
+)
+def test_create_process_accepts_only_cmd_args_and_cwd(make_fake, body) -> None:
+    fake = make_fake()
+    status, _ = _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", body)
+    assert status == 400
+    assert fake.facts()["processesCreated"] == 0
+
+
+def test_normal_answers(make_fake) -> None:
+    fake = make_fake(programs=[program(output("hi"), exit={"exit_code": 2})])
+    status, body = _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", {"cmd": "/bin/bash", "args": []})
+    assert (status, json.loads(body)) == (200, {"status": "success", "data": {"process_id": "proc-1"}})
+    status, body = _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=0")
+    frames = [json.loads(line) for line in body.decode().splitlines()]
+    assert frames == [data(1, "hi"), {"type": "exit", "exit_code": 2}]
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=1")[1].count(b"\n") == 1
+    assert _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/stdin/close")[0] == 200
+    assert _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/stdin/close")[0] == 409
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/nope/connect?after=0")[0] == 404
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=x")[0] == 400
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}", key="wrong")[0] == 401
+    assert _request(fake, "GET", "/v2/anything")[0] == 404
+    assert fake.ledger.requests[-1]["call"] is None
+
+
+def test_a_running_process_streams_heartbeats_until_terminated(make_fake) -> None:
+    fake = make_fake(programs=[RUNNING], heartbeat_ms=20)
+    _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", {"cmd": "x", "args": []})
+    threading.Timer(0.15, lambda: _request(fake, "DELETE", f"/v1/sandboxes/{SANDBOX}/processes/proc-1?grace_ms=1000")).start()
+    status, body = _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=0")
+    lines = body.decode().splitlines()
+    assert status == 200 and len(lines) >= 3 and set(lines) == {'{"type": "heartbeat"}'}
+    assert fake.ledger.calls("connect")[0]["ended"] == "terminated"
+    assert fake.facts()["processesTerminated"] == 1 and fake.facts()["processesRunning"] == 0
+
+
+def test_delayed_output_and_exit(make_fake, make_client) -> None:
+    fake = make_fake(programs=[{"output": [{"stream": "stdout", "text": "a"}, {"stream": "stdout", "text": "b", "atMs": 100}],
+                                "exit": {"exit_code": 0}, "exitAtMs": 150}])
+    started = time.monotonic()
+    result = execute(make_client(fake), SANDBOX, "x")
+    assert result.stdout == "ab" and time.monotonic() - started >= 0.15
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ({"on": "connect-sandbox", "action": "drop"}, "unknown call"),
+        ({"on": "connect", "action": "explode"}, "unknown fault action"),
+        ({"on": "exec", "action": "stream", "frames": []}, "applies only to 'connect'"),
+        ({"on": "connect", "action": "terminate-response", "data": {}}, "applies only to 'terminate'"),
+        ({"on": "exec", "action": "drop", "nth": 1, "times": 2}, "not both"),
+        ({"on": "exec", "action": "drop", "nth": 0}, "whole number"),
+        ({"on": "exec", "action": "drop", "status": 500}, "unknown parameters"),
+        ({"on": "exec", "action": "stall"}, "needs 'ms'"),
+        ({"on": "connect", "action": "stream", "frames": [], "then": "explode"}, "'then'"),
+        ({"on": "exec", "action": "respond", "body": {}, "bodyText": ""}, "not both"),
+        ({"on": "exec", "action": "respond", "status": 99}, "HTTP status"),
+    ],
+)
+def test_invalid_plans_are_refused(rule, problem) -> None:
+    with pytest.raises(ValueError, match=problem):
+        FaultPlan([rule])
+
+
+def test_plans_round_trip_as_plain_data() -> None:
+    rules = [
+        {"on": "connect", "action": "stream", "frames": [{"raw": "x"}], "then": "reset", "nth": 2},
+        {"on": "exec", "action": "respond", "status": 500, "bodyText": "no", "times": 3},
+        {"on": "terminate", "action": "terminate-response", "data": {"tree_exited": False}},
+    ]
+    assert FaultPlan(json.loads(json.dumps(rules))).to_data() == rules
+    assert set(ACTIONS) == {"respond", "no-body", "drop", "drop-after-handling", "reset", "stall", "stream",
+                            "replay", "terminate-response"}
+
+
+def test_nth_and_times_select_occurrences(make_fake) -> None:
+    plan = [
+        {"on": "get-sandbox", "action": "respond", "status": 501, "nth": 2},
+        {"on": "get-sandbox", "action": "respond", "status": 502, "times": 2},
+    ]
+    fake = make_fake(plan=plan)
+    statuses = [_request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] for _ in range(5)]
+    assert statuses == [502, 501, 502, 200, 200]
+    assert [entry["rule"] for entry in fake.ledger.requests] == [1, 0, 1, None, None]
+
+
+def test_respond_and_no_body_can_also_act(make_fake) -> None:
+    plan = [
+        {"on": "create-process", "action": "respond", "status": 500, "body": {}, "handle": True},
+        {"on": "terminate", "action": "no-body", "status": 204, "handle": True},
+    ]
+    fake = make_fake(plan=plan, programs=[RUNNING])
+    assert _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", {"cmd": "x", "args": []})[0] == 500
+    assert _request(fake, "DELETE", f"/v1/sandboxes/{SANDBOX}/processes/proc-1")[0] == 204
+    assert fake.facts()["processesCreated"] == 1 and fake.facts()["processesTerminated"] == 1
+
+
+def test_raw_bytes_frames(make_fake, make_client) -> None:
+    fake = make_fake(plan=[stream({"rawBytes64": "eyJ0eXBlIjogImV4aXQiLCAiZXhpdF9jb2RlIjogNX0K"})])
+    assert execute(make_client(fake), SANDBOX, "x").exit_code == 5  # {"type": "exit", "exit_code": 5}
+
+
+def test_an_empty_205_stream_is_e6(make_fake, make_client) -> None:
+    fake = make_fake(plan=[{"on": "connect", "action": "no-body", "status": 205}])
+    with pytest.raises(createos.CreateosError, match=r"^CreateOS returned an empty process stream\.$"):
+        execute(make_client(fake), SANDBOX, "x")
+
+
+def test_stalls_end_promptly_when_the_server_stops() -> None:
+    fake = FakeCreateos(plan=[{"on": "get-sandbox", "action": "stall", "ms": 60_000, "handle": True}]).start()
+    outcome: list[Any] = []
+
+    def call() -> None:
+        try:
+            outcome.append(_request(fake, "GET", f"/v1/sandboxes/{SANDBOX}"))
+        except (OSError, http.client.HTTPException) as error:
+            outcome.append(type(error))
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    time.sleep(0.1)
+    started = time.monotonic()
+    fake.stop()
+    caller.join(timeout=5)
+    assert not caller.is_alive() and time.monotonic() - started < 1
+    assert outcome and outcome[0] in (http.client.RemoteDisconnected, ConnectionResetError)
+    assert fake.ledger.requests[0]["handled"] is False
+
+
+def test_a_server_that_does_not_listen_refuses_connections() -> None:
+    with FakeCreateos(listen=False) as fake:
+        host, port = fake.url.removeprefix("http://").split(":")
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection((host, int(port)), timeout=2)
+
+
+def test_facts_keys(make_fake) -> None:
+    facts = make_fake().facts()
+    assert set(facts) == {
+        "requests", "outcomes", "processesCreated", "processesTerminated", "processesExited",
+        "processesRunning", "stdinClosed", "stagedFilesWritten", "stagedFilesRemoved", "stagedFilesLeft",
+    }
+    assert set(facts["requests"]) == set(CALLS)
+    assert json.loads(json.dumps(facts)) == facts
+
+
+def test_unknown_sandbox_status_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown sandbox status"):
+        FakeCreateos(sandboxes={"s": {"status": "running", "pause": ["frozen"]}})
+
+
+def test_serve_prints_its_url_and_runs_until_stopped() -> None:
+    out, stop = io.StringIO(), threading.Event()
+    plan = [{"on": "get-sandbox", "action": "respond", "status": 418, "body": {}}]
+    runner = threading.Thread(target=serve, kwargs={"plan": plan, "sandboxes": {"sbx-9": "paused"}, "out": out, "stop": stop})
+    runner.start()
+    deadline = time.monotonic() + 5
+    while not out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    url = out.getvalue().strip()
+    assert url.startswith("http://127.0.0.1:")
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    connection.request("GET", "/v1/sandboxes/sbx-9")
+    assert connection.getresponse().status == 418
+    connection.close()
+    stop.set()
+    runner.join(timeout=5)
+    assert not runner.is_alive()
+
+
+def test_every_action_has_a_handler() -> None:
+    from errdex.executor.createos.server import _Handler
+
+    assert all(callable(getattr(_Handler, "_fault_" + action.replace("-", "_"), None)) for action in ACTIONS)
+
+
+@pytest.mark.parametrize(
+    "bad", [{"output": [{"stream": "stdout"}]}, {"exit": 0}, {"output": "x"}, {"outputs": []}]
+)
+def test_malformed_programs_are_refused(bad) -> None:
+    with pytest.raises(ValueError, match="program"):
+        FakeCreateos(programs=[bad])

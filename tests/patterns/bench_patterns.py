@@ -1,0 +1,86 @@
+"""Benchmark errdex.patterns on realistic patterns (not collected by pytest).
+
+    .venv/bin/python tests/patterns/bench_patterns.py [N]
+
+Runs every step in a fresh process so that in-process caches do not flatter
+the numbers: analysis, compile_problems cold (empty verdict cache) and warm
+(verdict cache filled by the cold run).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def _analysis(n: int) -> dict[str, float]:
+    from errdex import patterns as P
+    from patterns_corpus import realistic_patterns
+
+    pats = realistic_patterns(n)
+    out: dict[str, float] = {}
+    for name, fn in [("parse", P.parse), ("portability_problems", P.portability_problems),
+                     ("backtracking_problems", P.backtracking_problems),
+                     ("to_python", P.to_python), ("to_re2", P.to_re2),
+                     ("to_hyperscan", P.to_hyperscan), ("required_literals", P.required_literals),
+                     ("literal_chars", P.literal_chars), ("variable_parts", P.variable_parts),
+                     ("python_regex", P.python_regex)]:
+        t = time.perf_counter()
+        for p in pats:
+            fn(p)
+        out[name] = time.perf_counter() - t
+    return out
+
+
+def _compile(n: int, cache_dir: str | None) -> dict[str, object]:
+    from errdex.patterns import compile_problems
+    from patterns_corpus import realistic_patterns
+
+    pats = realistic_patterns(n)
+    t = time.perf_counter()
+    report = compile_problems(pats, cache_dir=Path(cache_dir) if cache_dir else None)
+    total = time.perf_counter() - t
+    return {"total": total, "seconds": report.seconds, "compiled": report.compiled,
+            "cached": report.cached, "problems": sum(bool(v) for v in report.values()),
+            "skipped": report.skipped}
+
+
+def _child(args: list[str]) -> object:
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        kind, n = sys.argv[2], int(sys.argv[3])
+        if kind == "analysis":
+            print(json.dumps(_analysis(n)))
+        else:
+            print(json.dumps(_compile(n, sys.argv[4] if len(sys.argv) > 4 else None)))
+        return
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    print(f"{n} realistic patterns")
+    for k, v in _child(["analysis", str(n)]).items():  # type: ignore[union-attr]
+        print(f"  {k:24s} {v:7.3f} s  ({v / n * 1e6:6.1f} us/pattern)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, args in [("cold, no cache", ["compile", str(n)]),
+                            ("cold, empty cache dir", ["compile", str(n), tmp]),
+                            ("warm cache, fresh process", ["compile", str(n), tmp])]:
+            r = _child(args)
+            assert isinstance(r, dict)
+            per = ", ".join(f"{e} {s:.3f}s" for e, s in r["seconds"].items())
+            print(f"  compile_problems {label:26s} total {r['total']:.3f}s: {per}")
+            print(f"      compiled={r['compiled']} cached={r['cached']} problems={r['problems']} "
+                  f"skipped={r['skipped']}")
+
+
+if __name__ == "__main__":
+    main()

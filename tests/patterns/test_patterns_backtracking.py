@@ -1,0 +1,98 @@
+"""backtracking_problems(): catastrophic shapes are flagged, ordinary log templates are not."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from errdex.patterns import backtracking_problems
+
+EXPONENTIAL = [
+    "(a+)+", "(.*)*", r"(\w|\d)+", "(a|a)*", "(a|aa)+", "(a|ab|b)+", "(a*)*b", r"(\d+\w)+",
+    "(?:a?b?)*c", r"x(\w+\.?)+y", "(a{1,5})+b", r"(x\d+\d+y)+", r"((?:a|a)+)+", "(a|b|ab)*c",
+    r"(?:[a-z]+|[0-9a-f]+)+!", "(?:.*,)+x",
+]
+
+POLYNOMIAL = [
+    r"\d+\d+", "(.*?)(.*?)", r".*\s*.*", r"(\w+)_?(\w+)", r"(\d+) ?(\d+)", r"[a-z]+\d*[a-z]+",
+    r"((\w+)_?)(\w+)", r"(\d+|x)\d+", r"(\d+){2}", r"(?:\w+ ?){2,5}", r"a.*b?.+c",
+    r"(?:foo)?(.+)(?:bar)?(.+)", r"\w+\b\w+",
+]
+
+FINE = [
+    r"CreateOS request failed \(HTTP (\d+)\) during (.+)\.",
+    r"CreateOS process creation could not be confirmed; destroy the lease before reusing it\.",
+    "(.*?) foo (.*?)", r"(\d+)\.(\d+)", "(.+)", "([^ ]+) ([^ ]+)", r"(\w+\.)+x", "(a+b)+",
+    r"(?:(\w+)\.)+com", r"\d+[a-z]+", r"(\d+)-(\w+)", r"(?:GET|POST) (\S+)", "a|a",
+    r"(\d+(?:\.\d+)?)ms", r"([A-Za-z_][\w.]*) is not defined", r"(?:ab|cd)+", r"(a|b)+",
+    r"[^']*'([^']*)'", r"(.*?): (.*)", r"^(\w+) (\w+)$", r"\d+ \d+", "(?:a|b)?c+",
+]
+
+
+@pytest.mark.parametrize("source", EXPONENTIAL)
+def test_exponential_shapes(source: str) -> None:
+    problems = backtracking_problems(source)
+    assert any("exponentially" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", POLYNOMIAL)
+def test_polynomial_shapes(source: str) -> None:
+    problems = backtracking_problems(source)
+    assert any("polynomial" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", FINE)
+def test_ordinary_templates_are_fine(source: str) -> None:
+    assert backtracking_problems(source) == []
+
+
+def test_reports_innermost_repeat_and_offsets() -> None:
+    [p] = backtracking_problems("x((?:a|a)+)+y")
+    assert p.offset == 2  # the inner (?:a|a)+, not the outer group
+    problems = backtracking_problems(r"(\w+)_?(\w+)")
+    assert [p.offset for p in problems] == [8]
+    assert "\\w+ (at 1)" in problems[0].message
+
+
+def test_messages_explain_the_fix() -> None:
+    [p] = backtracking_problems("(a+)+")
+    assert "nested" in p.message and "quantifier" in p.message
+    [p] = backtracking_problems(r"(\w|\d)+")
+    assert "alternatives" in p.message and "mutually exclusive" in p.message
+    [p] = backtracking_problems(r"\d+\d+")
+    assert "required literal" in p.message
+
+
+def test_syntax_errors_give_no_backtracking_problems() -> None:
+    assert backtracking_problems("(a+") == []
+
+
+def test_character_sets_are_real_sets() -> None:
+    # [^ ] and \d overlap (digits are not spaces); [a-f] and [g-z] do not.
+    assert backtracking_problems(r"[^ ]+\d+")
+    assert backtracking_problems("[a-f]+[g-z]+") == []
+    assert backtracking_problems(r"[a-f]+[f-z]+")
+    assert backtracking_problems(r"\D+\d+") == []
+    assert backtracking_problems(r"\W+\w+") == []
+    assert backtracking_problems(r"[^\d]+[0-9]+") == []
+
+
+def _seconds(pattern: str, text: str) -> float:
+    rx = re.compile(pattern)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        rx.search(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_flagged_exponential_shape_really_is_slow_in_python() -> None:
+    # Sanity check of the premise, kept fast (~0.1 s): 6 more characters cost
+    # ~18x the time for the flagged shape, while the unflagged one stays fast.
+    small = _seconds(r"(a|aa)+b", "a" * 16)
+    large = _seconds(r"(a|aa)+b", "a" * 22)
+    assert large > 5 * small
+    assert _seconds(r"(\w+\.)+x", "a." * 2000 + "!") < 0.5

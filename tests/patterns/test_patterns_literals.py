@@ -1,0 +1,78 @@
+"""literal_chars, variable_parts, required_literals, group_count."""
+
+from __future__ import annotations
+
+import pytest
+
+from errdex.patterns import (
+    PatternSyntaxError, group_count, literal_chars, python_regex, required_literals, variable_parts,
+)
+
+EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
+PLAIN = r"CreateOS process creation could not be confirmed; destroy the lease before reusing it\."
+
+CASES = [
+    # pattern, literal_chars, variable_parts, required_literals, group_count
+    (EXAMPLE, 40, 2, ["CreateOS request failed (HTTP ", ") during ", "."], 2),
+    (PLAIN, 86, 0, [PLAIN.replace("\\", "")], 0),
+    ("abc", 3, 0, ["abc"], 0),
+    ("a.c", 2, 1, ["a", "c"], 0),
+    ("a[xy]c", 2, 1, ["a", "c"], 0),
+    ("a[.]c", 3, 0, ["a.c"], 0),
+    ("^foo$", 3, 0, ["foo"], 0),
+    ("x(?:ab)?y", 2, 1, ["x", "y"], 0),
+    ("xa+y", 3, 0, ["xa", "ay"], 0),
+    ("x +y", 3, 0, ["x ", " y"], 0),
+    ("a{3}b", 4, 0, ["aaab"], 0),
+    (r"\d{4}-\d{2}", 1, 2, ["-"], 0),
+    ("(foo|bar)baz", 6, 1, ["baz"], 1),
+    ("(timeout|timed out) after", 13, 1, ["time", "out after"], 1),
+    ("(?:abc|abc)d", 4, 1, ["abcd"], 0),
+    (r"(\d+)\.(\d+)", 1, 2, ["."], 2),
+    ("(.*?) foo (.*?)", 5, 2, [" foo "], 2),
+    ("(a)(b(c))", 3, 0, ["abc"], 3),
+    ("(?:ab)+", 2, 0, ["ab"], 0),
+    ("x(?:a.b)+y", 4, 1, ["xa", "by"], 0),
+    (r"[^ ]+ (\w+)", 1, 2, [" "], 1),
+]
+
+
+@pytest.mark.parametrize(("source", "chars", "parts", "literals", "groups"), CASES)
+def test_literal_analysis(source: str, chars: int, parts: int, literals: list[str],
+                          groups: int) -> None:
+    assert literal_chars(source) == chars
+    assert variable_parts(source) == parts
+    assert required_literals(source) == literals
+    assert group_count(source) == groups
+
+
+@pytest.mark.parametrize(("source", "chars", "parts", "literals", "groups"), CASES)
+def test_required_literals_occur_in_every_match(source: str, chars: int, parts: int,
+                                                literals: list[str], groups: int) -> None:
+    """Each required literal is in the text of every match we can produce."""
+    samples = {
+        EXAMPLE: "CreateOS request failed (HTTP 503) during lease creation.",
+        PLAIN: PLAIN.replace("\\", ""),
+        "(timeout|timed out) after": "timed out after",
+        "x(?:a.b)+y": "xa1ba2by",
+    }
+    text = samples.get(source)
+    if text is None:
+        return
+    m = python_regex(source).search(text)
+    assert m is not None
+    pos = 0
+    for lit in literals:
+        found = m.group(0).find(lit, max(0, pos - len(lit)))
+        assert found >= 0, lit
+        pos = found + len(lit)
+
+
+def test_literal_functions_raise_on_syntax_errors() -> None:
+    for fn in (literal_chars, variable_parts, required_literals, group_count):
+        with pytest.raises(PatternSyntaxError):
+            fn("(a")
+
+
+def test_group_count_counts_named_groups_too() -> None:
+    assert group_count("(?<n>a)(b)(?:c)(?=d)") == 2

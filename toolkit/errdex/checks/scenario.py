@@ -1,0 +1,98 @@
+"""Checks of a record's trigger scenarios (format version 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.clauses import CLAUSE_FIELDS, clauses
+
+
+def _scenarios(ctx: RecordContext) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, s) for i, s in enumerate(ctx.items("scenarios") or ()) if isinstance(s, dict)]
+
+
+@register
+class ScenariosPresent(Check):
+    code, name, severity = "EDX201", "scenarios-present", "warning"
+    summary = "A version-3 record has trigger scenarios that prove it (a warning; an error with --strict)."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        version = ctx.integer("schemaVersion")
+        if version is not None and version >= 3 and not ctx.items("scenarios"):
+            yield Problem("scenarios", "the record has no trigger scenarios; add at least one that errdex prove can run")
+
+
+@register
+class ScenarioIdUnique(Check):
+    code, name = "EDX202", "scenario-id-unique"
+    summary = "Scenario ids are unique within the record."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        seen: set[str] = set()
+        for index, scenario in _scenarios(ctx):
+            scenario_id = scenario.get("id")
+            if isinstance(scenario_id, str):
+                if scenario_id in seen:
+                    yield Problem(f"scenarios/{index}/id", f"scenario id {scenario_id!r} is used twice; rename one")
+                seen.add(scenario_id)
+
+
+@register
+class ScenarioVocabulary(Check):
+    code, name = "EDX203", "scenario-vocabulary"
+    summary = "Scenario faults, programs and sandboxes are valid in the reference executor's vocabulary."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        from errdex.executor.createos.faults import FaultRule
+        from errdex.executor.createos.ledger import Ledger
+        from errdex.executor.createos.state import FakeState
+
+        for index, scenario in _scenarios(ctx):
+            server = scenario.get("server", {})
+            if not isinstance(server, dict):
+                continue
+            for number, rule in enumerate(server.get("faults") or ()):
+                if not isinstance(rule, dict):
+                    continue
+                try:
+                    FaultRule.from_data(rule)
+                except (ValueError, TypeError, KeyError) as exc:
+                    yield Problem(f"scenarios/{index}/server/faults/{number}", f"fault rule is not valid: {exc}")
+            try:
+                FakeState(sandboxes=server.get("sandboxes"), programs=server.get("programs") or (), ledger=Ledger())
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                yield Problem(f"scenarios/{index}/server", f"server set-up is not valid: {exc}")
+            expect = scenario.get("expect")
+            if isinstance(expect, dict) and expect.get("outcome") == "raises" and not expect.get("errorClass"):
+                yield Problem(f"scenarios/{index}/expect", "a scenario that raises must name the errorClass it expects")
+
+
+@register
+class ScenarioCoverage(Check):
+    code, name = "EDX204", "scenario-coverage"
+    summary = "Every clause of triggerScenarios and commonSituations is covered by a scenario, and covers name real clauses."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        scenarios = _scenarios(ctx)
+        if not scenarios:
+            return
+        counts = {name: len(clauses(ctx.text(name) or "")) for name in CLAUSE_FIELDS}
+        covered: set[str] = set()
+        for index, scenario in scenarios:
+            for number, ref in enumerate(scenario.get("covers") or ()):
+                if not isinstance(ref, str) or ":" not in ref:
+                    continue
+                name, _, position = ref.partition(":")
+                if name in counts and position.isdigit() and not 1 <= int(position) <= counts[name]:
+                    yield Problem(
+                        f"scenarios/{index}/covers/{number}",
+                        f"{ref} names no clause: {name} has {counts[name]} clause(s)",
+                    )
+                covered.add(ref)
+        for name, count in counts.items():
+            for position in range(1, count + 1):
+                if f"{name}:{position}" not in covered:
+                    clause = clauses(ctx.text(name) or "")[position - 1]
+                    yield Problem(name, f"clause {position} of {name} ({clause[:60]!r}) is proved by no scenario; add one")

@@ -1,0 +1,65 @@
+"""``errdex executor``: the reference executor's fake CreateOS server, for manual exploration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from errdex.errors import UsageError
+
+
+@click.group("executor")
+def executor_group() -> None:
+    """The CreateOS reference executor and its fake server.
+
+    \b
+    Example:
+      errdex executor serve --port 8765
+    """
+
+
+def _load_plan(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected an object like a scenario's server: {{sandboxes, programs, faults}}")
+    return data
+
+
+@executor_group.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback only).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port (0: any free port).")
+@click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON file shaped like a scenario's server: {sandboxes, programs, faults}.")
+@click.option("--api-key", default=None, help="Require this X-Api-Key (default: accept any).")
+def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | None) -> int:
+    """Run the fake CreateOS server until interrupted, printing its URL.
+
+    Point a client at it with CREATEOS_API_URL=<url> and any CREATEOS_API_KEY.
+    The plan file takes the same vocabulary as a record scenario's "server".
+
+    \b
+    Example:
+      errdex executor serve --port 8765
+      echo '{"faults": [{"on": "create-process", "action": "drop-after-handling"}]}' > plan.json
+      errdex executor serve --plan plan.json
+    """
+    from errdex.executor.createos import serve
+
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise UsageError("the fake server listens on loopback only (127.0.0.1, localhost or ::1)")
+    plan = _load_plan(plan_path)
+    try:
+        serve(host, port, plan.get("faults"), plan.get("sandboxes"), programs=plan.get("programs"), api_key=api_key)
+    except ValueError as exc:
+        raise UsageError(f"{plan_path}: {exc}") from exc
+    return 0

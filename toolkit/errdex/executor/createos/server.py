@@ -1,0 +1,417 @@
+"""A fake CreateOS API on 127.0.0.1: real HTTP/1.1 on a real socket, stateful, with planned faults.
+
+Every fault happens on the wire (a dropped connection, a TCP reset, a stalled
+answer, a stream cut short), so the client is tested as it would meet them.
+See :mod:`~errdex.executor.createos.faults` for the plan vocabulary,
+:mod:`~errdex.executor.createos.state` for process programs and
+:mod:`~errdex.executor.createos.ledger` for what is recorded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TextIO
+from urllib.parse import parse_qs, urlsplit
+
+from errdex.executor.createos.faults import FaultPlan, FaultRule
+from errdex.executor.createos.ledger import Ledger
+from errdex.executor.createos.state import FakeProcess, FakeState, Reply
+
+__all__ = ["FakeCreateos", "route", "serve"]
+
+_ID = r"(?P<sandbox>[^/]+)"
+_PID = r"(?P<process>[^/]+)"
+_ROUTES = [
+    ("POST", re.compile(r"/v1/sandboxes"), "create-sandbox"),
+    ("GET", re.compile(rf"/v1/sandboxes/{_ID}"), "get-sandbox"),
+    ("DELETE", re.compile(rf"/v1/sandboxes/{_ID}"), "destroy-sandbox"),
+    ("POST", re.compile(rf"/v1/sandboxes/{_ID}/pause"), "pause-sandbox"),
+    ("POST", re.compile(rf"/v1/sandboxes/{_ID}/resume"), "resume-sandbox"),
+    ("PUT", re.compile(rf"/v1/sandboxes/{_ID}/files"), "upload-file"),
+    ("POST", re.compile(rf"/v1/sandboxes/{_ID}/exec"), "exec"),
+    ("POST", re.compile(rf"/v1/sandboxes/{_ID}/processes"), "create-process"),
+    ("POST", re.compile(rf"/v1/sandboxes/{_ID}/processes/{_PID}/stdin/close"), "close-stdin"),
+    ("GET", re.compile(rf"/v1/sandboxes/{_ID}/processes/{_PID}/connect"), "connect"),
+    ("DELETE", re.compile(rf"/v1/sandboxes/{_ID}/processes/{_PID}"), "terminate"),
+]
+_STREAM_TICK_SECONDS = 0.01
+
+
+def route(method: str, path: str) -> tuple[str | None, dict[str, str]]:
+    """The call name and identifiers of a request path (without query); (None, {}) when unknown."""
+    for route_method, pattern, call in _ROUTES:
+        if method == route_method and (found := pattern.fullmatch(path)):
+            return call, found.groupdict()
+    return None, {}
+
+
+@dataclass(frozen=True)
+class _Feed:
+    """A normal answer to connect: stream ``process`` from sequence number ``after``."""
+
+    process: FakeProcess
+    after: int
+
+
+_Act = Callable[[], "Reply | _Feed"]
+
+
+class FakeCreateos:
+    """A stateful fake CreateOS server; use as a context manager or with start()/stop().
+
+    ``sandboxes`` maps ids to a status or ``{"status", "pause", "resume"}``
+    (transitions: "immediate" or the statuses successive reads report);
+    ``programs`` are given to created processes in order, then
+    ``default_program``; ``listen=False`` gives a URL whose port refuses
+    connections; ``api_key`` makes requests without that ``X-Api-Key`` fail
+    with HTTP 401.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        plan: Iterable[Mapping[str, Any]] | None = None,
+        sandboxes: Mapping[str, str | Mapping[str, Any]] | None = None,
+        programs: Iterable[Mapping[str, Any]] | None = None,
+        default_program: Mapping[str, Any] | None = None,
+        api_key: str | None = None,
+        listen: bool = True,
+        heartbeat_ms: int = 100,
+    ) -> None:
+        self.host, self.port = host, port
+        self.plan = FaultPlan(plan)
+        self.ledger = Ledger()
+        self.state = FakeState(sandboxes=sandboxes, programs=programs, default_program=default_program, ledger=self.ledger)
+        self.api_key = api_key
+        self.listen = listen
+        self.heartbeat_ms = heartbeat_ms
+        self.stopping = threading.Event()
+        self.url = ""
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def __repr__(self) -> str:
+        return f"FakeCreateos(url={self.url!r})"
+
+    def start(self) -> FakeCreateos:
+        """Bind and serve in a daemon thread; ``url`` is set afterwards."""
+        if not self.listen:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind((self.host, self.port))
+                port = probe.getsockname()[1]
+            self.url = f"http://{self.host}:{port}"
+            return self
+        self._httpd = _Server((self.host, self.port), _Handler)
+        self._httpd.fake = self
+        self.url = f"http://{self.host}:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; stalled requests and open streams end promptly."""
+        self.stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeCreateos:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def facts(self) -> dict[str, Any]:
+        """The ledger's facts (see :meth:`Ledger.facts`)."""
+        return self.ledger.facts()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    fake: FakeCreateos
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def do_GET(self) -> None:
+        self.close_connection = True
+        try:
+            self._handle()
+        except OSError:
+            pass  # the client went away
+
+    do_POST = do_PUT = do_DELETE = do_GET
+
+    # -- dispatch ------------------------------------------------------------
+
+    def _handle(self) -> None:
+        fake = self.server.fake
+        split = urlsplit(self.path)
+        call, ids = route(self.command, split.path)
+        length = self.headers.get("Content-Length", "0")
+        body = self.rfile.read(int(length)) if length.isdigit() else b""
+        matched = fake.plan.match(call) if call is not None else None
+        index = fake.ledger.request(method=self.command, path=self.path, call=call, rule=matched and matched[0])
+
+        def act() -> Reply | _Feed:
+            return self._act(call, ids, parse_qs(split.query), body)
+
+        if matched is None:
+            self._answer(index, act())
+        else:
+            self._fault(index, matched[1], act)
+
+    def _fault(self, index: int, rule: FaultRule, act: _Act) -> None:
+        """Carry out a planned fault; every action settles the ledger entry before touching the wire."""
+        getattr(self, "_fault_" + rule.action.replace("-", "_"))(index, rule.params, act)
+
+    def _fault_respond(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        if params.get("handle"):
+            act()
+        status, headers = params.get("status", 200), params.get("headers", {})
+        self.server.fake.ledger.settle(index, "answered", status=status)
+        if "bodyText" in params:
+            self._send(status, params["bodyText"].encode("utf-8"), "text/plain", headers)
+        elif "body" in params:
+            self._send(status, json.dumps(params["body"]).encode("utf-8"), "application/json", headers)
+        else:
+            self._send(status, b"", None, headers)
+
+    def _fault_no_body(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        if params.get("handle"):
+            act()
+        self.server.fake.ledger.settle(index, "answered", status=params.get("status", 204))
+        self._send(params.get("status", 204), None, None, {})
+
+    def _fault_terminate_response(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        if params.get("handle"):
+            act()
+        self.server.fake.ledger.settle(index, "answered", status=200)
+        self._send_json(Reply.ok(params["data"]))
+
+    def _fault_drop(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        self.server.fake.ledger.settle(index, "dropped", handled=False)
+        self._drop()
+
+    def _fault_drop_after_handling(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        act()
+        self.server.fake.ledger.settle(index, "dropped", handled=True)
+        self._drop()
+
+    def _fault_reset(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        self.server.fake.ledger.settle(index, "reset")
+        self._reset()
+
+    def _fault_stall(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        fake = self.server.fake
+        stopped = fake.stopping.wait(params["ms"] / 1000)
+        handled = bool(params.get("handle")) and not stopped
+        fake.ledger.settle(index, "stalled", handled=handled)
+        if handled:
+            self._answer(None, act())
+        else:
+            self._drop()
+
+    def _fault_stream(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        self._start_stream(params.get("status", 200))
+        for frame in params["frames"]:
+            self._chunk(_frame_bytes(frame))
+        self.server.fake.ledger.settle(index, "streamed", ended=params["then"])
+        if params["then"] == "reset":
+            self._reset()
+        else:
+            self._end_stream()
+
+    def _fault_replay(self, index: int, params: dict[str, Any], act: _Act) -> None:
+        outcome = act()
+        if isinstance(outcome, _Feed):
+            outcome = _Feed(outcome.process, max(0, outcome.after - params["overlap"]))
+        self._answer(index, outcome)
+
+    def _answer(self, index: int | None, outcome: Reply | _Feed) -> None:
+        """Answer as a normal server would; ``index`` None when the ledger entry is already settled."""
+        ledger = self.server.fake.ledger
+        if isinstance(outcome, Reply):
+            if index is not None:
+                ledger.settle(index, "answered", status=outcome.status)
+            self._send_json(outcome)
+            return
+        self._follow(outcome, index)
+
+    def _act(self, call: str | None, ids: dict[str, str], query: dict[str, list[str]], body: bytes) -> Reply | _Feed:
+        """What the request does to the state, and the normal answer."""
+        fake = self.server.fake
+        state = fake.state
+        if call is None:
+            return Reply.fail(404, "no such endpoint")
+        if fake.api_key is not None and self.headers.get("X-Api-Key") != fake.api_key:
+            return Reply.fail(401, "invalid API key")
+        sandbox_id, process_id = ids.get("sandbox", ""), ids.get("process", "")
+        if call in ("create-sandbox", "exec", "create-process"):
+            try:
+                document = json.loads(body) if body else None
+            except ValueError:
+                return Reply.fail(400, "invalid JSON")
+            if call == "create-sandbox":
+                return state.create_sandbox(document)
+            if call == "exec":
+                return state.exec(sandbox_id, document)
+            return state.create_process(sandbox_id, document)
+        if call == "get-sandbox":
+            return state.get_sandbox(sandbox_id)
+        if call == "destroy-sandbox":
+            return state.destroy_sandbox(sandbox_id)
+        if call in ("pause-sandbox", "resume-sandbox"):
+            return state.change_sandbox(sandbox_id, call.split("-")[0])
+        if call == "upload-file":
+            return state.upload_file(sandbox_id, (query.get("path") or [None])[0], body)
+        if call == "close-stdin":
+            return state.close_stdin(sandbox_id, process_id)
+        if call == "terminate":
+            return state.terminate(sandbox_id, process_id)
+        after = (query.get("after") or ["0"])[0]
+        if not after.isdigit():
+            return Reply.fail(400, "after must be a whole number")
+        process = state.find_process(sandbox_id, process_id)
+        if process is None:
+            return Reply.fail(404, "process not found")
+        return _Feed(process, int(after))
+
+    # -- answers on the wire -------------------------------------------------
+
+    def _send(self, status: int, payload: bytes | None, content_type: str | None, headers: Mapping[str, str]) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        given = {name.lower() for name in headers}
+        if payload is not None:
+            if content_type is not None and "content-type" not in given:
+                self.send_header("Content-Type", content_type)
+            if "content-length" not in given:  # a planned Content-Length may promise more than is sent
+                self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if payload:
+            self.wfile.write(payload)
+
+    def _send_json(self, reply: Reply) -> None:
+        self._send(reply.status, json.dumps(reply.body).encode("utf-8"), "application/json", {})
+
+    def _start_stream(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _follow(self, feed: _Feed, index: int | None) -> None:
+        """Stream a process's frames until its exit frame, its termination or the server's stop."""
+        fake = self.server.fake
+
+        def settle(ended: str) -> None:
+            if index is not None:
+                fake.ledger.settle(index, "streamed", ended=ended)
+
+        settle("open")
+        try:
+            self._stream_feed(feed, settle)
+        except OSError:
+            settle("client-gone")
+            raise
+
+    def _stream_feed(self, feed: _Feed, settle: Any) -> None:
+        fake = self.server.fake
+        self._start_stream(200)
+        sent, last_beat = feed.after, time.monotonic()
+        while True:
+            frames, exit_frame, terminated = fake.state.snapshot(feed.process, sent)
+            for frame in frames:
+                self._chunk(_frame_bytes(frame))
+                sent = frame["seq"]
+            if exit_frame is not None or terminated:
+                settle("exit" if exit_frame is not None else "terminated")
+                if exit_frame is not None:
+                    self._chunk(_frame_bytes(exit_frame))
+                self._end_stream()
+                return
+            if time.monotonic() - last_beat >= fake.heartbeat_ms / 1000:
+                self._chunk(_frame_bytes({"type": "heartbeat"}))
+                last_beat = time.monotonic()
+            if fake.stopping.wait(_STREAM_TICK_SECONDS):
+                settle("server-stopped")
+                return
+
+    def _drop(self) -> None:
+        """Close the connection without an answer (FIN)."""
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _reset(self) -> None:
+        """Abort the connection (RST), after a moment for the client to read what was sent."""
+        time.sleep(0.02)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()  # the last reference besides the socket itself: the close below is real
+        self.connection.close()
+
+
+def _frame_bytes(frame: Mapping[str, Any]) -> bytes:
+    """A frame as sent: JSON and a newline, or ``raw`` text / ``rawBytes64`` bytes verbatim."""
+    if set(frame) == {"raw"}:
+        return str(frame["raw"]).encode("utf-8")
+    if set(frame) == {"rawBytes64"}:
+        return base64.b64decode(frame["rawBytes64"])
+    return json.dumps(frame).encode("utf-8") + b"\n"
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    plan: Iterable[Mapping[str, Any]] | None = None,
+    sandboxes: Mapping[str, str | Mapping[str, Any]] | None = None,
+    *,
+    programs: Iterable[Mapping[str, Any]] | None = None,
+    api_key: str | None = None,
+    out: TextIO | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Run a fake CreateOS server until interrupted (Ctrl-C) or ``stop`` is set, printing its URL first."""
+    fake = FakeCreateos(host=host, port=port, plan=plan, sandboxes=sandboxes, programs=programs, api_key=api_key)
+    stop = stop or threading.Event()
+    with fake:
+        print(fake.url, file=out or sys.stdout, flush=True)
+        try:
+            while not stop.wait(0.2):
+                pass
+        except KeyboardInterrupt:
+            pass

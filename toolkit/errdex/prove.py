@@ -1,0 +1,279 @@
+"""Proving records: every trigger scenario is run against a fresh fake CreateOS server.
+
+A scenario passes when the reference executor really runs into the fault and
+what it observes is what the record says: the call raises the recorded error
+class with a message that the record's own ``messagePattern`` matches (with
+the expected captured values), or returns the expected result; and the fake
+server's ledger shows the expected facts. Waits between polls and reconnects
+are shortened to 20 ms so that proofs are fast; everything else runs as the
+upstream client does, on real sockets on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import re2
+
+from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
+from errdex.patterns import to_re2
+from errdex.records.models import Scenario
+from errdex.records.sources import iter_documents
+
+__all__ = ["ProofReport", "RecordProof", "ScenarioProof", "prove", "prove_scenario"]
+
+#: A scenario that has not finished after this long has failed (the executor must never hang).
+SCENARIO_LIMIT_S = 30.0
+PROOF_API_KEY = "errdex-proof-key"
+
+
+@dataclass
+class ScenarioProof:
+    """The outcome of running one scenario."""
+
+    id: str
+    passed: bool
+    observed: dict[str, Any]
+    failures: list[str] = field(default_factory=list)
+    ledger: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "passed": self.passed,
+            "observed": self.observed,
+            "failures": self.failures,
+            "ledger": self.ledger,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class RecordProof:
+    """Every scenario of one record."""
+
+    id: str
+    slug: str
+    path: str
+    scenarios: list[ScenarioProof] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None and bool(self.scenarios) and all(s.passed for s in self.scenarios)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "slug": self.slug,
+            "path": self.path,
+            "passed": self.passed,
+            "problem": self.problem,
+            "scenarios": [s.as_dict() for s in self.scenarios],
+        }
+
+
+@dataclass
+class ProofReport:
+    """The record x scenario matrix of one proof run."""
+
+    records: list[RecordProof] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(record.passed for record in self.records)
+
+    def summary(self) -> dict[str, Any]:
+        scenarios = [s for r in self.records for s in r.scenarios]
+        return {
+            "records": len(self.records),
+            "recordsPassed": sum(r.passed for r in self.records),
+            "recordsWithoutScenarios": sum(not r.scenarios for r in self.records),
+            "scenarios": len(scenarios),
+            "scenariosPassed": sum(s.passed for s in scenarios),
+            "scenariosFailed": sum(not s.passed for s in scenarios),
+            "seconds": round(self.seconds, 3),
+            "passed": self.passed,
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"records": [r.as_dict() for r in self.records], "summary": self.summary()}
+
+
+def _result_dict(result: Any) -> dict[str, Any]:
+    return {
+        "exitCode": result.exit_code,
+        "signal": result.signal,
+        "timedOut": result.timed_out,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "outputTruncated": result.output_truncated,
+        "processId": result.process_id,
+    }
+
+
+def _run_call(scenario: Scenario, client: CreateosClient, cancel: threading.Event) -> Any:
+    call = scenario.call
+    op = call.operation
+    if op == "execute":
+        result = execute(
+            client, call.sandbox, call.command or "", args=call.args, cwd=call.cwd, env=call.env or None,
+            stdin=call.stdin, timeout_ms=call.timeoutMs, cancel=cancel,
+        )
+        return _result_dict(result)
+    simple = {
+        "get-sandbox": lambda: client.get_sandbox(call.sandbox, cancel=cancel),
+        "create-sandbox": lambda: client.create_sandbox(cancel=cancel),
+        "destroy-sandbox": lambda: client.destroy_sandbox(call.sandbox, cancel=cancel),
+        "pause-sandbox": lambda: client.pause_sandbox(call.sandbox, cancel=cancel),
+        "resume-sandbox": lambda: client.resume_sandbox(call.sandbox, cancel=cancel),
+        "upload-file": lambda: client.upload_file(call.sandbox, call.path or "/tmp/file", (call.text or "").encode(), cancel=cancel),
+        "exec": lambda: client.exec(call.sandbox, call.command or "", call.args, cancel=cancel),
+    }
+    value = simple[op]()
+    return {"value": value}
+
+
+def _fact(facts: dict[str, Any], dotted: str) -> Any:
+    node: Any = facts
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def prove_scenario(record: dict[str, Any], raw: dict[str, Any]) -> ScenarioProof:
+    """Run one scenario of a record against a fresh fake server and judge what was observed."""
+    started = time.monotonic()
+    scenario_id = raw.get("id") if isinstance(raw.get("id"), str) else "?"
+    try:
+        scenario = Scenario.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        problem = exc.errors()[0]
+        where = "/".join(str(p) for p in problem["loc"])
+        return ScenarioProof(scenario_id, False, {}, [f"invalid scenario at {where}: {problem['msg']}"])
+    outcome: dict[str, Any] = {}
+    failures: list[str] = []
+    try:
+        server = FakeCreateos(
+            plan=[fault.model_dump(exclude_none=True) for fault in scenario.server.faults],
+            sandboxes=scenario.server.sandboxes,
+            programs=scenario.server.programs,
+            listen=scenario.server.listen,
+        )
+    except (ValueError, TypeError) as exc:
+        return ScenarioProof(scenario.id, False, {}, [f"the fake server refuses the scenario: {exc}"])
+    with server:
+        client = CreateosClient(
+            server.url, PROOF_API_KEY, timeout_ms=scenario.call.clientTimeoutMs, pace_ms=0,
+            poll_interval_ms=20, reconnect_delay_ms=20,
+        )
+        cancel = threading.Event()
+        timer = None
+        if scenario.call.cancelAfterMs is not None:
+            timer = threading.Timer(scenario.call.cancelAfterMs / 1000, cancel.set)
+            timer.daemon = True
+            timer.start()
+
+        def run() -> None:
+            try:
+                outcome["returns"] = _run_call(scenario, client, cancel)
+            except CreateosError as exc:
+                outcome["raises"] = exc
+            except Exception as exc:  # noqa: BLE001  (a bug in the executor is a failed proof, not a crash)
+                outcome["crash"] = exc
+
+        worker = threading.Thread(target=run, name=f"proof-{scenario.id}", daemon=True)
+        worker.start()
+        worker.join(SCENARIO_LIMIT_S)
+        if timer:
+            timer.cancel()
+        if worker.is_alive():
+            cancel.set()
+            failures.append(f"the call did not finish within {SCENARIO_LIMIT_S:.0f} s")
+        facts = server.facts()
+    observed: dict[str, Any]
+    if "raises" in outcome:
+        error = outcome["raises"]
+        observed = {"outcome": "raises", "errorClass": error.error_class, "message": str(error)}
+    elif "returns" in outcome:
+        observed = {"outcome": "returns", "result": outcome["returns"]}
+    elif "crash" in outcome:
+        error = outcome["crash"]
+        observed = {"outcome": "crash", "errorClass": type(error).__name__, "message": str(error)}
+    else:
+        observed = {"outcome": "unfinished"}
+    failures.extend(_judge(record, scenario, observed, facts))
+    return ScenarioProof(scenario.id, not failures, observed, failures, facts, time.monotonic() - started)
+
+
+def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any], facts: dict[str, Any]) -> list[str]:
+    expect = scenario.expect
+    failures = []
+    if observed["outcome"] != expect.outcome:
+        detail = f" ({observed.get('errorClass')}: {observed.get('message')})" if "message" in observed else ""
+        failures.append(f"expected the call to {expect.outcome}, but it {observed['outcome']}{detail}")
+    elif expect.outcome == "raises":
+        if expect.errorClass is not None and observed["errorClass"] != expect.errorClass:
+            failures.append(f"expected {expect.errorClass}, observed {observed['errorClass']}")
+        pattern = record.get("messagePattern")
+        match = re2.compile(to_re2(pattern)).fullmatch(observed["message"]) if isinstance(pattern, str) else None
+        if expect.matchesRecord and match is None:
+            failures.append(f"the record's messagePattern does not match the raised message {observed['message']!r}")
+        if not expect.matchesRecord and match is not None:
+            failures.append("the raised message is matched by the record's messagePattern, but must not be")
+        if match is not None and expect.groups is not None and list(match.groups()) != expect.groups:
+            failures.append(f"captured {list(match.groups())}, expected {expect.groups}")
+    else:
+        for name, wanted in expect.result.items():
+            got = observed["result"].get(name, "<missing>")
+            if got != wanted:
+                failures.append(f"result {name} is {got!r}, expected {wanted!r}")
+    for name, wanted in expect.ledger.items():
+        got = _fact(facts, name)
+        if got != wanted:
+            failures.append(f"ledger {name} is {got!r}, expected {wanted!r}")
+    return failures
+
+
+def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | None = None) -> ProofReport:
+    """Prove every scenario of every record (``only``: record ids or slugs to keep)."""
+    started = time.monotonic()
+    report = ProofReport()
+    wanted = set(only or ())
+    for doc in iter_documents(paths):
+        value = doc.value
+        record = value.get("record") if isinstance(value, dict) and "record" in value else value
+        if not isinstance(record, dict):
+            continue
+        record_id, slug = str(record.get("id", "?")), str(record.get("slug", "?"))
+        if wanted and record_id not in wanted and slug not in wanted:
+            continue
+        proof = RecordProof(record_id, slug, doc.path)
+        scenarios = record.get("scenarios")
+        if not isinstance(scenarios, list) or not scenarios:
+            proof.problem = "the record has no scenarios"
+        else:
+            proof.scenarios = [
+                prove_scenario(record, raw) if isinstance(raw, dict) else ScenarioProof("?", False, {}, ["not an object"])
+                for raw in scenarios
+            ]
+        report.records.append(proof)
+    if wanted:
+        found = {r.id for r in report.records} | {r.slug for r in report.records}
+        missing = sorted(wanted - found)
+        if missing:
+            from errdex.errors import RecordNotFound
+
+            raise RecordNotFound(f"no record with id or slug {missing[0]!r}")
+    report.seconds = time.monotonic() - started
+    return report
