@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from typing import Any
 
-import re2
-
-from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex import patterns
+from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.checks.pattern_facts import PatternFacts
 
 
-@functools.lru_cache(maxsize=4096)
-def _re2_regex(pattern: str) -> Any:
-    """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
-    return re2.compile(patterns.to_re2(pattern))
+def _facts(ctx: RecordContext) -> PatternFacts:
+    facts = ctx.extra.get("pattern-facts")
+    if facts is None:
+        facts = ctx.extra["pattern-facts"] = PatternFacts()
+    return facts
+
+
+def pattern_analysis(ctx: RecordContext) -> dict[str, Any] | None:
+    pattern = ctx.text("messagePattern")
+    return None if pattern is None else _facts(ctx).analysis(pattern)
 
 
 def _portable_pattern(ctx: RecordContext) -> str | None:
-    pattern = ctx.text("messagePattern")
-    if pattern is None or ctx.extra.setdefault("pattern-problems", patterns.portability_problems(pattern)):
-        return None
-    return pattern
+    analysis = pattern_analysis(ctx)
+    return None if analysis is None or analysis["portability"] else ctx.text("messagePattern")
 
 
 @register
@@ -34,12 +36,9 @@ class PatternPortable(Check):
     )
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        pattern = ctx.text("messagePattern")
-        if pattern is None:
-            return
-        problems = ctx.extra.setdefault("pattern-problems", patterns.portability_problems(pattern))
-        for problem in problems:
-            yield Problem("messagePattern", f"at offset {problem.offset}: {problem.message}")
+        analysis = pattern_analysis(ctx)
+        for offset, message in analysis["portability"] if analysis else ():
+            yield Problem("messagePattern", f"at offset {offset}: {message}")
 
 
 @register
@@ -61,13 +60,26 @@ class PatternEngines(Check):
             return
         from errdex.cache import cache_dir
 
-        verdicts = patterns.compile_problems(list(self.by_pattern), cache_dir=cache_dir() / "patterns")
+        facts = _facts(next(iter(self.by_pattern.values()))[0])
+        verdicts: dict[str, list[list[str]]] = {}
+        unknown = []
+        for pattern in self.by_pattern:
+            known = facts.engine_problems(pattern)
+            if known is None:
+                unknown.append(pattern)
+            else:
+                verdicts[pattern] = known
+        if unknown:
+            report = patterns.compile_problems(unknown, cache_dir=cache_dir() / "patterns")
+            complete = set(report.engines) == set(patterns.ENGINES)
+            for pattern, problems in report.items():
+                verdicts[pattern] = [[p.engine, p.message] for p in problems]
+                if complete:
+                    facts.remember_engine_problems(pattern, verdicts[pattern])
         for pattern, problems in verdicts.items():
-            for problem in problems:
+            for engine, message in problems:
                 for ctx in self.by_pattern.get(pattern, ()):
-                    yield ctx, Problem(
-                        "messagePattern", f"{problem.engine} cannot compile it: {problem.message}; keep to the portable subset"
-                    )
+                    yield ctx, Problem("messagePattern", f"{engine} cannot compile it: {message}; keep to the portable subset")
 
 
 @register
@@ -76,11 +88,9 @@ class PatternBacktracking(Check):
     summary = "messagePattern has no shape that backtracks catastrophically (nested or adjacent overlapping repeats)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        pattern = _portable_pattern(ctx)
-        if pattern is None:
-            return
-        for problem in patterns.backtracking_problems(pattern):
-            yield Problem("messagePattern", f"at offset {problem.offset}: {problem.message}")
+        analysis = pattern_analysis(ctx)
+        for offset, message in analysis["backtracking"] if analysis else ():
+            yield Problem("messagePattern", f"at offset {offset}: {message}")
 
 
 @register
@@ -92,7 +102,7 @@ class PatternMatchesMessage(Check):
         pattern, message = _portable_pattern(ctx), ctx.text("errorMessage")
         if pattern is None or message is None:
             return
-        if _re2_regex(pattern).fullmatch(message) is None:
+        if not _facts(ctx).full_match(pattern, message):
             yield Problem(
                 "messagePattern",
                 "messagePattern does not match the whole errorMessage; escape metacharacters and cover every part",

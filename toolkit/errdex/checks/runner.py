@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from errdex.checks.base import Check, Finding, Problem, RecordContext
+from errdex.cache import cache_dir
 from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
+from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
 from errdex.records.jsontext import Locator, ParseProblem
 from errdex.records.schema import SUPPORTED_VERSIONS
@@ -60,7 +62,7 @@ class _Run:
         self.config = config
         self.report = ValidationReport(checks=list(checks), strict=config.strict)
         self.locators: dict[int, Locator] = {}
-        self.registry = checks
+        self.pattern_facts = PatternFacts(cache_dir() / "pattern-facts.json")
 
     def _finding(self, code: str, doc: Document, pointer: str, message: str, record: dict[str, Any] | None,
                  position: tuple[int, int] | None = None) -> None:
@@ -120,6 +122,7 @@ class _Run:
             fs_path=doc.fs_path,
             dataset_version=value.get("datasetVersion") if shape == "envelope" else None,
             locate=doc,
+            extra={"pattern-facts": self.pattern_facts},
         )
         for check in self.instances:
             for problem in check.check(ctx):
@@ -136,6 +139,7 @@ class _Run:
         for check in self.instances:
             for ctx, problem in check.finalize():
                 self._record_problem(check, ctx, problem)
+        self.pattern_facts.save()
         findings = self.report.findings
         # A semantic check that names a field says more than the schema's generic message.
         semantic = {(f.path, f.line, f.pointer) for f in findings if f.code >= "EDX100"}

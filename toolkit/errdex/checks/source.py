@@ -85,20 +85,21 @@ class MessageInSource(Check):
     summary = "The message's literal text appears in sourceCode at or near lineNumber."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.patterns import portability_problems, required_literals
+        from errdex.checks.pattern import pattern_analysis
 
         code, pattern = ctx.text("sourceCode"), ctx.text("messagePattern")
         start, line, end = ctx.integer("sourceCodeStart"), ctx.integer("lineNumber"), ctx.integer("sourceCodeEnd")
         if not code or not pattern or None in (start, line, end) or not start <= line <= end:
             return
-        if portability_problems(pattern):
+        analysis = pattern_analysis(ctx)
+        if analysis is None or analysis["portability"]:
             return
         lines = code.split("\n")
         first = max(0, line - start - NEAR_LINES)
         near = "\n".join(lines[first : line - start + NEAR_LINES + 1])
         # Messages built from parts: "a " + "b", over several lines, with escaped quotes.
         joined = _CONCAT.sub("", near).replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
-        for literal in required_literals(pattern):
+        for literal in analysis["literals"]:
             if len(literal.strip()) < MIN_LITERAL or literal in near or literal in joined:
                 continue
             where = next((start + i for i, text in enumerate(lines) if literal in text), None)

@@ -890,7 +890,21 @@ def _lits(node: Node) -> _Lits:
     if isinstance(node, Group):
         return _lits(node.child)
     if isinstance(node, Sequence):
-        return _lits_seq([_lits(i) for i in node.items])
+        parts: list[_Lits] = []
+        run: list[str] = []
+        for item in node.items:
+            if type(item) is Literal:  # the common case: a run of plain characters
+                run.append(item.char)
+                continue
+            if run:
+                text = "".join(run)
+                parts.append(_Lits(text, text, [], text))
+                run = []
+            parts.append(_lits(item))
+        if run:
+            text = "".join(run)
+            parts.append(_Lits(text, text, [], text))
+        return _lits_seq(parts)
     if isinstance(node, Alternation):
         bs = [_lits(b) for b in node.branches]
         if all(b.exact is not None for b in bs) and len({b.exact for b in bs}) == 1:

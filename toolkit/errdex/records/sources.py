@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
@@ -88,18 +89,25 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
     if is_bundle(path.name):
         yield from _read_bundle(path, display)
         return
-    if not path.is_file():
-        yield _problem_document(display, path, "not a regular file")
-        return
     try:
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            yield _problem_document(display, path, f"file is {size} bytes; a record file holds one record of a few kilobytes")
-            return
-        data = path.read_bytes()
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         yield _problem_document(display, path, f"cannot read file: {_os_reason(exc)}")
         return
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            yield _problem_document(display, path, "not a regular file")
+            return
+        if info.st_size > MAX_DOCUMENT_BYTES:
+            yield _problem_document(display, path, f"file is {info.st_size} bytes; a record file holds one record of a few kilobytes")
+            return
+        try:
+            data = handle.read()
+        except OSError as exc:
+            yield _problem_document(display, path, f"cannot read file: {_os_reason(exc)}")
+            return
     yield _document(display, path, data)
 
 

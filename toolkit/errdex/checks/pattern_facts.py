@@ -1,0 +1,91 @@
+"""What the pattern checks learn about a pattern, kept between runs.
+
+Every analysis of a pattern (portability, backtracking, required literals,
+whether it matches a message) is a pure function of the pattern's text and of
+the errdex version, so a validation run stores the results in the user's cache
+and the next run reuses them: only new or changed patterns are analysed again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import re2
+
+from errdex import patterns
+from errdex._version import __version__
+
+__all__ = ["PatternFacts"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _re2_regex(pattern: str) -> Any:
+    """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
+    return re2.compile(patterns.to_re2(pattern))
+
+
+def _key(*parts: str) -> str:
+    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+class PatternFacts:
+    """Pattern analyses for one validation run, backed by a JSON file in the cache."""
+
+    def __init__(self, cache_file: Path | None = None) -> None:
+        self.cache_file = cache_file
+        self.entries: dict[str, Any] = {}
+        self.changed = False
+        if cache_file is not None:
+            try:
+                data = json.loads(cache_file.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and data.get("version") == __version__:
+                    self.entries = data.get("entries", {})
+            except (OSError, ValueError):
+                pass
+
+    def analysis(self, pattern: str) -> dict[str, Any]:
+        """Portability problems, backtracking problems and required literals of a pattern."""
+        key = _key("analysis", pattern)
+        found = self.entries.get(key)
+        if found is None:
+            portability = [[p.offset, p.message] for p in patterns.portability_problems(pattern)]
+            found = {"portability": portability, "backtracking": [], "literals": []}
+            if not portability:
+                found["backtracking"] = [[p.offset, p.message] for p in patterns.backtracking_problems(pattern)]
+                found["literals"] = patterns.required_literals(pattern)
+            self.entries[key] = found
+            self.changed = True
+        return found
+
+    def full_match(self, pattern: str, message: str) -> bool:
+        """Whether a portable pattern matches the whole message (RE2: linear time)."""
+        key = _key("full", pattern, message)
+        found = self.entries.get(key)
+        if found is None:
+            found = self.entries[key] = _re2_regex(pattern).fullmatch(message) is not None
+            self.changed = True
+        return bool(found)
+
+    def engine_problems(self, pattern: str) -> list[list[str]] | None:
+        """The (engine, message) problems of compiling the pattern in every engine, if known."""
+        return self.entries.get(_key("engines", pattern))
+
+    def remember_engine_problems(self, pattern: str, problems: list[list[str]]) -> None:
+        self.entries[_key("engines", pattern)] = problems
+        self.changed = True
+
+    def save(self) -> None:
+        """Write the cache back (atomically) when this run learnt something."""
+        if self.cache_file is None or not self.changed:
+            return
+        from errdex.records.canonical import write_atomic
+
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries}).encode())
+        except OSError:
+            pass  # a cache that cannot be written only costs time
