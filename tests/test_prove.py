@@ -1,0 +1,107 @@
+"""Every recorded scenario is proved by the test suite, exactly as `errdex prove` runs it."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.prove import prove, prove_scenario
+from errdex.records.sources import iter_documents
+from tests.conftest import write_envelope
+
+RECORDS = [
+    doc.value["record"]
+    for doc in iter_documents()
+    if isinstance(doc.value, dict) and isinstance(doc.value.get("record"), dict)
+]
+CASES = [(record, scenario) for record in RECORDS for scenario in record.get("scenarios", [])]
+
+
+def test_every_record_has_scenarios() -> None:
+    assert RECORDS and all(record.get("scenarios") for record in RECORDS)
+
+
+@pytest.mark.parametrize(
+    ("record", "scenario"), CASES, ids=[f"{r['slug'][:40]}::{s['id']}" for r, s in CASES]
+)
+def test_recorded_scenario_is_proved(record: dict[str, Any], scenario: dict[str, Any]) -> None:
+    proof = prove_scenario(record, scenario)
+    assert proof.passed, (proof.failures, proof.observed)
+
+
+def _seed_v3(seed: dict[str, Any]) -> dict[str, Any]:
+    record = seed["record"]
+    record["schemaVersion"] = 3
+    record["scenarios"] = [
+        {
+            "id": "lost-answer",
+            "summary": "The process is created but the answer to the POST never arrives.",
+            "call": {"operation": "execute", "command": "echo", "args": ["hi"]},
+            "server": {
+                "programs": [{"output": [], "exit": None}],
+                "faults": [{"on": "create-process", "action": "drop-after-handling"}],
+            },
+            "expect": {
+                "outcome": "raises",
+                "errorClass": "CreateosCleanupError",
+                "ledger": {"processesRunning": 1, "requests.terminate": 0},
+            },
+        }
+    ]
+    return seed
+
+
+def test_prove_reports_the_matrix(tmp_path: Path, seed: dict[str, Any]) -> None:
+    path = write_envelope(tmp_path, _seed_v3(seed))
+    report = prove([path])
+    assert report.passed
+    data = report.as_dict()
+    scenario = data["records"][0]["scenarios"][0]
+    assert scenario["id"] == "lost-answer" and scenario["passed"] is True
+    assert scenario["observed"]["errorClass"] == "CreateosCleanupError"
+    assert scenario["ledger"]["processesRunning"] == 1
+    assert data["summary"]["scenariosPassed"] == 1
+
+
+def test_a_wrong_expectation_fails_with_reasons(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    envelope = _seed_v3(seed)
+    envelope["record"]["scenarios"][0]["expect"]["errorClass"] = "CreateosApiError"
+    envelope["record"]["scenarios"][0]["expect"]["ledger"] = {"processesRunning": 0}
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path), "--format", "json")
+    assert result.exit_code == 1
+    failures = result.json()["records"][0]["scenarios"][0]["failures"]
+    assert any("expected CreateosApiError" in f for f in failures)
+    assert any("ledger processesRunning is 1" in f for f in failures)
+
+
+def test_a_record_without_scenarios_fails(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    path = write_envelope(tmp_path, seed)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1 and "has no scenarios" in result.stdout
+
+
+def test_a_pattern_that_does_not_match_the_raised_message_fails(seed: dict[str, Any]) -> None:
+    envelope = _seed_v3(seed)
+    record = copy.deepcopy(envelope["record"])
+    record["messagePattern"] = "CreateOS process creation failed\\."
+    proof = prove_scenario(record, record["scenarios"][0])
+    assert not proof.passed and "does not match the raised message" in proof.failures[0]
+
+
+def test_unknown_record_is_an_error(cli) -> None:
+    result = cli("prove", "no-such-record")
+    assert result.exit_code == 1 and "no record with id or slug" in result.stderr
+
+
+def test_prove_json_shape(cli) -> None:
+    data = json.loads(cli("prove", "--format", "json").stdout)
+    assert set(data) == {"records", "summary"}
+    for record in data["records"]:
+        assert {"id", "slug", "scenarios"} <= set(record)
+        for scenario in record["scenarios"]:
+            assert {"id", "passed", "observed"} <= set(scenario)
