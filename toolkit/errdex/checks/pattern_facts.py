@@ -82,7 +82,7 @@ class PatternFacts:
         """Write the cache back (atomically) when this run learnt something."""
         if self.cache_file is None or not self.changed:
             return
-        from errdex.records.canonical import write_atomic
+        from errdex._files import write_atomic
 
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)

@@ -30,13 +30,14 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from errdex._files import write_atomic
 
 from .analysis import is_portable
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2
@@ -300,19 +301,8 @@ def _save_cache(path: Path, verdicts: dict[str, str | None], used: Iterable[str]
         drop = len(merged) - _CACHE_MAX_ENTRIES
         for k in list(merged)[:drop]:
             del merged[k]
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"format": _CACHE_FORMAT, "verdicts": merged}, f, separators=(",", ":"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    payload = json.dumps({"format": _CACHE_FORMAT, "verdicts": merged}, separators=(",", ":"))
+    write_atomic(path, payload.encode("utf-8"))
 
 
 # ------------------------------------------------------------------ entry point

@@ -10,12 +10,11 @@ key order, without spaces.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from errdex._files import write_atomic
 from errdex.records.models import RECORD_MODELS
 from errdex.records.sources import Document, is_bundle, iter_documents
 
@@ -67,25 +66,6 @@ def canonical_text(value: Any, *, bundle_line: bool = False) -> str:
     if bundle_line:
         return _dumps(value, separators=(",", ":"))
     return _dumps(value, indent=2) + "\n"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a file through a temporary file in the same folder and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        except OSError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @dataclass

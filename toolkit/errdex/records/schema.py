@@ -61,7 +61,7 @@ def schema_files() -> dict[str, str]:
 
 def sync_schema_files(folder: Path, *, write: bool) -> list[str]:
     """Names of the schema files in ``folder`` that differ from the models (rewritten when ``write``)."""
-    from errdex.records.canonical import write_atomic
+    from errdex._files import write_atomic
 
     stale = []
     for name, text in schema_files().items():
