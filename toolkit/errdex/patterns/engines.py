@@ -24,6 +24,8 @@ writers' entries.  An engine that cannot run (module not installed, no
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.metadata
 import json
 import os
 import re
@@ -34,7 +36,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from errdex._files import write_atomic
@@ -127,10 +129,7 @@ def _python_compile(sources: list[str]) -> list[str | None]:
 
 
 def _re2_version() -> str:
-    import importlib.metadata
-
-    import re2  # noqa: F401
-
+    importlib.import_module("re2")  # ImportError: engine skipped
     return importlib.metadata.version("google-re2")
 
 
@@ -180,10 +179,7 @@ def _duckdb_compile(sources: list[str]) -> list[str | None]:
 
 
 def _hyperscan_version() -> str:
-    import importlib.metadata
-
-    import hyperscan  # noqa: F401
-
+    importlib.import_module("hyperscan")  # ImportError: engine skipped
     return f"{importlib.metadata.version('hyperscan')}-flags{HYPERSCAN_FLAGS}"
 
 
@@ -265,7 +261,6 @@ class _Engine:
     version: Callable[[], str]
     source: Callable[[str], str | bytes]
     compile: Callable[[list], list[str | None]]
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ cache

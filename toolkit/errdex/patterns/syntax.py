@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal as TLiteral, TypeAlias
+import typing
+from typing import TypeAlias
 
 from . import charset as cs
 
@@ -31,7 +32,6 @@ __all__ = [
 
 MAX_PARSE_DEPTH = 200
 SYNTAX_CHARS = frozenset("^$\\.*+?()[]{}|")
-_SPECIAL = SYNTAX_CHARS
 _QUANTIFIER_START = frozenset("*+?{")
 
 
@@ -79,7 +79,7 @@ class ClassRange:
 class ClassEscape:
     """``\\d \\D \\w \\W \\s \\S`` inside or outside a class."""
 
-    kind: TLiteral["d", "D", "w", "W", "s", "S"]
+    kind: typing.Literal["d", "D", "w", "W", "s", "S"]
     offset: int
 
 
@@ -161,7 +161,7 @@ class Repeat:
 class Anchor:
     """``^``, ``$``, ``\\b`` or ``\\B``."""
 
-    kind: TLiteral["^", "$", "\\b", "\\B"]
+    kind: typing.Literal["^", "$", "\\b", "\\B"]
     offset: int
     end: int
 
@@ -191,7 +191,7 @@ Node: TypeAlias = (
     | Backreference
 )
 
-NoteKind: TypeAlias = TLiteral[
+NoteKind: TypeAlias = typing.Literal[
     "unicode_escape", "property_escape", "control_escape", "nul_escape", "space_class",
     "empty_class", "surrogate",
 ]
@@ -267,6 +267,24 @@ _SPECIAL_ESCAPES = {
 # literal nodes, which keeps allocation and garbage-collection work low.
 _LITERALS: list[dict[str, Literal]] = [{} for _ in range(512)]
 _LITERALS_MAX_PER_OFFSET = 256
+
+
+_PLAIN_RUN = re.compile("[^\\\\^$.*+?()\\[\\]{}|\ud800-\udfff]+")
+
+
+def _literals(s: str, i: int, j: int) -> list[Literal]:
+    """Interned literal nodes for ``s[i:j]`` (plain characters only)."""
+    if j > 512:
+        return [_literal(c, k) for k, c in enumerate(s[i:j], i)]
+    tables = _LITERALS
+    out = []
+    for k in range(i, j):
+        c = s[k]
+        node = tables[k].get(c)
+        if node is None:
+            node = _literal(c, k)
+        out.append(node)
+    return out
 
 
 def _literal(c: str, i: int) -> Literal:
@@ -346,16 +364,21 @@ class _Parser:
         start = self.i
         items: list[Node] = []
         s, n = self.s, self.n
-        special = _SPECIAL
+        plain = _PLAIN_RUN.match
         i = start
         while i < n:
+            m = plain(s, i)
+            if m is not None:
+                # A run of plain literal characters; a quantifier after the run
+                # belongs to its last character, which term() handles.
+                j = m.end()
+                if j < n and s[j] in _QUANTIFIER_START:
+                    j -= 1
+                if j > i:
+                    items.extend(_literals(s, i, j))
+                    i = j
+                    continue
             c = s[i]
-            if c not in special and (i + 1 >= n or s[i + 1] not in _QUANTIFIER_START) and not (
-                    "\ud800" <= c <= "\udfff"):
-                # Fast path for a plain, unquantified literal character.
-                items.append(_literal(c, i))
-                i += 1
-                continue
             if c == "|" or c == ")":
                 break
             self.i = i
