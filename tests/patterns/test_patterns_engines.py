@@ -125,3 +125,20 @@ def test_duplicates_and_empty_input() -> None:
     report = compile_problems(["x", "x"])
     assert list(report) == ["x"]
     assert dict(compile_problems([])) == {}
+
+
+def test_unwritable_cache_is_reported_not_raised(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    report = compile_problems(GOOD, cache_dir=blocker / "sub", engines=["python"])
+    assert report.cache_error is not None
+    assert report["é+x"] == []
+
+
+def test_hyperscan_chunks_are_bisected_to_the_culprit() -> None:
+    sources = [b"x%dy" % i for i in range(300)]
+    sources[5] = b"a^b"
+    sources[290] = b"(a|)"
+    out = engines_mod._hyperscan_compile(sources, likely_ok=set(sources))
+    assert [k for k, v in enumerate(out) if v] == [5, 290]
+    assert out[5] is not None and "anchor" in out[5].lower()

@@ -31,6 +31,9 @@ PORTABLE = [
     r"[^\D]+",
     r"\B-x",
     r"x\B\w",
+    r"^\bfoo",
+    r"foo\b$",
+    r"(?:^|\b)foo(?:\b|$)",
 ]
 
 
@@ -94,6 +97,9 @@ REJECTED = [
     ("a?^b", 2, "^ must come first"),
     ("(^a)+", 1, "^ must come first"),
     ("a$b", 1, "$ must come last"),
+    (r"0$\B", 1, "$ must come last"),
+    (r"a$(?:\b)?", 1, "$ must come last"),
+    (r"\b^a", 2, "^ must come first"),
     ("(a$)+", 2, "$ must come last"),
     (r"a\bb", 1, "can never match"),
     (r" \Ba", 1, "can never match"),

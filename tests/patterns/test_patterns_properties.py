@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from errdex.patterns import (
-    HYPERSCAN_FLAGS, PatternSyntaxError, compile_problems, parse, portability_problems, to_hyperscan,
-    to_python, to_re2,
+    HYPERSCAN_FLAGS, PatternSyntaxError, backtracking_problems, compile_problems, parse,
+    portability_problems, to_hyperscan, to_python, to_re2,
 )
 from patterns_strategies import fuzz_sources, pattern_and_lines, pattern_sources
 
@@ -47,6 +47,9 @@ def _hyperscan_matches(source: bytes, lines: list[str]) -> list[bool]:
 def test_engines_agree_on_matches_and_groups(node, duck, case) -> None:
     source, lines = case
     assume(not portability_problems(source))
+    # V8 can take minutes on exponential shapes (and node 20 once answered
+    # "no match" after 106 s), so JavaScript is only asked about the others.
+    exponential = any("exponentially" in p.message for p in backtracking_problems(source))
     py = re.compile(to_python(source), re.ASCII)
     r2 = re2.compile(to_re2(source))
     hs = _hyperscan_matches(to_hyperscan(source), lines)
@@ -65,7 +68,7 @@ def test_engines_agree_on_matches_and_groups(node, duck, case) -> None:
         assert n.span() == m.span(), (source, line)
         assert n.groups() == m.groups(), (source, line)
         assert duck_text == m.group(0), (source, line, "duckdb")
-        if node is not None:
+        if node is not None and not exponential:
             js = node.exec(source, line)
             assert js is not None, (source, line, "javascript")
             assert js["index"] == m.start(), (source, line, "javascript")

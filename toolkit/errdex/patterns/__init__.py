@@ -55,7 +55,7 @@ Capture groups keep their numbers in every translation.
 Besides portability, :func:`backtracking_problems` reports shapes that
 backtrack catastrophically in Python and browsers, and
 :func:`compile_problems` compiles every pattern in every engine (with a
-persistent verdict cache for the slow ones).
+persistent verdict cache keyed by engine, engine version and translation).
 """
 
 from __future__ import annotations

@@ -44,12 +44,15 @@ class _Facts:
 
     def __init__(self, nullable: bool, zero_width: bool, first: cs.Ranges, last: cs.Ranges) -> None:
         self.nullable = nullable      # can match the empty string
-        self.zero_width = zero_width  # can match only the empty string
+        # can match only the empty string and is not \b/\B (hyperscan refuses
+        # word-boundary assertions before ^ and after $, so they count as content)
+        self.zero_width = zero_width
         self.first = first            # characters that can start a non-empty match
         self.last = last              # characters that can end a non-empty match
 
 
 _ZERO = _Facts(True, True, cs.EMPTY, cs.EMPTY)
+_BOUNDARY = _Facts(True, False, cs.EMPTY, cs.EMPTY)
 _DOT_FACTS = _Facts(False, False, cs.DOT, cs.DOT)
 _LITERAL_FACTS: dict[str, _Facts] = {}
 
@@ -89,8 +92,10 @@ class _FactsCache:
             return _Facts(False, False, r, r)
         if isinstance(node, Any):
             return _DOT_FACTS
-        if isinstance(node, (Anchor, Lookaround)):
-            return _ZERO
+        if isinstance(node, Anchor):
+            return _ZERO if node.kind in ("^", "$") else _BOUNDARY
+        if isinstance(node, Lookaround):
+            return _BOUNDARY
         if isinstance(node, Backreference):
             return _Facts(True, False, cs.ALL, cs.ALL)
         if isinstance(node, Group):

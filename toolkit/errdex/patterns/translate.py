@@ -92,6 +92,9 @@ def _char(c: str) -> str:
     return c
 
 
+_CHAR_OUT: dict[str, str] = {}  # memo of _char() (the same in every dialect)
+
+
 def _class_char(o: int) -> str:
     c = chr(o)
     if c.isascii():
@@ -119,8 +122,18 @@ class _Emitter:
         elif isinstance(node, CharClass):
             self.emit_class(node)
         elif isinstance(node, Sequence):
+            table = _CHAR_OUT
             for item in node.items:
-                self.emit(item)
+                if type(item) is Literal:
+                    c = item.char
+                    text = table.get(c)
+                    if text is None:
+                        text = _char(c)
+                        if len(table) < 4096:
+                            table[c] = text
+                    out.append(text)
+                else:
+                    self.emit(item)
         elif isinstance(node, Alternation):
             for k, b in enumerate(node.branches):
                 if k:
