@@ -15,6 +15,7 @@ import click
 from errdex._version import __version__
 from errdex.cli.executor import executor_group
 from errdex.cli.fmt import fmt_command
+from errdex.cli.index import index_command, query_command
 from errdex.cli.prove import prove_command
 from errdex.cli.schema import schema_command
 from errdex.cli.validate import validate_command
@@ -40,6 +41,8 @@ cli.add_command(validate_command)
 cli.add_command(fmt_command)
 cli.add_command(schema_command)
 cli.add_command(prove_command)
+cli.add_command(index_command)
+cli.add_command(query_command)
 cli.add_command(executor_group)
 
 

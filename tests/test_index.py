@@ -1,0 +1,94 @@
+"""The DuckDB index: documented tables, atomic builds, refresh on change, read-only queries."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from errdex.errors import DataError, UsageError
+from errdex.index import build_index, ensure_index, query
+from errdex.records.loader import load_records
+from tests.conftest import write_envelope
+
+
+def test_bundled_dataset_index_has_every_record_and_list(tmp_path: Path) -> None:
+    records = load_records()
+    info = build_index(db=tmp_path / "x.duckdb")
+    assert info.record_count == len(records)
+    con = duckdb.connect(str(info.path), read_only=True)
+    assert con.execute("SELECT count(*) FROM records").fetchone()[0] == len(records)
+    solutions = sum(len(r.record["solutions"]) for r in records)
+    assert con.execute("SELECT count(*) FROM solutions").fetchone()[0] == solutions
+    scenarios = sum(len(r.record.get("scenarios", [])) for r in records)
+    assert con.execute("SELECT count(*) FROM scenarios").fetchone()[0] == scenarios
+    meta = dict(con.execute("SELECT key, value FROM metadata").fetchall())
+    assert set(meta) == {"dataset_version", "content_hash", "errdex_version", "index_format", "built_at", "record_count"}
+    seed = con.execute(
+        "SELECT error_class, line_number, literal_chars, variable_parts FROM records WHERE id = '2715d7d48ff9726c'"
+    ).fetchone()
+    assert seed == ("CreateosCleanupError", 197, 86, 0)
+    first = con.execute("SELECT text FROM solutions WHERE record_id = '2715d7d48ff9726c' AND position = 1").fetchone()
+    seed_record = next(r.record for r in records if r.record["id"] == "2715d7d48ff9726c")
+    assert first[0] == seed_record["solutions"][0]
+    assert [p.name for p in tmp_path.iterdir()] == ["x.duckdb"]
+
+
+def test_ensure_index_rebuilds_only_when_records_change(tmp_path: Path, seed: dict[str, Any]) -> None:
+    folder = tmp_path / "records"
+    path = write_envelope(folder, seed)
+    db = tmp_path / "i.duckdb"
+    assert ensure_index([folder], db=db).rebuilt
+    assert not ensure_index([folder], db=db).rebuilt
+    seed["record"]["severity"] = "warning"
+    path.write_text(path.read_text().replace('"severity": "error"', '"severity": "warning"'))
+    assert ensure_index([folder], db=db).rebuilt
+    assert query("SELECT severity FROM records", db=db).rows == [("warning",)]
+
+
+def test_a_failed_build_leaves_the_old_index(tmp_path: Path, seed: dict[str, Any]) -> None:
+    folder = tmp_path / "records"
+    path = write_envelope(folder, seed)
+    db = tmp_path / "i.duckdb"
+    build_index([folder], db=db)
+    before = db.read_bytes()
+    path.write_text('{"record": ')
+    with pytest.raises(DataError, match=r"i\.duckdb|records/.*json:1:12"):
+        build_index([folder], db=db)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["i.duckdb", "records"]
+
+
+def test_load_errors_name_file_line_and_column(tmp_path: Path, seed: dict[str, Any]) -> None:
+    seed["record"]["lineNumber"] = "x"
+    path = write_envelope(tmp_path, seed)
+    with pytest.raises(DataError) as caught:
+        load_records([path])
+    message = str(caught.value)
+    assert message.startswith(f"{path}:") and "/record/lineNumber" in message and "errdex validate" in message
+
+
+def test_queries_are_read_only(tmp_path: Path) -> None:
+    db = build_index(db=tmp_path / "x.duckdb").path
+    with pytest.raises(UsageError, match="read-only"):
+        query("DELETE FROM records", db=db)
+    with pytest.raises(UsageError, match="query failed"):
+        query("SELEC 1", db=db)
+
+
+def test_cli_index_and_query(cli, tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    result = cli("index", "--db", str(db), "--format", "json")
+    assert result.exit_code == 0 and result.json()["path"] == str(db)
+    rows = cli("query", "SELECT slug, severity FROM records ORDER BY slug", "--db", str(db), "--format", "json").json()
+    assert rows and set(rows[0]) == {"slug", "severity"}
+    text = cli("query", "SELECT count(*) AS n FROM records", "--db", str(db)).stdout
+    assert text.splitlines()[0].strip() == "n" and text.splitlines()[2].strip() == str(len(rows))
+    table = list(csv.reader(io.StringIO(cli("query", "SELECT id, slug FROM records", "--format", "csv").stdout)))
+    assert table[0] == ["id", "slug"] and len(table) == len(rows) + 1
+    bad = cli("query", "DROP TABLE records", "--db", str(db))
+    assert bad.exit_code == 2 and bad.stderr.startswith("errdex: error: query failed") and bad.stderr.count("\n") == 1

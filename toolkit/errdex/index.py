@@ -1,0 +1,246 @@
+"""The DuckDB index of a dataset: records and their lists in documented tables.
+
+Tables (one row per record unless said otherwise):
+
+- ``records``: every scalar field of a record in snake_case (``id``,
+  ``slug``, ``repo``, ``error_message``, ``message_pattern``, ``error_class``,
+  ``severity``, ``http_status``, ``file_path``, ``line_number``, ...), plus
+  ``dataset_version``, ``source_path`` (the file it was read from),
+  ``pattern_re2`` (the pattern as RE2/DuckDB runs it), ``literal_chars`` and
+  ``variable_parts`` (the ranking keys: more literal characters first, then
+  fewer variable parts).
+- ``solutions`` and ``prevention_tips``: ``record_id``, ``position`` (1-based), ``text``.
+- ``tags``: ``record_id``, ``position``, ``tag``.
+- ``scenarios``: ``record_id``, ``position``, ``scenario_id``, ``summary``,
+  ``operation``, ``outcome``, ``error_class``, ``definition`` (the scenario as JSON).
+- ``metadata``: ``key``, ``value`` with ``dataset_version``, ``content_hash``,
+  ``errdex_version``, ``index_format``, ``built_at`` and ``record_count``.
+
+The database is written to a temporary file next to its target and renamed,
+so a crash never leaves a broken index. ``ensure_index`` rebuilds it only
+when the records' content hash, errdex's version or the index format changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from errdex import patterns
+from errdex._version import __version__
+from errdex.cache import cache_dir
+from errdex.errors import DataError, InputError, UsageError
+from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.sources import bundled_records_dir
+
+__all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
+
+INDEX_FORMAT = 1
+
+_SCALARS = [
+    ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
+    ("errorMessage", "VARCHAR"), ("messagePattern", "VARCHAR"), ("errorType", "VARCHAR"),
+    ("errorClass", "VARCHAR"), ("httpStatus", "INTEGER"), ("severity", "VARCHAR"), ("filePath", "VARCHAR"),
+    ("lineNumber", "INTEGER"), ("sourceCode", "VARCHAR"), ("sourceCodeStart", "INTEGER"),
+    ("sourceCodeEnd", "INTEGER"), ("githubUrl", "VARCHAR"), ("documentation", "VARCHAR"),
+    ("triggerScenarios", "VARCHAR"), ("commonSituations", "VARCHAR"), ("exampleFix", "VARCHAR"),
+    ("handlingStrategy", "VARCHAR"), ("validationCode", "VARCHAR"), ("typeGuard", "VARCHAR"),
+    ("tryCatchPattern", "VARCHAR"), ("backgroundTag", "VARCHAR"), ("analyzedSha", "VARCHAR"),
+    ("analyzedAt", "VARCHAR"), ("contentChangedAt", "VARCHAR"), ("schemaVersion", "INTEGER"),
+]
+_EXTRA = [
+    ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
+    ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"),
+]
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """Where an index is and what it holds."""
+
+    path: Path
+    content_hash: str
+    record_count: int
+    rebuilt: bool
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def content_hash(records: Sequence[LoadedRecord]) -> str:
+    """SHA-256 over the canonical JSON of every record and its dataset version, in id order."""
+    digest = hashlib.sha256()
+    for item in sorted(records, key=lambda r: str(r.record.get("id"))):
+        digest.update(json.dumps([item.record, item.dataset_version], sort_keys=True, ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
+    columns: dict[str, list[Any]] = {name: [] for name, _ in _SCALARS}
+    columns.update({name: [] for name, _ in _EXTRA})
+    for item in records:
+        record = item.record
+        for name, _ in _SCALARS:
+            columns[name].append(record.get(name))
+        pattern = record["messagePattern"]
+        portable = patterns.is_portable(pattern)
+        columns["dataset_version"].append(item.dataset_version)
+        columns["source_path"].append(item.path)
+        columns["pattern_re2"].append(patterns.to_re2(pattern) if portable else None)
+        columns["literal_chars"].append(patterns.literal_chars(pattern) if portable else 0)
+        columns["variable_parts"].append(patterns.variable_parts(pattern) if portable else 0)
+    return columns
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[Any]]) -> None:
+    names = list(columns)
+    if not columns[names[0]]:
+        return
+    selects = ", ".join(f"unnest(${i + 1}) AS c{i}" for i in range(len(names)))
+    con.execute(f"INSERT INTO {table} SELECT * FROM (SELECT {selects})", [columns[n] for n in names])
+
+
+def _write(con: duckdb.DuckDBPyConnection, records: Sequence[LoadedRecord], digest: str) -> None:
+    definitions = ", ".join(f"{_snake(name)} {kind}" for name, kind in [*_SCALARS, *_EXTRA])
+    con.execute(f"CREATE TABLE records ({definitions})")
+    con.execute("CREATE TABLE solutions (record_id VARCHAR, position INTEGER, text VARCHAR)")
+    con.execute("CREATE TABLE prevention_tips (record_id VARCHAR, position INTEGER, text VARCHAR)")
+    con.execute("CREATE TABLE tags (record_id VARCHAR, position INTEGER, tag VARCHAR)")
+    con.execute(
+        "CREATE TABLE scenarios (record_id VARCHAR, position INTEGER, scenario_id VARCHAR, summary VARCHAR, "
+        "operation VARCHAR, outcome VARCHAR, error_class VARCHAR, definition JSON)"
+    )
+    con.execute("CREATE TABLE metadata (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    _insert(con, "records", _columns(records))
+    lists: dict[str, dict[str, list[Any]]] = {
+        name: {"record_id": [], "position": [], "value": []} for name in ("solutions", "preventionTips", "tags")
+    }
+    scenario_rows: dict[str, list[Any]] = {k: [] for k in ("r", "p", "s", "m", "o", "u", "e", "d")}
+    for item in records:
+        record = item.record
+        for name, table in lists.items():
+            for position, value in enumerate(record.get(name) or (), start=1):
+                table["record_id"].append(record["id"])
+                table["position"].append(position)
+                table["value"].append(value)
+        for position, scenario in enumerate(record.get("scenarios") or (), start=1):
+            expect = scenario.get("expect", {})
+            for key, value in zip(
+                scenario_rows,
+                (record["id"], position, scenario.get("id"), scenario.get("summary"),
+                 scenario.get("call", {}).get("operation"), expect.get("outcome"), expect.get("errorClass"),
+                 json.dumps(scenario, ensure_ascii=False)),
+            ):
+                scenario_rows[key].append(value)
+    _insert(con, "solutions", lists["solutions"])
+    _insert(con, "prevention_tips", lists["preventionTips"])
+    _insert(con, "tags", lists["tags"])
+    _insert(con, "scenarios", scenario_rows)
+    versions = sorted(v for v in (r.dataset_version for r in records) if v)
+    metadata = {
+        "dataset_version": versions[-1] if versions else "",
+        "content_hash": digest,
+        "errdex_version": __version__,
+        "index_format": str(INDEX_FORMAT),
+        "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "record_count": str(len(records)),
+    }
+    _insert(con, "metadata", {"key": list(metadata), "value": list(metadata.values())})
+
+
+def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path | None = None,
+                loaded: Sequence[LoadedRecord] | None = None) -> IndexInfo:
+    """Build the index of the records into ``db`` (default: the per-user cache), atomically."""
+    items = list(loaded) if loaded is not None else load_records(records)
+    ids = [item.record["id"] for item in items]
+    if len(set(ids)) != len(ids):
+        duplicate = next(i for i in ids if ids.count(i) > 1)
+        raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
+    target = Path(db) if db is not None else default_index_path(records)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = content_hash(items)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            _write(con, items, digest)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, target)
+    except duckdb.Error as exc:
+        raise DataError(f"cannot build the index at {target}: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {exc.strerror or exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return IndexInfo(target, digest, len(items), True)
+
+
+def default_index_path(records: Sequence[str | Path] | None = None) -> Path:
+    """The cached index of a set of record locations (one file per distinct set)."""
+    locations = [str(Path(p).resolve()) for p in records] if records else [str(bundled_records_dir().resolve())]
+    key = hashlib.sha256("\0".join(sorted(locations)).encode()).hexdigest()[:16]
+    return cache_dir() / "index" / f"records-{key}.duckdb"
+
+
+def _stored(path: Path) -> dict[str, str] | None:
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except (duckdb.Error, OSError):
+        return None
+    try:
+        return dict(con.execute("SELECT key, value FROM metadata").fetchall())
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path | None = None) -> IndexInfo:
+    """The index of the records, rebuilt only when they (or errdex) changed since it was built."""
+    items = load_records(records)
+    target = Path(db) if db is not None else default_index_path(records)
+    digest = content_hash(items)
+    stored = _stored(target) if target.exists() else None
+    if stored and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
+            and stored.get("index_format") == str(INDEX_FORMAT):
+        return IndexInfo(target, digest, len(items), False)
+    return build_index(db=target, loaded=items)
+
+
+def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None) -> QueryResult:
+    """Run read-only SQL against the index (built or refreshed first when needed)."""
+    path = Path(db) if db is not None and Path(db).exists() and records is None else ensure_index(records, db=db).path
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise InputError(f"cannot open the index at {path}: {exc}") from exc
+    try:
+        cursor = con.execute(sql)
+        columns = [d[0] for d in cursor.description or ()]
+        rows = cursor.fetchall() if cursor.description else []
+    except duckdb.Error as exc:
+        message = " ".join(str(exc).split())
+        raise UsageError(f"query failed: {message}") from exc
+    finally:
+        con.close()
+    return QueryResult(columns, rows)

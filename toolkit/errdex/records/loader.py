@@ -1,0 +1,65 @@
+"""Loading records for the tools downstream of validation (index, matcher, site).
+
+Unlike ``validate``, which reports every problem, loading refuses data it
+cannot trust: the first unreadable document or record that does not conform
+to its schema version raises :class:`~errdex.errors.DataError` naming the file,
+line and column, and pointing at ``errdex validate`` for the full list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from errdex.errors import DataError
+from errdex.records.jsontext import Locator
+from errdex.records.models import RECORD_MODELS
+from errdex.records.sources import iter_documents
+
+__all__ = ["LoadedRecord", "load_records"]
+
+
+@dataclass(frozen=True)
+class LoadedRecord:
+    """A record that conforms to its schema version, with where it came from."""
+
+    path: str
+    record: dict[str, Any]
+    dataset_version: str | None
+
+
+def _fail(path: str, line: int, column: int, message: str) -> DataError:
+    return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
+
+
+def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
+    """Every record in the given files, folders or bundles (default: the bundled dataset)."""
+    loaded: list[LoadedRecord] = []
+    for doc in iter_documents(paths):
+        if doc.problems:
+            problem = doc.problems[0]
+            raise _fail(doc.path, problem.line, problem.column, problem.message)
+        value = doc.value
+        record = value.get("record") if isinstance(value, dict) and "record" in value else value
+        prefix = "/record" if record is not value else ""
+        if not isinstance(record, dict):
+            raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
+        model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
+        if model is None:
+            raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
+        try:
+            model.model_validate(record)
+        except pydantic.ValidationError as exc:
+            error = exc.errors()[0]
+            pointer = prefix + "".join(f"/{part}" for part in error["loc"])
+            line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
+            raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
+        dataset_version = value.get("datasetVersion") if record is not value else None
+        loaded.append(LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None))
+    if not loaded:
+        raise DataError("no records found")
+    return loaded
