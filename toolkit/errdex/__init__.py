@@ -7,6 +7,7 @@ from errdex._version import __version__
 from errdex.checks.base import Check, Finding, registry
 from errdex.checks.config import ValidationConfig, load_config
 from errdex.checks.runner import ValidationReport, validate
+from errdex.match import KnowledgeBase, LineMatch, Match, load
 from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
 from errdex.records.canonical import FmtResult, canonical_text, fmt
 from errdex.records.models import EnvelopeV2, RecordV2
@@ -24,6 +25,9 @@ __all__ = [
     "FmtResult",
     "FormatError",
     "InputError",
+    "KnowledgeBase",
+    "LineMatch",
+    "Match",
     "RecordNotFound",
     "RecordV2",
     "UsageError",
@@ -35,6 +39,7 @@ __all__ = [
     "derive_slug",
     "fmt",
     "iter_documents",
+    "load",
     "load_config",
     "registry",
     "validate",

@@ -16,6 +16,7 @@ from errdex._version import __version__
 from errdex.cli.executor import executor_group
 from errdex.cli.fmt import fmt_command
 from errdex.cli.index import index_command, query_command
+from errdex.cli.match import explain_command, match_command
 from errdex.cli.prove import prove_command
 from errdex.cli.schema import schema_command
 from errdex.cli.validate import validate_command
@@ -37,6 +38,8 @@ def cli() -> None:
     """
 
 
+cli.add_command(match_command)
+cli.add_command(explain_command)
 cli.add_command(validate_command)
 cli.add_command(fmt_command)
 cli.add_command(schema_command)

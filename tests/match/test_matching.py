@@ -1,0 +1,141 @@
+"""Matching log lines to records: ranking, groups, JSON fields, streams, hostile input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import errdex
+from errdex.match.engine import Matcher
+from errdex.match.readers import read_lines
+from errdex.match.run import MatchSummary, match_files
+
+API_LINE = "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation."
+SEED_MESSAGE = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."
+
+
+def _record(index: int, pattern: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"id": f"{index:016x}", "slug": f"r{index}", "repo": "a/b", "errorClass": "Error", "severity": "error",
+            "messagePattern": pattern, "errorMessage": message, **extra}
+
+
+@pytest.fixture(scope="module")
+def kb() -> errdex.KnowledgeBase:
+    return errdex.load()
+
+
+def test_dynamic_message_gives_its_record_and_groups(kb: errdex.KnowledgeBase) -> None:
+    [best] = kb.match(API_LINE)
+    assert best.record["errorClass"] == "CreateosApiError"
+    assert best.groups == ("502", "process creation")
+    assert API_LINE[best.span[0]:best.span[1]] == "CreateOS request failed (HTTP 502) during process creation."
+
+
+def test_ranking_prefers_more_literal_text_then_fewer_variables() -> None:
+    records = [
+        _record(3, "failed: (.+)", "failed: x"),
+        _record(2, "upload failed: ([a-z]+)", "upload failed: x"),
+        _record(1, "upload failed: ([a-z]+) ([0-9]+)", "upload failed: x 1"),
+        _record(4, "upload failed: [a-z]+", "upload failed: x"),
+    ]
+    matches = Matcher(records).match("upload failed: disk 42")
+    # r1: 16 literal characters; r2 and r4: 15 with one variable part each (id breaks the tie); r3: 8.
+    assert [m.record["slug"] for m in matches] == ["r1", "r2", "r4", "r3"]
+    assert [m.literal_chars for m in matches] == [16, 15, 15, 8]
+    assert matches[0].groups == ("disk", "42")
+
+
+def test_json_log_lines_match_their_message_field(kb: errdex.KnowledgeBase) -> None:
+    line = json.dumps({"level": "error", "msg": SEED_MESSAGE.replace(";", ";")})
+    assert kb.match(line)[0].record["id"] == "2715d7d48ff9726c"
+    escaped = json.dumps({"error": 'CreateOS returned invalid JSON.', "detail": "\"quoted\""})
+    assert kb.match(escaped)[0].record["slug"] == "createos-returned-invalid-json"
+    custom = errdex.load(fields=["detail"])
+    assert custom.match(json.dumps({"detail": SEED_MESSAGE}))[0].record["id"] == "2715d7d48ff9726c"
+
+
+def test_hostile_pattern_is_never_run_by_a_backtracking_engine() -> None:
+    # (a|aa)+b is exponential in backtracking engines; here it is skipped as non-portable
+    # or scanned in linear time, never hanging.
+    records = [_record(1, "x(a|aa)+b", "xab"), _record(2, "(.*?) foo (.*?) bar", "1 foo 2 bar")]
+    matcher = Matcher(records)
+    assert matcher.match("x" + "a" * 50_000 + "c") == []
+    assert [m.record["id"] for m in matcher.match("a foo b bar")] in (["0000000000000002"],)
+
+
+def test_non_portable_patterns_are_skipped_with_a_reason() -> None:
+    matcher = Matcher([_record(1, "a(?=b)", "ab"), _record(2, "ok", "ok")])
+    assert [r["id"] for r, _ in matcher.skipped] == ["0000000000000001"]
+    assert [m.record["id"] for m in matcher.match("ok ab")] == ["0000000000000002"]
+
+
+def test_match_lines_numbers_from_one(kb: errdex.KnowledgeBase) -> None:
+    found = list(kb.match_lines(["nothing", API_LINE + "\n", "still nothing"], source="x.log"))
+    assert [(f.source, f.number) for f in found] == [("x.log", 2)]
+
+
+def test_hostile_input_lines(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    log = tmp_path / "hostile.log"
+    with log.open("wb") as handle:
+        handle.write(b"\xff\xfe " + API_LINE.encode() + b"\r\n")
+        handle.write(b"\x00\x00 NUL " + SEED_MESSAGE.encode() + b"\n")
+        handle.write(b"x" * (20 * 1024 * 1024) + b" " + SEED_MESSAGE.encode() + b"\n")
+        handle.write(b"no newline at the end: " + SEED_MESSAGE.encode())
+    summary = MatchSummary()
+    found = list(match_files([log, tmp_path, tmp_path / "missing.log"], kb=kb, summary=summary))
+    assert [f.number for f in found] == [1, 2, 3, 4]
+    first = found[0]
+    assert first.text.startswith("\ufffd\ufffd ")
+    assert first.text[first.matches[0].span[0]:].startswith("CreateOS request failed")
+    assert len(summary.problems) == 2 and "is a folder" in summary.problems[0]
+
+
+def test_gzip_and_empty_files(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    packed = tmp_path / "app.log.gz"
+    packed.write_bytes(gzip.compress((API_LINE + "\n").encode()))
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    assert [f.source for f in match_files([packed, empty], kb=kb)] == [str(packed)]
+    assert list(read_lines(empty)) == []
+
+
+def test_unreadable_file_is_a_problem(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    dangling = tmp_path / "gone.log"
+    dangling.symlink_to(tmp_path / "rotated-away.log")
+    summary = MatchSummary()
+    assert list(match_files([dangling], kb=kb, summary=summary)) == []
+    assert summary.problems == [f"{dangling}: cannot read: no such file or directory"]
+
+
+def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
+    log = tmp_path / "w.log"
+    log.write_text(f"ok\n{API_LINE}\nFATAL unknown thing broke\n")
+    text = cli("match", str(log))
+    assert text.exit_code == 0
+    assert f"{log}:2:" in text.stdout and "captured: 502, process creation" in text.stdout
+    assert "errdex explain createos-request-failed" in text.stdout
+    lines = [json.loads(l) for l in cli("match", str(log), "--format", "jsonl").stdout.splitlines()]
+    assert len(lines) == 1 and set(lines[0]) == {"file", "line", "text", "matches"}
+    assert set(lines[0]["matches"][0]) == {"id", "slug", "repo", "errorClass", "severity", "score", "span", "groups"}
+    summary = cli("match", str(log), "--format", "json").json()
+    assert summary["unclassified"] == 1 and summary["records"][0]["count"] == 1
+    assert cli("match", str(log), "--fail-on", "error", "-q").exit_code == 1
+    assert cli("match", str(log), "--fail-on", "critical", "-q").exit_code == 0
+    assert cli("match", "-", input=API_LINE + "\n").stdout.startswith("<stdin>:1:")
+    missing = cli("match", str(tmp_path / "nope.log"), str(log))
+    assert missing.exit_code == 1 and "nope.log: cannot read" in missing.stderr and f"{log}:2:" in missing.stdout
+
+
+def test_explain_by_slug_id_and_line(cli) -> None:
+    by_slug = cli("explain", "createos-process-creation-could-not-be-confirmed-destroy-the")
+    by_id = cli("explain", "2715d7d48ff9726c")
+    by_line = cli("explain", "worker: " + SEED_MESSAGE)
+    assert by_slug.exit_code == 0 and by_slug.stdout == by_id.stdout == by_line.stdout
+    assert "How to fix it" in by_slug.stdout and "errdex prove" in by_slug.stdout
+    nothing = cli("explain", "no such thing at all")
+    assert nothing.exit_code == 1 and nothing.stderr.startswith("errdex: error: no record")

@@ -1,0 +1,107 @@
+"""``errdex match`` and ``errdex explain``: thin wrappers over :mod:`errdex.match`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from errdex.cli._common import color_enabled, echo, quiet_option, records_option, stderr_line
+from errdex.errors import RecordNotFound, UsageError
+from errdex.match.knowledge import DEFAULT_FIELDS, load
+from errdex.match.render import explain_text, match_text
+from errdex.match.run import SEVERITY_ORDER, MatchSummary, match_files
+
+
+def _summary_text(summary: MatchSummary) -> str:
+    data = summary.as_dict()
+    lines = [f"{data['matchedLines']} of {data['lines']} line(s) matched a record"]
+    for entry in data["records"]:
+        first, last = entry["first"], entry["last"]
+        lines.append(
+            f"  {entry['count']:>6}  {entry['errorClass']:<22} {entry['slug']}  "
+            f"(first {first['file']}:{first['line']}, last {last['file']}:{last['line']})"
+        )
+    lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
+    for sample in data["unclassifiedSamples"][:20]:
+        lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("match")
+@click.argument("files", nargs=-1, metavar="[FILE ... | -]")
+@records_option
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json"]), default="text", show_default=True,
+              help="text for people; jsonl: one object per matched line; json: the summary as one object.")
+@click.option("--summary", is_flag=True, help="Counts per record, first and last line, and unclassified error lines.")
+@click.option("--fail-on", type=click.Choice(list(SEVERITY_ORDER)), default=None,
+              help="Exit 1 when a match at or above this severity is found (for CI gating).")
+@click.option("--follow", is_flag=True, help="Keep reading a growing file (stop with Ctrl-C).")
+@click.option("--field", "fields", multiple=True, metavar="NAME",
+              help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
+@quiet_option
+def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, summary: bool, fail_on: str | None,
+                  follow: bool, fields: tuple[str, ...], quiet: bool) -> int:
+    """Match log lines to records: every record whose messagePattern occurs in a line, best first.
+
+    FILE may be plain or gzip-compressed; - (or nothing) reads stdin as a
+    stream. Ranking: most literal characters in the pattern, then fewest
+    variable parts, then record id.
+
+    \b
+    Example:
+      errdex match examples/worker.log
+      errdex match app.log.gz --format jsonl
+      kubectl logs pod/worker | errdex match - --summary --fail-on error
+    """
+    if follow and (not files or "-" in files):
+        raise UsageError("--follow needs a file, not stdin")
+    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS)
+    color = color_enabled()
+    totals = MatchSummary()
+    worst = -1
+    for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow):
+        worst = max(worst, max(SEVERITY_ORDER.get(m.record["severity"], 0) for m in found.matches))
+        if fmt == "jsonl":
+            echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
+        elif fmt == "text" and not summary:
+            echo(match_text(found.source, found.number, found.text, found.matches[0], len(found.matches) - 1, color=color))
+    if fmt == "json":
+        echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif summary:
+        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
+    for problem in totals.problems:
+        stderr_line(f"errdex: error: {problem}")
+    if not quiet and fmt == "text" and not summary:
+        stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")
+    if fail_on is not None and worst >= SEVERITY_ORDER[fail_on]:
+        return 1
+    return 1 if totals.problems else 0
+
+
+@click.command("explain")
+@click.argument("what")
+@records_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
+    """Print a record: by id, by slug, or the best record for a log line.
+
+    \b
+    Example:
+      errdex explain createos-process-creation-could-not-be-confirmed-destroy-the
+      errdex explain 2715d7d48ff9726c
+      errdex explain "ERROR CreateOS request failed (HTTP 502) during process creation."
+    """
+    kb = load(list(records) or None)
+    try:
+        record = kb.get(what)
+    except RecordNotFound:
+        matches = kb.match(what)
+        if not matches:
+            raise RecordNotFound(f"no record with id or slug {what!r}, and no record matches it as a log line") from None
+        record = matches[0].record
+    if fmt == "json":
+        echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    else:
+        echo(explain_text(record, color=color_enabled()))
+    return 0

@@ -1,0 +1,130 @@
+"""The compiled matcher: which records' patterns occur in a line, ranked, with captured values.
+
+Hyperscan scans each line once for every pattern at the same time (linear in
+the line, whatever the patterns); RE2 then extracts the span and groups of
+the few patterns that hit. No backtracking engine ever runs a record's
+pattern over a log line. The compiled hyperscan database is cached on disk,
+keyed by the patterns, so a later start only loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hyperscan
+import re2
+
+from errdex import patterns
+from errdex._files import write_atomic
+from errdex.errors import DataError
+
+__all__ = ["Match", "Matcher", "rank_key"]
+
+_FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_SINGLEMATCH
+
+
+@dataclass(frozen=True)
+class Match:
+    """One record whose pattern occurs in a line."""
+
+    record: dict[str, Any]
+    span: tuple[int, int]
+    groups: tuple[str | None, ...]
+    literal_chars: int
+    variable_parts: int
+
+    @property
+    def score(self) -> int:
+        """Higher is more specific: literal characters first, then fewer variable parts."""
+        return self.literal_chars * 1000 - self.variable_parts
+
+    def as_dict(self) -> dict[str, Any]:
+        record = self.record
+        return {
+            "id": record["id"],
+            "slug": record["slug"],
+            "repo": record["repo"],
+            "errorClass": record["errorClass"],
+            "severity": record["severity"],
+            "score": self.score,
+            "span": list(self.span),
+            "groups": list(self.groups),
+        }
+
+
+def rank_key(match: Match) -> tuple[int, int, str]:
+    """Most literal characters first, then fewest variable parts, then record id."""
+    return (-match.literal_chars, match.variable_parts, match.record["id"])
+
+
+class Matcher:
+    """Every portable pattern of a set of records, compiled for scanning lines."""
+
+    def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.skipped: list[tuple[dict[str, Any], str]] = []
+        self._regexes: list[Any] = []
+        self._keys: list[tuple[int, int]] = []
+        sources: list[bytes] = []
+        for record in records:
+            pattern = record["messagePattern"]
+            problems = patterns.portability_problems(pattern)
+            if problems:
+                self.skipped.append((record, problems[0].message))
+                continue
+            self.records.append(record)
+            self._regexes.append(re2.compile(patterns.to_re2(pattern)))
+            self._keys.append((patterns.literal_chars(pattern), patterns.variable_parts(pattern)))
+            sources.append(patterns.to_hyperscan(pattern))
+        self._database = self._compile(sources, cache_dir) if sources else None
+        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
+
+    @staticmethod
+    def _compile(sources: list[bytes], cache_dir: Path | None) -> Any:
+        digest = hashlib.sha256(b"\0".join([hyperscan.__version__.encode(), str(_FLAGS).encode(), *sources]))
+        cached = cache_dir / f"{digest.hexdigest()[:32]}.hsdb" if cache_dir is not None else None
+        if cached is not None and cached.exists():
+            try:
+                return hyperscan.loadb(cached.read_bytes(), hyperscan.HS_MODE_BLOCK)
+            except (hyperscan.error, OSError):
+                pass
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        try:
+            database.compile(expressions=sources, ids=list(range(len(sources))), flags=[_FLAGS] * len(sources))
+        except hyperscan.error as exc:
+            raise DataError(f"hyperscan cannot compile the patterns: {exc}; run 'errdex validate'") from exc
+        if cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(cached, hyperscan.dumpb(database))
+            except OSError:
+                pass
+        return database
+
+    def candidates(self, line: str) -> list[int]:
+        """Indexes of the records whose pattern occurs in the line."""
+        if self._database is None:
+            return []
+        hits: list[int] = []
+        self._database.scan(
+            line.encode("utf-8", "surrogatepass"),
+            match_event_handler=lambda index, start, end, flags, context: hits.append(index),
+            scratch=self._scratch,
+        )
+        return hits
+
+    def match(self, line: str) -> list[Match]:
+        """Every record whose pattern occurs in the line, best first."""
+        found = []
+        for index in self.candidates(line):
+            hit = self._regexes[index].search(line)
+            if hit is None:  # cannot happen for portable patterns; never report what RE2 does not confirm
+                continue
+            literal, variable = self._keys[index]
+            found.append(Match(self.records[index], hit.span(), tuple(hit.groups()), literal, variable))
+        found.sort(key=rank_key)
+        return found

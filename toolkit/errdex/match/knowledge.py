@@ -1,0 +1,83 @@
+"""The knowledge base: records plus their compiled matcher, the Python API behind ``errdex match``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from errdex.cache import cache_dir
+from errdex.errors import RecordNotFound
+from errdex.match.engine import Match, Matcher, rank_key
+from errdex.records.loader import load_records
+
+__all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
+
+#: Fields of a JSON log line whose text is matched as well as the raw line.
+DEFAULT_FIELDS: tuple[str, ...] = ("message", "msg", "error", "err")
+#: JSON log lines longer than this are matched as raw text only.
+MAX_JSON_LINE = 1 << 20
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """A line that matched at least one record."""
+
+    source: str
+    number: int
+    text: str
+    matches: list[Match] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.source, "line": self.number, "text": self.text, "matches": [m.as_dict() for m in self.matches]}
+
+
+class KnowledgeBase:
+    """Records and their compiled patterns."""
+
+    def __init__(self, records: Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS) -> None:
+        self.records = list(records)
+        self.fields = tuple(fields)
+        self.matcher = Matcher(self.records, cache_dir=cache_dir() / "hyperscan")
+        self._by_key = {r["id"]: r for r in self.records} | {r["slug"]: r for r in self.records}
+
+    def get(self, key: str) -> dict[str, Any]:
+        """The record with this id or slug."""
+        try:
+            return self._by_key[key]
+        except KeyError:
+            raise RecordNotFound(f"no record with id or slug {key!r}") from None
+
+    def _json_fields(self, line: str) -> list[str]:
+        if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip().startswith("{"):
+            return []
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            return []
+        if not isinstance(value, dict):
+            return []
+        return [value[name] for name in self.fields if isinstance(value.get(name), str)]
+
+    def match(self, line: str) -> list[Match]:
+        """Every record whose pattern occurs in the line (or in its JSON message fields), best first."""
+        best: dict[str, Match] = {m.record["id"]: m for m in self.matcher.match(line)}
+        for text in self._json_fields(line):
+            for found in self.matcher.match(text):
+                best.setdefault(found.record["id"], found)
+        return sorted(best.values(), key=rank_key)
+
+    def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
+        """The lines that match a record, numbered from 1, with their ranked matches."""
+        for number, line in enumerate(lines, start=1):
+            line = line.rstrip("\r\n")
+            matches = self.match(line)
+            if matches:
+                yield LineMatch(source, number, line, matches)
+
+
+def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS) -> KnowledgeBase:
+    """The knowledge base of the given records (default: the bundled dataset)."""
+    return KnowledgeBase([item.record for item in load_records(records)], fields=fields)

@@ -1,0 +1,74 @@
+"""Reading log lines as a stream: files (plain or gzip), stdin, growing files.
+
+Lines are decoded as UTF-8 with replacement, so offsets are character
+offsets into the decoded line. A file is never read whole: lines come one at
+a time, and a line longer than ``MAX_LINE_BYTES`` is cut there (the rest of
+it is skipped) so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from errdex.errors import InputError
+
+__all__ = ["MAX_LINE_BYTES", "read_lines"]
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _lines(handle: BinaryIO, *, follow: bool, stop: Callable[[], bool] | None) -> Iterator[str]:
+    pending = b""
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES)
+        if not raw:
+            if not follow or (stop is not None and stop()):
+                if pending:
+                    yield pending.decode("utf-8", "replace")
+                return
+            time.sleep(0.2)
+            continue
+        if follow and not raw.endswith(b"\n"):
+            pending += raw  # a line still being written
+            if len(pending) < MAX_LINE_BYTES:
+                continue
+            raw, pending = pending, b""
+        elif pending:
+            raw, pending = pending + raw, b""
+        if not raw.endswith(b"\n") and len(raw) >= MAX_LINE_BYTES:
+            while True:  # skip the rest of an overlong line
+                rest = handle.readline(MAX_LINE_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield raw.rstrip(b"\r\n").decode("utf-8", "replace")
+
+
+def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], bool] | None = None) -> Iterator[str]:
+    """The lines of a file (``.gz`` or gzip content is decompressed) or of ``-`` (stdin)."""
+    if str(source) == "-":
+        yield from _lines(sys.stdin.buffer, follow=False, stop=stop)
+        return
+    path = Path(source)
+    if path.is_dir():
+        raise InputError(f"{source}: is a folder, not a log file")
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+    with handle:
+        try:
+            magic = handle.peek(2)[:2] if hasattr(handle, "peek") else b""
+            if magic == _GZIP_MAGIC:
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    yield from _lines(unzipped, follow=False, stop=stop)  # type: ignore[arg-type]
+            else:
+                yield from _lines(handle, follow=follow, stop=stop)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"{source}: cannot read: {exc}") from exc

@@ -1,0 +1,81 @@
+"""Rendering matches and records for people in a terminal."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+from errdex.match.engine import Match
+
+__all__ = ["explain_text", "first_sentence", "match_text", "substitute"]
+
+_PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
+
+
+def first_sentence(text: str) -> str:
+    match = re.search(r"(?<=[.!?])\s", text)
+    return text[: match.start()] if match else text
+
+
+def substitute(text: str, groups: tuple[str | None, ...]) -> str:
+    """Captured values in place of $1 / {1} placeholders."""
+    def value(m: re.Match[str]) -> str:
+        index = int(m.group(1) or m.group(2)) - 1
+        return groups[index] if index < len(groups) and groups[index] is not None else m.group(0)
+
+    return _PLACEHOLDER.sub(value, text)
+
+
+def _style(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def match_text(source: str, number: int, line: str, best: Match, others: int, *, color: bool) -> str:
+    record = best.record
+    shown = line if len(line) <= 300 else line[:297] + "..."
+    lines = [
+        f"{_style(f'{source}:{number}:', '1', color)} {shown}",
+        f"  {_style(record['errorClass'], '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
+        f" ({record['severity']}): {first_sentence(record['documentation'])}",
+        f"  fix: {substitute(record['solutions'][0], best.groups)}",
+    ]
+    if any(g is not None for g in best.groups):
+        lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in best.groups)}")
+    more = f"  more: errdex explain {record['slug']}"
+    if others:
+        more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
+    lines.append(more)
+    return "\n".join(lines) + "\n"
+
+
+def _block(title: str, body: str, color: bool) -> list[str]:
+    return ["", _style(title, "1", color), *textwrap.indent(body.rstrip(), "    ").splitlines()]
+
+
+def explain_text(record: dict[str, Any], *, color: bool) -> str:
+    """A record, readable in a terminal (like ``rustc --explain``)."""
+    badges = [record["errorClass"], record["severity"], record["errorType"]]
+    if record.get("httpStatus"):
+        badges.append(f"HTTP {record['httpStatus']}")
+    out = [
+        _style(record["errorMessage"], "1", color),
+        f"{' · '.join(badges)}   {record['repo']}  {record['filePath']}:{record['lineNumber']}",
+        f"id {record['id']}  slug {record['slug']}",
+    ]
+    out += _block("Pattern", record["messagePattern"], color)
+    out += _block("What it means", textwrap.fill(record["documentation"], 76), color)
+    out += _block("What triggers it", textwrap.fill(record["triggerScenarios"], 76), color)
+    out += _block("Common situations", textwrap.fill(record["commonSituations"], 76), color)
+    out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
+    out += _block("Example fix", record["exampleFix"], color)
+    if record.get("preventionTips"):
+        out += _block("Prevention", "\n".join(f"- {t}" for t in record["preventionTips"]), color)
+    scenarios = record.get("scenarios") or []
+    if scenarios:
+        body = "\n".join(f"- {s['id']}: {s['summary']}" for s in scenarios)
+        out += _block(f"Proved scenarios ({len(scenarios)}; run: errdex prove {record['slug']})", body, color)
+    out += _block("Source", record["githubUrl"], color)
+    if record.get("tags"):
+        out += ["", "tags: " + ", ".join(record["tags"])]
+    return "\n".join(out) + "\n"
