@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -43,7 +44,7 @@ from errdex.records.sources import bundled_records_dir
 
 __all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 _SCALARS = [
     ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
@@ -58,8 +59,45 @@ _SCALARS = [
 ]
 _EXTRA = [
     ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
-    ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"),
+    ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"), ("group_count", "INTEGER"),
+    ("prefilter", "VARCHAR"), ("key_word", "VARCHAR"),
 ]
+_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?![A-Za-z0-9_])")
+#: DuckDB's regexp_extract reaches groups 1-9 only: errdex_match returns at most nine groups.
+SQL_MAX_GROUPS = 9
+
+
+def _key_word(literals: list[str]) -> str | None:
+    """The longest word that stands whole inside a literal: every matching line has it as a token."""
+    words = [w for literal in literals for w in _inner_words(literal)]
+    return max(words, key=lambda w: (len(w), w)) if words else None
+
+
+def _inner_words(literal: str) -> list[str]:
+    found = []
+    for match in _WORD.finditer(literal):
+        if match.start() > 0 and match.end() < len(literal):
+            found.append(match.group())
+    return found
+
+
+def _match_macro(max_groups: int) -> str:
+    extracts = ", ".join(f"regexp_extract(line, r.pattern_re2, {i})" for i in range(1, max_groups + 1))
+    groups = f"[{extracts}][1:least(r.group_count, {max_groups})]"
+    return f"""
+CREATE MACRO errdex_match(line) AS TABLE
+SELECT r.id AS record_id, r.slug, r.repo, r.error_class, r.severity,
+       r.literal_chars * 1000 - r.variable_parts AS score,
+       {groups} AS groups,
+       row_number() OVER (ORDER BY r.literal_chars DESC, r.variable_parts, r.id) AS rank
+FROM records r
+WHERE r.pattern_re2 IS NOT NULL
+  AND (r.key_word IS NULL
+       OR r.key_word IN (SELECT unnest(regexp_split_to_array(line, '[^A-Za-z0-9_]+'))))
+  AND contains(line, r.prefilter)
+  AND regexp_matches(line, r.pattern_re2)
+ORDER BY rank
+"""
 
 
 def _snake(name: str) -> str:
@@ -105,6 +143,10 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         columns["pattern_re2"].append(patterns.to_re2(pattern) if portable else None)
         columns["literal_chars"].append(patterns.literal_chars(pattern) if portable else 0)
         columns["variable_parts"].append(patterns.variable_parts(pattern) if portable else 0)
+        literals = patterns.required_literals(pattern) if portable else []
+        columns["group_count"].append(patterns.group_count(pattern) if portable else 0)
+        columns["prefilter"].append(max(literals, key=len) if literals else "")
+        columns["key_word"].append(_key_word(literals))
     return columns
 
 
@@ -162,6 +204,7 @@ def _write(con: duckdb.DuckDBPyConnection, records: Sequence[LoadedRecord], dige
         "record_count": str(len(records)),
     }
     _insert(con, "metadata", {"key": list(metadata), "value": list(metadata.values())})
+    con.execute(_match_macro(SQL_MAX_GROUPS))
 
 
 def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path | None = None,
