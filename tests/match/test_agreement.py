@@ -90,3 +90,25 @@ def test_sql_matches_a_table_of_logs_like_the_cli(kb: errdex.KnowledgeBase, sql:
     ).fetchall()
     cli: list[Any] = [(f.number, f.matches[0].record["id"]) for f in kb.match_lines(text)]
     assert rows == cli and len(rows) == 6
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(batch=st.lists(lines, min_size=1, max_size=6))
+def test_scanning_many_lines_at_once_changes_nothing(kb: errdex.KnowledgeBase, batch: list[str]) -> None:
+    at_once = kb.matcher.match_many(batch)
+    one_by_one = {i: kb.matcher.match(line) for i, line in enumerate(batch) if kb.matcher.match(line)}
+    assert at_once == one_by_one
+
+
+def test_anchors_hold_per_line_in_a_batch() -> None:
+    from errdex.match.engine import Matcher
+
+    records = [
+        {"id": "0000000000000001", "messagePattern": "^start here", "errorMessage": "start here"},
+        {"id": "0000000000000002", "messagePattern": "at the end$", "errorMessage": "at the end"},
+        {"id": "0000000000000003", "messagePattern": "a\\nb", "errorMessage": "a\nb"},
+    ]
+    matcher = Matcher(records)
+    batch = ["x start here", "start here", "at the end", "at the end x", "a", "b"]
+    found = {i: [m.record["id"] for m in ms] for i, ms in matcher.match_many(batch).items()}
+    assert found == {1: ["0000000000000001"], 2: ["0000000000000002"]}

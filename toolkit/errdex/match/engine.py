@@ -9,7 +9,9 @@ keyed by the patterns, so a later start only loads it.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,9 @@ from errdex.errors import DataError
 
 __all__ = ["Match", "Matcher", "rank_key"]
 
-_FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_SINGLEMATCH
+# MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
+_FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
+_NEWLINE = re.compile(b"\n")
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ class Matcher:
             self.records.append(record)
             self._regexes.append(re2.compile(patterns.to_re2(pattern)))
             self._keys.append((patterns.literal_chars(pattern), patterns.variable_parts(pattern)))
-            sources.append(patterns.to_hyperscan(pattern))
+            sources.append(patterns.to_hyperscan_existence(pattern))
         self._database = self._compile(sources, cache_dir) if sources else None
         self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
 
@@ -107,24 +111,49 @@ class Matcher:
 
     def candidates(self, line: str) -> list[int]:
         """Indexes of the records whose pattern occurs in the line."""
-        if self._database is None:
-            return []
-        hits: list[int] = []
-        self._database.scan(
-            line.encode("utf-8", "surrogatepass"),
-            match_event_handler=lambda index, start, end, flags, context: hits.append(index),
-            scratch=self._scratch,
-        )
-        return hits
+        return sorted(self.candidates_many([line]).get(0, ()))
 
-    def match(self, line: str) -> list[Match]:
-        """Every record whose pattern occurs in the line, best first."""
+    def candidates_many(self, lines: Sequence[str]) -> dict[int, set[int]]:
+        """For each line (by position) that may match, the indexes of the records that may.
+
+        The lines are joined and scanned in one pass; a hit is mapped to its
+        line by its end offset. Patterns cannot cross a line break (``.`` and
+        negated classes exclude it), and every candidate is confirmed by RE2
+        on its own line, so the buffer never changes a result.
+        """
+        if self._database is None or not lines:
+            return {}
+        buffer = "\n".join(lines).encode("utf-8", "surrogatepass")
+        breaks = [m.start() for m in _NEWLINE.finditer(buffer)] if len(lines) > 1 else []
+        found: dict[int, set[int]] = {}
+
+        def on_hit(index: int, start: int, end: int, flags: int, context: Any) -> None:
+            line = bisect.bisect_left(breaks, end) if end else 0
+            found.setdefault(line, set()).add(index)
+
+        self._database.scan(buffer, match_event_handler=on_hit, scratch=self._scratch)
+        return found
+
+    def _confirm(self, line: str, indexes: set[int] | list[int]) -> list[Match]:
         found = []
-        for index in self.candidates(line):
+        for index in indexes:
             hit = self._regexes[index].search(line)
-            if hit is None:  # cannot happen for portable patterns; never report what RE2 does not confirm
+            if hit is None:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
                 continue
             literal, variable = self._keys[index]
             found.append(Match(self.records[index], hit.span(), tuple(hit.groups()), literal, variable))
         found.sort(key=rank_key)
         return found
+
+    def match(self, line: str) -> list[Match]:
+        """Every record whose pattern occurs in the line, best first."""
+        return self._confirm(line, self.candidates_many([line]).get(0, set()))
+
+    def match_many(self, lines: Sequence[str]) -> dict[int, list[Match]]:
+        """For each line (by position) that matches, its matches, best first."""
+        result = {}
+        for position, indexes in self.candidates_many(lines).items():
+            matches = self._confirm(lines[position], indexes)
+            if matches:
+                result[position] = matches
+        return result

@@ -69,6 +69,17 @@ class KnowledgeBase:
                 best.setdefault(found.record["id"], found)
         return sorted(best.values(), key=rank_key)
 
+    def match_batch(self, lines: Sequence[str]) -> dict[int, list[Match]]:
+        """For each line (by position) that matches, its matches: one scan for the whole batch."""
+        found = self.matcher.match_many(lines)
+        if self.fields:
+            for position, line in enumerate(lines):
+                if line[:1] == "{" or (line[:1].isspace() and line.lstrip()[:1] == "{"):
+                    matches = self.match(line)
+                    if matches:
+                        found[position] = matches
+        return found
+
     def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
         """The lines that match a record, numbered from 1, with their ranked matches."""
         for number, line in enumerate(lines, start=1):

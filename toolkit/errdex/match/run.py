@@ -54,6 +54,24 @@ class MatchSummary:
         }
 
 
+#: Lines scanned together in one pass of the engine, up to this many characters.
+BATCH_LINES = 8192
+BATCH_CHARS = 8 * 1024 * 1024
+
+
+def _batches(lines: Iterator[str], follow: bool) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line)
+        if follow or len(batch) >= BATCH_LINES or size >= BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def match_files(
     paths: Sequence[str | Path],
     *,
@@ -61,22 +79,32 @@ def match_files(
     summary: MatchSummary | None = None,
     follow: bool = False,
     stop: Callable[[], bool] | None = None,
+    unclassified: bool = True,
 ) -> Iterator[LineMatch]:
-    """Matched lines of every input in order; an unreadable input is noted in the summary and skipped."""
+    """Matched lines of every input in order; an unreadable input is noted in the summary and skipped.
+
+    ``unclassified``: also count the error-looking lines that matched nothing.
+    """
     summary = summary if summary is not None else MatchSummary()
     for path in paths or ["-"]:
         source = "<stdin>" if str(path) == "-" else str(path)
+        number = 0
         try:
-            for number, text in enumerate(read_lines(path, follow=follow, stop=stop), start=1):
-                summary.lines += 1
-                matches = kb.match(text)
-                if matches:
-                    found = LineMatch(source, number, text, matches)
-                    summary.add(found)
-                    yield found
-                elif ERROR_LOOKING.search(text[:4096]):
-                    summary.unclassified += 1
-                    if len(summary.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
-                        summary.unclassified_samples.append({"file": source, "line": number, "text": text[:500]})
+            for batch in _batches(read_lines(path, follow=follow, stop=stop), follow):
+                found = kb.match_batch(batch)
+                summary.lines += len(batch)
+                for position, text in enumerate(batch):
+                    matches = found.get(position)
+                    if matches:
+                        line = LineMatch(source, number + position + 1, text, matches)
+                        summary.add(line)
+                        yield line
+                    elif unclassified and ERROR_LOOKING.search(text[:4096]):
+                        summary.unclassified += 1
+                        if len(summary.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
+                            summary.unclassified_samples.append(
+                                {"file": source, "line": number + position + 1, "text": text[:500]}
+                            )
+                number += len(batch)
         except InputError as exc:
             summary.problems.append(str(exc))

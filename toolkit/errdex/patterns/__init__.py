@@ -71,7 +71,7 @@ from .syntax import (
     Sequence, class_set, parse,
 )
 from .translate import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, python_regex, to_hyperscan,
+    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, python_regex, to_hyperscan, to_hyperscan_existence,
     to_js, to_python, to_re2,
 )
 
@@ -85,7 +85,7 @@ __all__ = [
     "literal_chars", "variable_parts", "required_literals", "group_count", "MAX_REPEAT",
     "MAX_DEPTH",
     # translation
-    "to_python", "to_re2", "to_hyperscan", "to_js", "python_regex", "HYPERSCAN_FLAGS",
+    "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",
     "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
     # engines
     "compile_problems", "EngineProblem", "CompileReport", "ENGINES",

@@ -33,7 +33,7 @@ from .syntax import (
 
 __all__ = [
     "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "NonPortablePatternError", "to_python", "to_re2",
-    "to_hyperscan", "to_js", "python_regex", "PYTHON_FLAGS",
+    "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "PYTHON_FLAGS",
 ]
 
 HS_FLAG_UTF8 = 32
@@ -226,3 +226,37 @@ def to_js(pattern: str) -> dict[str, str]:
 def python_regex(pattern: str) -> re.Pattern[str]:
     """Compiled Python regex for a portable pattern (cached)."""
     return re.compile(to_python(pattern), PYTHON_FLAGS)
+
+
+def _is_wildcard(node: Node) -> bool:
+    """``.*`` or ``.*?``, possibly inside groups: it matches any text, including none."""
+    while isinstance(node, Group):
+        node = node.child
+    if isinstance(node, Repeat) and node.min == 0 and node.max is None:
+        child = node.child
+        while isinstance(child, Group):
+            child = child.child
+        return isinstance(child, Any)
+    return False
+
+
+@lru_cache(maxsize=65536)
+def to_hyperscan_existence(pattern: str) -> bytes:
+    """Hyperscan source that occurs in a line exactly when the pattern does, for whole-buffer scans.
+
+    Leading and trailing ``.*``/``(.*?)`` items are dropped (they match any
+    text, including none), so a hit is reported once where the fixed part ends
+    instead of once per character after it. Groups are irrelevant to
+    existence; the caller extracts them with RE2 on the line.
+    """
+    root = _checked(pattern)
+    while isinstance(root, Group) and root.capturing is False:
+        root = root.child
+    if isinstance(root, Sequence):
+        items = list(root.items)
+        while items and _is_wildcard(items[0]) and any(isinstance(i, Literal) for i in items[1:]):
+            items.pop(0)
+        while items and _is_wildcard(items[-1]) and any(isinstance(i, Literal) for i in items[:-1]):
+            items.pop()
+        root = Sequence(tuple(items), root.offset, root.end)
+    return _emit(root, "hyperscan").encode("utf-8")
