@@ -139,3 +139,26 @@ def test_explain_by_slug_id_and_line(cli) -> None:
     assert "How to fix it" in by_slug.stdout and "errdex prove" in by_slug.stdout
     nothing = cli("explain", "no such thing at all")
     assert nothing.exit_code == 1 and nothing.stderr.startswith("errdex: error: no record")
+
+
+def test_follow_reads_lines_appended_later(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    import threading
+    import time
+
+    log = tmp_path / "growing.log"
+    log.write_text("starting\n")
+    done = threading.Event()
+
+    def writer() -> None:
+        time.sleep(0.3)
+        with log.open("a") as handle:
+            handle.write(API_LINE[:30])
+            handle.flush()
+            time.sleep(0.3)
+            handle.write(API_LINE[30:] + "\n")
+        time.sleep(0.3)
+        done.set()
+
+    threading.Thread(target=writer, daemon=True).start()
+    found = list(match_files([log], kb=kb, follow=True, stop=done.is_set))
+    assert [(f.number, f.text) for f in found] == [(2, API_LINE)]
