@@ -162,3 +162,22 @@ def test_follow_reads_lines_appended_later(tmp_path: Path, kb: errdex.KnowledgeB
     threading.Thread(target=writer, daemon=True).start()
     found = list(match_files([log], kb=kb, follow=True, stop=done.is_set))
     assert [(f.number, f.text) for f in found] == [(2, API_LINE)]
+
+
+def test_compiled_cache_gives_the_same_matches_and_survives_corruption(tmp_path: Path) -> None:
+    records = [
+        _record(1, "upload failed: ([a-z]+)", "upload failed: x"),
+        _record(2, "a(?=b)", "ab"),
+        _record(3, "disk ([0-9]+) full", "disk 1 full"),
+    ]
+    line = "upload failed: disk 42 full"
+    fresh = Matcher(records)
+    first = Matcher(records, cache_dir=tmp_path)
+    cached = Matcher(records, cache_dir=tmp_path)
+    assert fresh.match(line) == first.match(line) == cached.match(line) != []
+    assert [r["id"] for r, _ in cached.skipped] == ["0000000000000002"]
+    for path in tmp_path.iterdir():
+        path.write_bytes(b"garbage")
+    assert Matcher(records, cache_dir=tmp_path).match(line) == fresh.match(line)
+    changed = [*records[:2], _record(3, "disk ([0-9]+) empty", "disk 1 empty")]
+    assert [m.record["id"] for m in Matcher(changed, cache_dir=tmp_path).match(line)] == ["0000000000000001"]

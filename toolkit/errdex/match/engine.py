@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import re2
 
 from errdex import patterns
 from errdex._files import write_atomic
+from errdex._version import __version__
 from errdex.errors import DataError
 
 __all__ = ["Match", "Matcher", "rank_key"]
@@ -71,43 +73,87 @@ class Matcher:
     def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None) -> None:
         self.records: list[dict[str, Any]] = []
         self.skipped: list[tuple[dict[str, Any], str]] = []
+        self._patterns: list[str] = []
         self._regexes: list[Any] = []
         self._keys: list[tuple[int, int]] = []
+        digest = hashlib.sha256(
+            "\0".join([hyperscan.__version__, str(_FLAGS), __version__, *(r["messagePattern"] for r in records)])
+            .encode("utf-8", "surrogatepass")
+        ).hexdigest()[:32]
+        stem = cache_dir / digest if cache_dir is not None else None
+        plan = self._cached_plan(stem, len(records))
         sources: list[bytes] = []
-        for record in records:
+        for position, record in enumerate(records):
             pattern = record["messagePattern"]
-            problems = patterns.portability_problems(pattern)
-            if problems:
-                self.skipped.append((record, problems[0].message))
+            if plan is not None:
+                problem, literal, variable = plan[position]
+            else:
+                problems = patterns.portability_problems(pattern)
+                problem = problems[0].message if problems else None
+                literal, variable = (0, 0) if problem else (patterns.literal_chars(pattern), patterns.variable_parts(pattern))
+                if not problem:
+                    sources.append(patterns.to_hyperscan_existence(pattern))
+            if problem:
+                self.skipped.append((record, problem))
                 continue
             self.records.append(record)
-            self._regexes.append(re2.compile(patterns.to_re2(pattern)))
-            self._keys.append((patterns.literal_chars(pattern), patterns.variable_parts(pattern)))
-            sources.append(patterns.to_hyperscan_existence(pattern))
-        self._database = self._compile(sources, cache_dir) if sources else None
+            self._patterns.append(pattern)
+            self._regexes.append(None)  # compiled by RE2 on the first hit
+            self._keys.append((literal, variable))
+        self._database = self._load(stem) if plan is not None else None
+        if self._database is None and self.records:
+            if not sources:
+                sources = [patterns.to_hyperscan_existence(p) for p in self._patterns]
+            self._database = self._compile(sources)
+            self._save(stem, records)
         self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
 
     @staticmethod
-    def _compile(sources: list[bytes], cache_dir: Path | None) -> Any:
-        digest = hashlib.sha256(b"\0".join([hyperscan.__version__.encode(), str(_FLAGS).encode(), *sources]))
-        cached = cache_dir / f"{digest.hexdigest()[:32]}.hsdb" if cache_dir is not None else None
-        if cached is not None and cached.exists():
-            try:
-                return hyperscan.loadb(cached.read_bytes(), hyperscan.HS_MODE_BLOCK)
-            except (hyperscan.error, OSError):
-                pass
+    def _cached_plan(stem: Path | None, count: int) -> list[Any] | None:
+        if stem is None:
+            return None
+        try:
+            plan = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return plan if isinstance(plan, list) and len(plan) == count else None
+
+    @staticmethod
+    def _load(stem: Path | None) -> Any:
+        if stem is None:
+            return None
+        try:
+            return hyperscan.loadb(stem.with_suffix(".hsdb").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        except (hyperscan.error, OSError):
+            return None
+
+    def _save(self, stem: Path | None, records: Sequence[dict[str, Any]]) -> None:
+        if stem is None:
+            return
+        skipped = {id(record): message for record, message in self.skipped}
+        keys = iter(self._keys)
+        plan = [[skipped[id(r)], 0, 0] if id(r) in skipped else [None, *next(keys)] for r in records]
+        try:
+            stem.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(stem.with_suffix(".hsdb"), hyperscan.dumpb(self._database))
+            write_atomic(stem.with_suffix(".json"), json.dumps(plan).encode("utf-8"))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+    @staticmethod
+    def _compile(sources: list[bytes]) -> Any:
         database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         try:
             database.compile(expressions=sources, ids=list(range(len(sources))), flags=[_FLAGS] * len(sources))
         except hyperscan.error as exc:
             raise DataError(f"hyperscan cannot compile the patterns: {exc}; run 'errdex validate'") from exc
-        if cached is not None:
-            try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(cached, hyperscan.dumpb(database))
-            except OSError:
-                pass
         return database
+
+    def _regex(self, index: int) -> Any:
+        regex = self._regexes[index]
+        if regex is None:
+            regex = self._regexes[index] = re2.compile(patterns.to_re2(self._patterns[index]))
+        return regex
 
     def candidates(self, line: str) -> list[int]:
         """Indexes of the records whose pattern occurs in the line."""
@@ -137,7 +183,7 @@ class Matcher:
     def _confirm(self, line: str, indexes: set[int] | list[int]) -> list[Match]:
         found = []
         for index in indexes:
-            hit = self._regexes[index].search(line)
+            hit = self._regex(index).search(line)
             if hit is None:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
                 continue
             literal, variable = self._keys[index]
