@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import errdex
 from errdex.match.engine import Matcher
@@ -181,3 +183,20 @@ def test_compiled_cache_gives_the_same_matches_and_survives_corruption(tmp_path:
     assert Matcher(records, cache_dir=tmp_path).match(line) == fresh.match(line)
     changed = [*records[:2], _record(3, "disk ([0-9]+) empty", "disk 1 empty")]
     assert [m.record["id"] for m in Matcher(changed, cache_dir=tmp_path).match(line)] == ["0000000000000001"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\r", b"\n", b"\r\n", b"xyz", b"\x00"]), max_size=60),
+       block=st.integers(min_value=1, max_value=9))
+def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes], block: int) -> None:
+    from errdex.match import readers
+
+    path = tmp_path_factory.mktemp("lines") / "x.log"
+    path.write_bytes(b"".join(data))
+    original = readers.BLOCK_BYTES
+    readers.BLOCK_BYTES = block
+    try:
+        batched = [line for batch in readers.read_batches(path) for line in batch]
+    finally:
+        readers.BLOCK_BYTES = original
+    assert batched == list(read_lines(path))

@@ -18,9 +18,11 @@ from typing import BinaryIO
 
 from errdex.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "read_lines"]
+__all__ = ["MAX_LINE_BYTES", "read_batches", "read_lines"]
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
+#: Bytes read at a time by ``read_batches``.
+BLOCK_BYTES = 8 * 1024 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -70,5 +72,64 @@ def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], b
                     yield from _lines(unzipped, follow=False, stop=stop)  # type: ignore[arg-type]
             else:
                 yield from _lines(handle, follow=follow, stop=stop)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"{source}: cannot read: {exc}") from exc
+
+
+def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
+    """Lists of decoded lines, read a block at a time and split only at line breaks."""
+    pending = b""
+    skipping = False  # inside the rest of an overlong line
+    while True:
+        block = handle.read(BLOCK_BYTES)
+        if not block:
+            if pending and not skipping:
+                yield [pending.rstrip(b"\r").decode("utf-8", "replace")]
+            return
+        data = pending + block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            if skipping:
+                pending = b""
+            elif len(data) >= MAX_LINE_BYTES:
+                yield [data[:MAX_LINE_BYTES].decode("utf-8", "replace")]
+                pending, skipping = b"", True
+            else:
+                pending = data
+            continue
+        head, pending = data[:cut], data[cut + 1 :]
+        if skipping:  # the overlong line ends at the first break
+            first = head.find(b"\n")
+            head = head[first + 1 :] if first >= 0 else b""
+            skipping = False
+            if first < 0:
+                continue
+        text = head.decode("utf-8", "replace")
+        if "\r" in text:
+            lines = [line.rstrip("\r") for line in text.split("\n")]
+        else:
+            lines = text.split("\n")
+        yield lines
+
+
+def read_batches(source: str | Path) -> Iterator[list[str]]:
+    """The lines of a file or ``-`` in batches, for scanning many lines at once (no follow)."""
+    if str(source) == "-":
+        yield from _blocks(sys.stdin.buffer)
+        return
+    path = Path(source)
+    if path.is_dir():
+        raise InputError(f"{source}: is a folder, not a log file")
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+    with handle:
+        try:
+            if handle.peek(2)[:2] == _GZIP_MAGIC:
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    yield from _blocks(unzipped)  # type: ignore[arg-type]
+            else:
+                yield from _blocks(handle)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{source}: cannot read: {exc}") from exc

@@ -10,7 +10,7 @@ from typing import Any
 
 from errdex.errors import InputError
 from errdex.match.knowledge import KnowledgeBase, LineMatch
-from errdex.match.readers import read_lines
+from errdex.match.readers import read_batches, read_lines
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
 
@@ -90,10 +90,13 @@ def match_files(
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
         try:
-            for batch in _batches(read_lines(path, follow=follow, stop=stop), follow):
+            batches = _batches(read_lines(path, follow=True, stop=stop), True) if follow else read_batches(path)
+            for batch in batches:
                 found = kb.match_batch(batch)
                 summary.lines += len(batch)
-                for position, text in enumerate(batch):
+                positions = range(len(batch)) if unclassified else sorted(found)
+                for position in positions:
+                    text = batch[position]
                     matches = found.get(position)
                     if matches:
                         line = LineMatch(source, number + position + 1, text, matches)
