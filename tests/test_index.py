@@ -92,3 +92,17 @@ def test_cli_index_and_query(cli, tmp_path: Path) -> None:
     assert table[0] == ["id", "slug"] and len(table) == len(rows) + 1
     bad = cli("query", "DROP TABLE records", "--db", str(db))
     assert bad.exit_code == 2 and bad.stderr.startswith("errdex: error: query failed") and bad.stderr.count("\n") == 1
+
+
+def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) -> None:
+    from errdex.records.loader import load_records_cached
+
+    folder = tmp_path / "records"
+    path = write_envelope(folder, seed)
+    first = load_records_cached([folder])
+    assert load_records_cached([folder]) == first
+    path.write_text(path.read_text().replace('"severity": "error"', '"severity": "warning"'))
+    assert load_records_cached([folder])[0].record["severity"] == "warning"
+    path.write_text('{"record": ')
+    with pytest.raises(DataError):
+        load_records_cached([folder])

@@ -11,7 +11,7 @@ from typing import Any
 from errdex.cache import cache_dir
 from errdex.errors import RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
-from errdex.records.loader import load_records
+from errdex.records.loader import load_records_cached
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 
@@ -91,4 +91,4 @@ class KnowledgeBase:
 
 def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS) -> KnowledgeBase:
     """The knowledge base of the given records (default: the bundled dataset)."""
-    return KnowledgeBase([item.record for item in load_records(records)], fields=fields)
+    return KnowledgeBase([item.record for item in load_records_cached(records)], fields=fields)

@@ -9,18 +9,21 @@ line and column, and pointing at ``errdex validate`` for the full list.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.records.jsontext import Locator
 from errdex.records.models import RECORD_MODELS
-from errdex.records.sources import iter_documents
+from errdex.records.sources import iter_documents, record_files
 
-__all__ = ["LoadedRecord", "load_records"]
+__all__ = ["LoadedRecord", "load_records", "load_records_cached"]
 
 
 @dataclass(frozen=True)
@@ -62,4 +65,46 @@ def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord
         loaded.append(LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None))
     if not loaded:
         raise DataError("no records found")
+    return loaded
+
+
+def _fingerprint(files: list[Path]) -> str | None:
+    digest = hashlib.sha256(__version__.encode())
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        digest.update(f"{path.resolve()}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def load_records_cached(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
+    """Like :func:`load_records`, but reuses the records loaded last time when no file changed.
+
+    A file counts as changed when its size or modification time differs; the
+    loaded records are kept as one JSON file in the user's cache. Stdin is
+    never cached.
+    """
+    from errdex._files import write_atomic
+    from errdex.cache import cache_dir
+
+    files = record_files(paths)
+    fingerprint = _fingerprint(files) if files else None
+    if fingerprint is None:
+        return load_records(paths)
+    target = cache_dir() / "records" / f"{fingerprint[:32]}.json"
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+        if data.get("fingerprint") == fingerprint:
+            return [LoadedRecord(path, record, version) for path, record, version in data["records"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    loaded = load_records(paths)
+    payload = {"fingerprint": fingerprint, "records": [[r.path, r.record, r.dataset_version] for r in loaded]}
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    except OSError:
+        pass  # a cache that cannot be written only costs time
     return loaded

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 from errdex.records.jsontext import ParsedDocument, ParseProblem, parse_document
 
-__all__ = ["Document", "bundled_records_dir", "iter_documents", "is_bundle"]
+__all__ = ["Document", "bundled_records_dir", "is_bundle", "iter_documents", "record_files"]
 
 _BUNDLE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 _RECORD_SUFFIXES = (".json", *_BUNDLE_SUFFIXES)
@@ -126,6 +126,22 @@ def _walk(folder: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(root) / name for name in files if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
     return sorted(found)
+
+
+def record_files(paths: Iterable[str | Path] | None = None) -> list[Path] | None:
+    """Every record file the paths name (folders walked), or None when one is stdin or missing."""
+    found: list[Path] = []
+    for target in list(paths) if paths else [bundled_records_dir()]:
+        if str(target) == "-":
+            return None
+        path = Path(target)
+        if path.is_dir():
+            found.extend(_walk(path))
+        elif path.is_file():
+            found.append(path)
+        else:
+            return None
+    return found
 
 
 def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Iterator[Document]:
