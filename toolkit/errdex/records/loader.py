@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,13 +70,14 @@ def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord
 
 
 def _fingerprint(files: list[Path]) -> str | None:
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(f"{__version__}\0{os.getcwd()}".encode("utf-8", "surrogatepass"))
     for path in files:
+        name = str(path)
         try:
-            info = path.stat()
+            info = os.stat(name)
         except OSError:
             return None
-        digest.update(f"{path.resolve()}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
