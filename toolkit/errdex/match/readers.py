@@ -14,11 +14,13 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from errdex.errors import InputError
 
 __all__ = ["MAX_LINE_BYTES", "read_batches", "read_lines"]
+
+T = TypeVar("T")
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 #: Bytes read at a time by ``read_batches``.
@@ -52,10 +54,10 @@ def _lines(handle: BinaryIO, *, follow: bool, stop: Callable[[], bool] | None) -
         yield raw.rstrip(b"\r\n").decode("utf-8", "replace")
 
 
-def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], bool] | None = None) -> Iterator[str]:
-    """The lines of a file (``.gz`` or gzip content is decompressed) or of ``-`` (stdin)."""
+def _read(source: str | Path, reader: Callable[[BinaryIO, bool], Iterator[T]]) -> Iterator[T]:
+    """Open a log (``-``: stdin; gzip content is decompressed) and run ``reader(stream, compressed)`` over it."""
     if str(source) == "-":
-        yield from _lines(sys.stdin.buffer, follow=False, stop=stop)
+        yield from reader(sys.stdin.buffer, False)
         return
     path = Path(source)
     if path.is_dir():
@@ -66,14 +68,18 @@ def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], b
         raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
     with handle:
         try:
-            magic = handle.peek(2)[:2] if hasattr(handle, "peek") else b""
-            if magic == _GZIP_MAGIC:
+            if handle.peek(2)[:2] == _GZIP_MAGIC:
                 with gzip.GzipFile(fileobj=handle) as unzipped:
-                    yield from _lines(unzipped, follow=False, stop=stop)  # type: ignore[arg-type]
+                    yield from reader(unzipped, True)  # type: ignore[arg-type]
             else:
-                yield from _lines(handle, follow=follow, stop=stop)
+                yield from reader(handle, False)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{source}: cannot read: {exc}") from exc
+
+
+def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], bool] | None = None) -> Iterator[str]:
+    """The lines of a file (gzip content is decompressed) or of ``-`` (stdin); ``follow`` waits for more."""
+    return _read(source, lambda stream, compressed: _lines(stream, follow=follow and not compressed and str(source) != "-", stop=stop))
 
 
 def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
@@ -114,22 +120,4 @@ def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
 
 def read_batches(source: str | Path) -> Iterator[list[str]]:
     """The lines of a file or ``-`` in batches, for scanning many lines at once (no follow)."""
-    if str(source) == "-":
-        yield from _blocks(sys.stdin.buffer)
-        return
-    path = Path(source)
-    if path.is_dir():
-        raise InputError(f"{source}: is a folder, not a log file")
-    try:
-        handle = open(path, "rb")  # noqa: SIM115
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
-    with handle:
-        try:
-            if handle.peek(2)[:2] == _GZIP_MAGIC:
-                with gzip.GzipFile(fileobj=handle) as unzipped:
-                    yield from _blocks(unzipped)  # type: ignore[arg-type]
-            else:
-                yield from _blocks(handle)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"{source}: cannot read: {exc}") from exc
+    return _read(source, lambda stream, compressed: _blocks(stream))
