@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from errdex._version import __version__
-from errdex.checks.base import Check, Finding
+from errdex.checks.base import Check
 from errdex.checks.runner import ValidationReport
 
 __all__ = ["FORMATS", "render_findings", "render_check_list"]
@@ -112,7 +112,3 @@ def render_check_list(checks: dict[str, type[Check]], fmt: str) -> str:
         return json.dumps(rows, indent=2) + "\n"
     width = max(len(r["name"]) for r in rows)
     return "".join(f"{r['code']}  {r['name']:<{width}}  {r['severity']:<7}  {r['summary']}\n" for r in rows)
-
-
-def finding_sort_key(f: Finding) -> tuple[str, int, int, str]:
-    return (f.path, f.line, f.column, f.code)

@@ -155,10 +155,6 @@ class Matcher:
             regex = self._regexes[index] = re2.compile(patterns.to_re2(self._patterns[index]))
         return regex
 
-    def candidates(self, line: str) -> list[int]:
-        """Indexes of the records whose pattern occurs in the line."""
-        return sorted(self.candidates_many([line]).get(0, ()))
-
     def candidates_many(self, lines: Sequence[str]) -> dict[int, set[int]]:
         """For each line (by position) that may match, the indexes of the records that may.
 

@@ -54,24 +54,6 @@ class MatchSummary:
         }
 
 
-#: Lines scanned together in one pass of the engine, up to this many characters.
-BATCH_LINES = 8192
-BATCH_CHARS = 8 * 1024 * 1024
-
-
-def _batches(lines: Iterator[str], follow: bool) -> Iterator[list[str]]:
-    batch: list[str] = []
-    size = 0
-    for line in lines:
-        batch.append(line)
-        size += len(line)
-        if follow or len(batch) >= BATCH_LINES or size >= BATCH_CHARS:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
 def match_files(
     paths: Sequence[str | Path],
     *,
@@ -90,7 +72,8 @@ def match_files(
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
         try:
-            batches = _batches(read_lines(path, follow=True, stop=stop), True) if follow else read_batches(path)
+            # Following: each line as it arrives; otherwise a block of lines per engine pass.
+            batches = ([line] for line in read_lines(path, follow=True, stop=stop)) if follow else read_batches(path)
             for batch in batches:
                 found = kb.match_batch(batch)
                 summary.lines += len(batch)
