@@ -95,7 +95,8 @@ def test_sql_matches_a_table_of_logs_like_the_cli(kb: errdex.KnowledgeBase, sql:
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(batch=st.lists(lines, min_size=1, max_size=6))
 def test_scanning_many_lines_at_once_changes_nothing(kb: errdex.KnowledgeBase, batch: list[str]) -> None:
-    at_once = kb.matcher.match_many(batch)
+    block = "\n".join(batch).encode()
+    at_once = {block.count(b"\n", 0, start): ms for start, _, ms in kb.matcher.match_block(block)}
     one_by_one = {i: kb.matcher.match(line) for i, line in enumerate(batch) if kb.matcher.match(line)}
     assert at_once == one_by_one
 
@@ -110,5 +111,6 @@ def test_anchors_hold_per_line_in_a_batch() -> None:
     ]
     matcher = Matcher(records)
     batch = ["x start here", "start here", "at the end", "at the end x", "a", "b"]
-    found = {i: [m.record["id"] for m in ms] for i, ms in matcher.match_many(batch).items()}
+    block = "\n".join(batch).encode()
+    found = {block.count(b"\n", 0, start): [m.record["id"] for m in ms] for start, _, ms in matcher.match_block(block)}
     assert found == {1: ["0000000000000001"], 2: ["0000000000000002"]}

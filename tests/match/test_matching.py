@@ -196,7 +196,51 @@ def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathF
     original = readers.BLOCK_BYTES
     readers.BLOCK_BYTES = block
     try:
-        batched = [line for batch in readers.read_batches(path) for line in batch]
+        batched = [line for block in readers.read_blocks(path) for line in block.decode("utf-8").split("\n")]
     finally:
         readers.BLOCK_BYTES = original
     assert batched == list(read_lines(path))
+
+
+LINE_POOL = [
+    API_LINE,
+    "é ü " + API_LINE,
+    json.dumps({"level": "error", "msg": SEED_MESSAGE}),
+    "  " + json.dumps({"err": "CreateOS returned invalid JSON.", "x": "é"}),
+    "{not json " + SEED_MESSAGE,
+    '{"msg": "\\u0043reateOS returned invalid JSON."}',  # only the decoded field matches
+    "FATAL unknown thing broke",
+    "an error and a failure on one line",
+    "plain line",
+    "",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(picks=st.lists(st.tuples(st.sampled_from(LINE_POOL), st.sampled_from([b"\n", b"\r\n", b"\r\r\n"])), max_size=30),
+       block=st.sampled_from([7, 64, 1 << 20]))
+def test_block_scanning_gives_what_matching_each_line_gives(
+    tmp_path_factory: pytest.TempPathFactory, kb: errdex.KnowledgeBase, picks: list[tuple[str, bytes]], block: int
+) -> None:
+    from errdex.match import readers
+    from errdex.match.run import ERROR_LOOKING
+
+    path = tmp_path_factory.mktemp("mixed") / "x.log"
+    path.write_bytes(b"".join(text.encode() + end for text, end in picks))
+    original = readers.BLOCK_BYTES
+    readers.BLOCK_BYTES = block
+    try:
+        summary = MatchSummary()
+        fast = [(f.number, f.text, [(m.record["id"], m.span, m.groups) for m in f.matches])
+                for f in match_files([path], kb=kb, summary=summary)]
+    finally:
+        readers.BLOCK_BYTES = original
+    slow, unclassified = [], 0
+    for number, text in enumerate(read_lines(path), start=1):
+        matches = kb.match(text)
+        if matches:
+            slow.append((number, text, [(m.record["id"], m.span, m.groups) for m in matches]))
+        elif ERROR_LOOKING.search(text.encode()):
+            unclassified += 1
+    assert fast == slow
+    assert (summary.lines, summary.matched_lines, summary.unclassified) == (len(picks), len(slow), unclassified)

@@ -1,19 +1,21 @@
 """The compiled matcher: which records' patterns occur in a line, ranked, with captured values.
 
-Hyperscan scans each line once for every pattern at the same time (linear in
-the line, whatever the patterns); RE2 then extracts the span and groups of
-the few patterns that hit. No backtracking engine ever runs a record's
-pattern over a log line. The compiled hyperscan database is cached on disk,
-keyed by the patterns, so a later start only loads it.
+Hyperscan scans a whole block of lines once for every pattern at the same
+time (linear in the text, whatever the patterns); RE2 then extracts the span
+and groups of the few patterns that hit, on their own line. No backtracking
+engine ever runs a record's pattern over a log line. The compiled hyperscan
+database and each pattern's translations are cached on disk, keyed by the
+patterns, so a later start only loads them.
+
+Blocks are bytes of valid UTF-8 (the readers replace invalid sequences),
+lines separated by ``\n``. Spans are character offsets into the decoded line.
 """
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,11 @@ __all__ = ["Match", "Matcher", "rank_key"]
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
-_NEWLINE = re.compile(b"\n")
+#: Bump when the cached plan's shape changes.
+_PLAN_FORMAT = "2"
+_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
+_RE2_OPTIONS = re2.Options()
+_NO_SPAN = (-1, -1)
 
 
 @dataclass(frozen=True)
@@ -74,10 +80,12 @@ class Matcher:
         self.records: list[dict[str, Any]] = []
         self.skipped: list[tuple[dict[str, Any], str]] = []
         self._patterns: list[str] = []
+        self._re2_sources: list[str | None] = []
         self._regexes: list[Any] = []
         self._keys: list[tuple[int, int]] = []
         digest = hashlib.sha256(
-            "\0".join([hyperscan.__version__, str(_FLAGS), __version__, *(r["messagePattern"] for r in records)])
+            "\0".join([_PLAN_FORMAT, hyperscan.__version__, str(_FLAGS), __version__,
+                       *(r["messagePattern"] for r in records)])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         stem = cache_dir / digest if cache_dir is not None else None
@@ -86,11 +94,12 @@ class Matcher:
         for position, record in enumerate(records):
             pattern = record["messagePattern"]
             if plan is not None:
-                problem, literal, variable = plan[position]
+                problem, literal, variable, re2_source = plan[position]
             else:
                 problems = patterns.portability_problems(pattern)
                 problem = problems[0].message if problems else None
                 literal, variable = (0, 0) if problem else (patterns.literal_chars(pattern), patterns.variable_parts(pattern))
+                re2_source = None if problem else patterns.to_re2(pattern)
                 if not problem:
                     sources.append(patterns.to_hyperscan_existence(pattern))
             if problem:
@@ -98,6 +107,7 @@ class Matcher:
                 continue
             self.records.append(record)
             self._patterns.append(pattern)
+            self._re2_sources.append(re2_source)
             self._regexes.append(None)  # compiled by RE2 on the first hit
             self._keys.append((literal, variable))
         self._database = self._load(stem) if plan is not None else None
@@ -116,7 +126,9 @@ class Matcher:
             plan = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return plan if isinstance(plan, list) and len(plan) == count else None
+        if not isinstance(plan, list) or len(plan) != count or any(not isinstance(p, list) or len(p) != 4 for p in plan):
+            return None
+        return plan
 
     @staticmethod
     def _load(stem: Path | None) -> Any:
@@ -131,8 +143,14 @@ class Matcher:
         if stem is None:
             return
         skipped = {id(record): message for record, message in self.skipped}
-        keys = iter(self._keys)
-        plan = [[skipped[id(r)], 0, 0] if id(r) in skipped else [None, *next(keys)] for r in records]
+        kept = iter(zip(self._keys, self._re2_sources, strict=True))
+        plan = []
+        for record in records:
+            if id(record) in skipped:
+                plan.append([skipped[id(record)], 0, 0, None])
+            else:
+                (literal, variable), source = next(kept)
+                plan.append([None, literal, variable, source])
         try:
             stem.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(stem.with_suffix(".hsdb"), hyperscan.dumpb(self._database))
@@ -152,50 +170,71 @@ class Matcher:
     def _regex(self, index: int) -> Any:
         regex = self._regexes[index]
         if regex is None:
-            regex = self._regexes[index] = re2.compile(patterns.to_re2(self._patterns[index]))
+            source = self._re2_sources[index]
+            if source is None:
+                source = self._re2_sources[index] = patterns.to_re2(self._patterns[index])
+            # The compiled RE2 object itself: the wrapper's per-call work costs more than the search on short lines.
+            regex = re2._re2.RE2(source.encode("utf-8"), _RE2_OPTIONS)
+            if not regex.ok():
+                raise DataError(f"RE2 cannot compile the pattern of record {self.records[index]['id']}: {regex.error()}")
+            self._regexes[index] = regex
         return regex
 
-    def candidates_many(self, lines: Sequence[str]) -> dict[int, set[int]]:
-        """For each line (by position) that may match, the indexes of the records that may.
+    def _hits(self, block: bytes) -> dict[int, set[int]]:
+        """Line start offset -> indexes of the records that may match that line; one scan for the block.
 
-        The lines are joined and scanned in one pass; a hit is mapped to its
-        line by its end offset. Patterns cannot cross a line break (``.`` and
-        negated classes exclude it), and every candidate is confirmed by RE2
-        on its own line, so the buffer never changes a result.
+        Patterns cannot cross a line break (``.`` and negated classes exclude
+        it), and every candidate is confirmed by RE2 on its own line, so
+        scanning many lines at once never changes a result.
         """
-        if self._database is None or not lines:
-            return {}
-        buffer = "\n".join(lines).encode("utf-8", "surrogatepass")
-        breaks = [m.start() for m in _NEWLINE.finditer(buffer)] if len(lines) > 1 else []
         found: dict[int, set[int]] = {}
+        if self._database is None or not block:
+            return found
+        rfind = block.rfind
 
         def on_hit(index: int, start: int, end: int, flags: int, context: Any) -> None:
-            line = bisect.bisect_left(breaks, end) if end else 0
-            found.setdefault(line, set()).add(index)
+            line = rfind(b"\n", 0, end) + 1 if end else 0
+            hit = found.get(line)
+            if hit is None:
+                found[line] = {index}
+            else:
+                hit.add(index)
 
-        self._database.scan(buffer, match_event_handler=on_hit, scratch=self._scratch)
+        self._database.scan(block, match_event_handler=on_hit, scratch=self._scratch)
         return found
 
-    def _confirm(self, line: str, indexes: set[int] | list[int]) -> list[Match]:
+    def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
+        """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first."""
         found = []
+        ascii_only = line.isascii()
         for index in indexes:
-            hit = self._regex(index).search(line)
-            if hit is None:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
+            spans = self._regex(index).Match(_UNANCHORED, line, 0, len(line))
+            if spans[0] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
                 continue
+            groups = tuple(None if s == _NO_SPAN else line[s[0] : s[1]].decode("utf-8", "replace") for s in spans[1:])
+            start, end = spans[0]
+            if not ascii_only:  # byte offsets to character offsets
+                start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             literal, variable = self._keys[index]
-            found.append(Match(self.records[index], hit.span(), tuple(hit.groups()), literal, variable))
+            found.append(Match(self.records[index], (start, end), groups, literal, variable))
         found.sort(key=rank_key)
         return found
 
     def match(self, line: str) -> list[Match]:
         """Every record whose pattern occurs in the line, best first."""
-        return self._confirm(line, self.candidates_many([line]).get(0, set()))
+        data = line.encode("utf-8", "replace")  # a lone surrogate becomes '?', one character for one
+        candidates = set().union(*self._hits(data).values()) if data else set()
+        return self.confirm(data, candidates)
 
-    def match_many(self, lines: Sequence[str]) -> dict[int, list[Match]]:
-        """For each line (by position) that matches, its matches, best first."""
-        result = {}
-        for position, indexes in self.candidates_many(lines).items():
-            matches = self._confirm(lines[position], indexes)
+    def match_block(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
+        """``(line start, line end, matches)`` for each line of the block that matches, in order.
+
+        ``block``: lines of valid UTF-8 separated by ``\\n``.
+        """
+        hits = self._hits(block)
+        for start in sorted(hits):
+            end = block.find(b"\n", start)
+            end = len(block) if end < 0 else end
+            matches = self.confirm(block[start:end], hits[start])
             if matches:
-                result[position] = matches
-        return result
+                yield start, end, matches

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,8 @@ __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 DEFAULT_FIELDS: tuple[str, ...] = ("message", "msg", "error", "err")
 #: JSON log lines longer than this are matched as raw text only.
 MAX_JSON_LINE = 1 << 20
+#: A line break, then perhaps blanks, then a brace: where JSON lines start (a literal first byte searches fast).
+_JSON_LINE = re.compile(rb"\n[ \t]*\{")
 
 
 @dataclass(frozen=True)
@@ -69,16 +72,28 @@ class KnowledgeBase:
                 best.setdefault(found.record["id"], found)
         return sorted(best.values(), key=rank_key)
 
-    def match_batch(self, lines: Sequence[str]) -> dict[int, list[Match]]:
-        """For each line (by position) that matches, its matches: one scan for the whole batch."""
-        found = self.matcher.match_many(lines)
-        if self.fields:
-            for position, line in enumerate(lines):
-                if line[:1] == "{" or (line[:1].isspace() and line.lstrip()[:1] == "{"):
-                    matches = self.match(line)
-                    if matches:
-                        found[position] = matches
-        return found
+    def match_block(self, block: bytes) -> Iterator[tuple[int, str, list[Match]]]:
+        """``(line index, line text, matches)`` for each matching line of a block, in order; one scan for the block.
+
+        ``block``: lines of valid UTF-8 separated by ``\\n`` (as :func:`errdex.match.readers.read_blocks` gives).
+        """
+        found: dict[int, tuple[int, list[Match]]] = {start: (end, ms) for start, end, ms in self.matcher.match_block(block)}
+        if self.fields:  # JSON lines: their message fields are matched too
+            starts = [hit.start() + 1 for hit in _JSON_LINE.finditer(block)]
+            if block.lstrip(b" \t")[:1] == b"{":
+                starts.insert(0, 0)
+            for start in starts:
+                end = block.find(b"\n", start)
+                end = len(block) if end < 0 else end
+                matches = self.match(block[start:end].decode("utf-8", "replace"))
+                if matches:
+                    found[start] = (end, matches)
+        number, previous = 0, 0
+        for start in sorted(found):
+            number += block.count(b"\n", previous, start)
+            previous = start
+            end, matches = found[start]
+            yield number, block[start:end].decode("utf-8", "replace"), matches
 
     def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
         """The lines that match a record, numbered from 1, with their ranked matches."""

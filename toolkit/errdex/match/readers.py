@@ -9,6 +9,7 @@ it is skipped) so memory stays bounded.
 from __future__ import annotations
 
 import gzip
+import re
 import sys
 import time
 import zlib
@@ -18,14 +19,15 @@ from typing import BinaryIO, TypeVar
 
 from errdex.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "read_batches", "read_lines"]
+__all__ = ["MAX_LINE_BYTES", "read_blocks", "read_lines"]
 
 T = TypeVar("T")
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
-#: Bytes read at a time by ``read_batches``.
+#: Bytes read at a time by ``read_blocks``.
 BLOCK_BYTES = 8 * 1024 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
+_LINE_END_CR = re.compile(rb"\r+(?=\n)|\r+\Z")
 
 
 def _lines(handle: BinaryIO, *, follow: bool, stop: Callable[[], bool] | None) -> Iterator[str]:
@@ -82,15 +84,24 @@ def read_lines(source: str | Path, *, follow: bool = False, stop: Callable[[], b
     return _read(source, lambda stream, compressed: _lines(stream, follow=follow and not compressed and str(source) != "-", stop=stop))
 
 
-def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
-    """Lists of decoded lines, read a block at a time and split only at line breaks."""
+def _normalised(data: bytes) -> bytes:
+    """Lines as the line reader gives them: carriage returns at line ends dropped, invalid UTF-8 replaced."""
+    if b"\r" in data:
+        data = _LINE_END_CR.sub(b"", data)
+    if not data.isascii():
+        data = data.decode("utf-8", "replace").encode("utf-8")
+    return data
+
+
+def _blocks(handle: BinaryIO) -> Iterator[bytes]:
+    """Blocks of whole lines (separated by ``\\n``, no final break), read a block at a time."""
     pending = b""
     skipping = False  # inside the rest of an overlong line
     while True:
         block = handle.read(BLOCK_BYTES)
         if not block:
             if pending and not skipping:
-                yield [pending.rstrip(b"\r").decode("utf-8", "replace")]
+                yield _normalised(pending)
             return
         data = pending + block
         cut = data.rfind(b"\n")
@@ -98,7 +109,7 @@ def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
             if skipping:
                 pending = b""
             elif len(data) >= MAX_LINE_BYTES:
-                yield [data[:MAX_LINE_BYTES].decode("utf-8", "replace")]
+                yield _normalised(data[:MAX_LINE_BYTES])
                 pending, skipping = b"", True
             else:
                 pending = data
@@ -110,14 +121,13 @@ def _blocks(handle: BinaryIO) -> Iterator[list[str]]:
             skipping = False
             if first < 0:
                 continue
-        text = head.decode("utf-8", "replace")
-        if "\r" in text:
-            lines = [line.rstrip("\r") for line in text.split("\n")]
-        else:
-            lines = text.split("\n")
-        yield lines
+        yield _normalised(head)
 
 
-def read_batches(source: str | Path) -> Iterator[list[str]]:
-    """The lines of a file or ``-`` in batches, for scanning many lines at once (no follow)."""
+def read_blocks(source: str | Path) -> Iterator[bytes]:
+    """The lines of a file or ``-`` as blocks of UTF-8 bytes, for scanning many lines at once (no follow).
+
+    Each block holds whole lines separated by ``\\n``, normalised as
+    :func:`read_lines` gives them: ``block.decode().split("\\n")`` are its lines.
+    """
     return _read(source, lambda stream, compressed: _blocks(stream))

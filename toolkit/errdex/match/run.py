@@ -10,13 +10,13 @@ from typing import Any
 
 from errdex.errors import InputError
 from errdex.match.knowledge import KnowledgeBase, LineMatch
-from errdex.match.readers import read_batches, read_lines
+from errdex.match.readers import read_blocks, read_lines
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
 
 SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 #: Lines that look like an error, for the list of lines no record explains.
-ERROR_LOOKING = re.compile(r"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|traceback|refused|timed? ?out)\b")
+ERROR_LOOKING = re.compile(rb"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|traceback|refused|timed? ?out)\b")
 MAX_UNCLASSIFIED_SAMPLES = 50
 
 
@@ -43,6 +43,12 @@ class MatchSummary:
         entry["first"] = entry["first"] or where
         entry["last"] = where
 
+    def note_unclassified(self, source: str, number: int, text: str) -> None:
+        """An error-looking line that matched no record."""
+        self.unclassified += 1
+        if len(self.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
+            self.unclassified_samples.append({"file": source, "line": number, "text": text[:500]})
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "lines": self.lines,
@@ -52,6 +58,19 @@ class MatchSummary:
             "unclassifiedSamples": self.unclassified_samples,
             "problems": self.problems,
         }
+
+
+def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
+    """``(line index, text)`` of each line of a block that looks like an error, in order."""
+    number, previous, last_line = 0, 0, -1
+    for hit in ERROR_LOOKING.finditer(block):
+        start = block.rfind(b"\n", 0, hit.start()) + 1
+        if start == last_line:
+            continue
+        number += block.count(b"\n", previous, start)
+        previous = last_line = start
+        end = block.find(b"\n", start)
+        yield number, block[start : (len(block) if end < 0 else end)].decode("utf-8", "replace")
 
 
 def match_files(
@@ -72,25 +91,31 @@ def match_files(
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
         try:
-            # Following: each line as it arrives; otherwise a block of lines per engine pass.
-            batches = ([line] for line in read_lines(path, follow=True, stop=stop)) if follow else read_batches(path)
-            for batch in batches:
-                found = kb.match_batch(batch)
-                summary.lines += len(batch)
-                positions = range(len(batch)) if unclassified else sorted(found)
-                for position in positions:
-                    text = batch[position]
-                    matches = found.get(position)
+            if follow:  # each line as it arrives
+                for text in read_lines(path, follow=True, stop=stop):
+                    number += 1
+                    summary.lines += 1
+                    matches = kb.match(text)
                     if matches:
-                        line = LineMatch(source, number + position + 1, text, matches)
+                        line = LineMatch(source, number, text, matches)
                         summary.add(line)
                         yield line
-                    elif unclassified and ERROR_LOOKING.search(text[:4096]):
-                        summary.unclassified += 1
-                        if len(summary.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
-                            summary.unclassified_samples.append(
-                                {"file": source, "line": number + position + 1, "text": text[:500]}
-                            )
-                number += len(batch)
+                    elif unclassified and ERROR_LOOKING.search(text.encode("utf-8", "replace")):
+                        summary.note_unclassified(source, number, text)
+                continue
+            for block in read_blocks(path):  # otherwise a block of lines per engine pass
+                matched = set()
+                for index, text, matches in kb.match_block(block):
+                    line = LineMatch(source, number + index + 1, text, matches)
+                    matched.add(index)
+                    summary.add(line)
+                    yield line
+                count = block.count(b"\n") + 1
+                if unclassified:
+                    for index, text in _error_looking(block):
+                        if index not in matched:
+                            summary.note_unclassified(source, number + index + 1, text)
+                summary.lines += count
+                number += count
         except InputError as exc:
             summary.problems.append(str(exc))
