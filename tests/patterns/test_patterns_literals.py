@@ -1,11 +1,13 @@
-"""literal_chars, variable_parts, required_literals, group_count."""
+"""literal_chars, variable_parts, required_literals, exact_text, group_count."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from errdex.patterns import (
-    PatternSyntaxError, group_count, literal_chars, python_regex, required_literals, variable_parts,
+    PatternSyntaxError, exact_text, group_count, literal_chars, python_regex, required_literals, variable_parts,
 )
 
 EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
@@ -76,3 +78,37 @@ def test_literal_functions_raise_on_syntax_errors() -> None:
 
 def test_group_count_counts_named_groups_too() -> None:
     assert group_count("(?<n>a)(b)(?:c)(?=d)") == 2
+
+
+@pytest.mark.parametrize(("source", "text"), [
+    (PLAIN, PLAIN.replace("\\", "")),
+    ("abc", "abc"),
+    ("a[.]c", "a.c"),
+    ("a{3}b", "aaab"),
+    ("(?:ab){2}", "abab"),
+    ("(?:abc|abc)d", "abcd"),
+    (EXAMPLE, None),      # groups
+    ("(a)(b(c))", None),  # groups, even though the text is fixed
+    ("^foo$", None),      # anchors restrict where it may occur
+    (r"foo\b", None),
+    ("a.c", None),
+    ("xa+y", None),
+    ("x(?:ab)?y", None),
+])
+def test_exact_text(source: str, text: str | None) -> None:
+    assert exact_text(source) == text
+
+
+_PLAIN_PIECES = st.sampled_from(["a", "b", " ", "\\.", "\\(", "\\)", "-", "[.]", "[a]", "(?:ab)", "(?:a|a)", "b{2}", "(?:a[.]){2}"])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.lists(_PLAIN_PIECES, min_size=1, max_size=8).map("".join), st.text(alphabet="ab .()-", max_size=20))
+def test_exact_text_is_found_where_the_regex_is(source: str, noise: str) -> None:
+    """When a pattern is plain text, a substring search finds the same span as the regex."""
+    text = exact_text(source)
+    assert text is not None
+    for line in (noise, noise + text + noise, text + noise):
+        hit = python_regex(source).search(line)
+        at = line.find(text)
+        assert (hit.span() if hit else None) == ((at, at + len(text)) if at >= 0 else None)

@@ -3,16 +3,48 @@
 The public API; the ``errdex`` command line is a thin wrapper over it.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from errdex._version import __version__
-from errdex.checks.base import Check, Finding, registry
-from errdex.checks.config import ValidationConfig, load_config
-from errdex.checks.runner import ValidationReport, validate
-from errdex.match import KnowledgeBase, LineMatch, Match, load
-from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
-from errdex.records.canonical import FmtResult, canonical_text, fmt
-from errdex.records.models import EnvelopeV2, RecordV2
-from errdex.records.slug import derive_slug
-from errdex.records.sources import Document, bundled_records_dir, iter_documents
+
+# Names load their module on first use, so `import errdex` (and every CLI start) stays fast.
+_LAZY = {
+    "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.base",
+    "ValidationConfig": "errdex.checks.config", "load_config": "errdex.checks.config",
+    "ValidationReport": "errdex.checks.runner", "validate": "errdex.checks.runner",
+    "KnowledgeBase": "errdex.match", "LineMatch": "errdex.match", "Match": "errdex.match", "load": "errdex.match",
+    "ConfigError": "errdex.errors", "DataError": "errdex.errors", "ErrdexError": "errdex.errors",
+    "FormatError": "errdex.errors", "InputError": "errdex.errors", "RecordNotFound": "errdex.errors",
+    "UsageError": "errdex.errors",
+    "FmtResult": "errdex.records.canonical", "canonical_text": "errdex.records.canonical", "fmt": "errdex.records.canonical",
+    "EnvelopeV2": "errdex.records.models", "RecordV2": "errdex.records.models",
+    "derive_slug": "errdex.records.slug",
+    "Document": "errdex.records.sources", "bundled_records_dir": "errdex.records.sources",
+    "iter_documents": "errdex.records.sources",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'errdex' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from errdex.checks.base import Check, Finding, registry
+    from errdex.checks.config import ValidationConfig, load_config
+    from errdex.checks.runner import ValidationReport, validate
+    from errdex.match import KnowledgeBase, LineMatch, Match, load
+    from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
+    from errdex.records.canonical import FmtResult, canonical_text, fmt
+    from errdex.records.models import EnvelopeV2, RecordV2
+    from errdex.records.slug import derive_slug
+    from errdex.records.sources import Document, bundled_records_dir, iter_documents
 
 __all__ = [
     "Check",

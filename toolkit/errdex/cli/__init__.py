@@ -10,22 +10,45 @@ from __future__ import annotations
 import os
 import sys
 
+import importlib
+from typing import Any
+
 import click
 
 from errdex._version import __version__
-from errdex.cli.executor import executor_group
-from errdex.cli.fmt import fmt_command
-from errdex.cli.index import index_command, query_command
-from errdex.cli.match import explain_command, match_command
-from errdex.cli.prove import prove_command
-from errdex.cli.schema import schema_command
-from errdex.cli.validate import validate_command
 from errdex.errors import ErrdexError
 
 __all__ = ["cli", "main"]
 
+#: Command name -> "module:attribute". A command's module is imported only when it runs (or for --help).
+COMMANDS = {
+    "match": "errdex.cli.match:match_command",
+    "explain": "errdex.cli.match:explain_command",
+    "validate": "errdex.cli.validate:validate_command",
+    "fmt": "errdex.cli.fmt:fmt_command",
+    "schema": "errdex.cli.schema:schema_command",
+    "prove": "errdex.cli.prove:prove_command",
+    "index": "errdex.cli.index:index_command",
+    "query": "errdex.cli.index:query_command",
+    "executor": "errdex.cli.executor:executor_group",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class _LazyGroup(click.Group):
+    """A group whose commands are imported on first use, so starting one command never imports the others."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Any:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="errdex", message="%(prog)s %(version)s")
 def cli() -> None:
     """errdex: error records that explain log lines, and the tools to keep them true.
@@ -37,16 +60,6 @@ def cli() -> None:
       errdex fmt --check
     """
 
-
-cli.add_command(match_command)
-cli.add_command(explain_command)
-cli.add_command(validate_command)
-cli.add_command(fmt_command)
-cli.add_command(schema_command)
-cli.add_command(prove_command)
-cli.add_command(index_command)
-cli.add_command(query_command)
-cli.add_command(executor_group)
 
 
 def _fail(message: str, code: int) -> None:

@@ -33,7 +33,7 @@ __all__ = ["Match", "Matcher", "rank_key"]
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "2"
+_PLAN_FORMAT = "3"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
@@ -81,6 +81,7 @@ class Matcher:
         self.skipped: list[tuple[dict[str, Any], str]] = []
         self._patterns: list[str] = []
         self._re2_sources: list[str | None] = []
+        self._exact: list[bytes | None] = []  # plain-text patterns: found by a substring search, no regex
         self._regexes: list[Any] = []
         self._keys: list[tuple[int, int]] = []
         digest = hashlib.sha256(
@@ -94,12 +95,13 @@ class Matcher:
         for position, record in enumerate(records):
             pattern = record["messagePattern"]
             if plan is not None:
-                problem, literal, variable, re2_source = plan[position]
+                problem, literal, variable, re2_source, exact = plan[position]
             else:
                 problems = patterns.portability_problems(pattern)
                 problem = problems[0].message if problems else None
                 literal, variable = (0, 0) if problem else (patterns.literal_chars(pattern), patterns.variable_parts(pattern))
                 re2_source = None if problem else patterns.to_re2(pattern)
+                exact = None if problem else patterns.exact_text(pattern)
                 if not problem:
                     sources.append(patterns.to_hyperscan_existence(pattern))
             if problem:
@@ -108,6 +110,7 @@ class Matcher:
             self.records.append(record)
             self._patterns.append(pattern)
             self._re2_sources.append(re2_source)
+            self._exact.append(exact.encode("utf-8", "replace") if exact else None)
             self._regexes.append(None)  # compiled by RE2 on the first hit
             self._keys.append((literal, variable))
         self._database = self._load(stem) if plan is not None else None
@@ -126,7 +129,7 @@ class Matcher:
             plan = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(plan, list) or len(plan) != count or any(not isinstance(p, list) or len(p) != 4 for p in plan):
+        if not isinstance(plan, list) or len(plan) != count or any(not isinstance(p, list) or len(p) != 5 for p in plan):
             return None
         return plan
 
@@ -143,14 +146,14 @@ class Matcher:
         if stem is None:
             return
         skipped = {id(record): message for record, message in self.skipped}
-        kept = iter(zip(self._keys, self._re2_sources, strict=True))
+        kept = iter(zip(self._keys, self._re2_sources, self._exact, strict=True))
         plan = []
         for record in records:
             if id(record) in skipped:
-                plan.append([skipped[id(record)], 0, 0, None])
+                plan.append([skipped[id(record)], 0, 0, None, None])
             else:
-                (literal, variable), source = next(kept)
-                plan.append([None, literal, variable, source])
+                (literal, variable), source, exact = next(kept)
+                plan.append([None, literal, variable, source, exact.decode("utf-8") if exact else None])
         try:
             stem.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(stem.with_suffix(".hsdb"), hyperscan.dumpb(self._database))
@@ -208,11 +211,18 @@ class Matcher:
         found = []
         ascii_only = line.isascii()
         for index in indexes:
-            spans = self._regex(index).Match(_UNANCHORED, line, 0, len(line))
-            if spans[0] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
-                continue
-            groups = tuple(None if s == _NO_SPAN else line[s[0] : s[1]].decode("utf-8", "replace") for s in spans[1:])
-            start, end = spans[0]
+            exact = self._exact[index]
+            if exact is not None:
+                start = line.find(exact)
+                if start < 0:
+                    continue
+                end, groups = start + len(exact), ()
+            else:
+                spans = self._regex(index).Match(_UNANCHORED, line, 0, len(line))
+                if spans[0] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
+                    continue
+                groups = tuple(None if s == _NO_SPAN else line[s[0] : s[1]].decode("utf-8", "replace") for s in spans[1:])
+                start, end = spans[0]
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             literal, variable = self._keys[index]

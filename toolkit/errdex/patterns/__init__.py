@@ -61,7 +61,7 @@ persistent verdict cache keyed by engine, engine version and translation).
 from __future__ import annotations
 
 from .analysis import (
-    MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, group_count, is_portable,
+    MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, exact_text, group_count, is_portable,
     literal_chars, portability_problems, required_literals, variable_parts,
 )
 from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
@@ -82,7 +82,7 @@ __all__ = [
     "Repeat", "Anchor", "Lookaround", "Backreference", "class_set",
     # analysis
     "PatternProblem", "portability_problems", "is_portable", "backtracking_problems",
-    "literal_chars", "variable_parts", "required_literals", "group_count", "MAX_REPEAT",
+    "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count", "MAX_REPEAT",
     "MAX_DEPTH",
     # translation
     "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",

@@ -988,6 +988,22 @@ def required_literals(pattern: str) -> list[str]:
     return out
 
 
+def exact_text(pattern: str) -> str | None:
+    """The one text the pattern matches, when it is plain literal text (no groups, anchors or choices); else None.
+
+    ``Sandbox 4 was not created\\.`` gives ``"Sandbox 4 was not created."``;
+    a matcher can then find it with a substring search instead of a regex.
+    Raises :class:`PatternSyntaxError`.
+    """
+    tree = parse(pattern)
+    if tree.group_count or isinstance(tree.root, (Anchor, Backreference)):
+        return None
+    for node in _walk(tree.root):  # non-leaf nodes; their leaf children are checked here
+        if isinstance(node, Lookaround) or any(isinstance(c, (Anchor, Backreference)) for c in _children(node)):
+            return None
+    return _lits(tree.root).exact or None
+
+
 def group_count(pattern: str) -> int:
     """Number of capturing groups.  Raises :class:`PatternSyntaxError`."""
     return parse(pattern).group_count

@@ -124,8 +124,10 @@ def _walk(folder: Path) -> list[Path]:
     found = []
     for root, dirs, files in os.walk(folder, followlinks=True):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / name for name in files if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
-    return sorted(found)
+        found.extend(os.path.join(root, name) for name in files
+                     if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
+    found.sort(key=lambda name: name.split(os.sep))  # the order of Path objects, without building them to sort
+    return [Path(name) for name in found]
 
 
 def record_files(paths: Iterable[str | Path] | None = None) -> list[Path] | None:
