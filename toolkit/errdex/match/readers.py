@@ -9,7 +9,9 @@ it is skipped) so memory stays bounded.
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import stat
 import sys
 import time
 import zlib
@@ -19,7 +21,7 @@ from typing import BinaryIO, TypeVar
 
 from errdex.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "read_blocks", "read_lines"]
+__all__ = ["MAX_LINE_BYTES", "read_blocks", "read_blocks_range", "read_lines", "split_file"]
 
 T = TypeVar("T")
 
@@ -131,3 +133,61 @@ def read_blocks(source: str | Path) -> Iterator[bytes]:
     :func:`read_lines` gives them: ``block.decode().split("\\n")`` are its lines.
     """
     return _read(source, lambda stream, compressed: _blocks(stream))
+
+
+class _Range:
+    """The bytes ``[start, stop)`` of an open file, read like a stream."""
+
+    def __init__(self, handle: BinaryIO, start: int, stop: int) -> None:
+        handle.seek(start)
+        self._handle, self._left = handle, stop - start
+
+    def read(self, size: int) -> bytes:
+        data = self._handle.read(min(size, self._left)) if self._left > 0 else b""
+        self._left -= len(data)
+        return data
+
+
+def split_file(source: str | Path, parts: int, *, min_part: int) -> list[tuple[int, int]] | None:
+    """Byte ranges that cut a plain (not gzip) regular file into up to ``parts`` pieces at line breaks.
+
+    None when the input cannot be cut: stdin, gzip, not a regular file, or
+    smaller than two pieces of ``min_part`` bytes. Each range but the first
+    starts right after a line break, so every piece holds whole lines.
+    """
+    if str(source) == "-" or parts < 2:
+        return None
+    try:
+        with open(source, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or handle.peek(2)[:2] == _GZIP_MAGIC:
+                return None
+            parts = min(parts, size // max(min_part, 1))
+            if parts < 2:
+                return None
+            cuts = [0]
+            for k in range(1, parts):
+                handle.seek(max(size * k // parts, cuts[-1]))
+                handle.readline(MAX_LINE_BYTES)  # to the end of the line the cut falls in
+                cut = handle.tell()
+                if cut >= size:
+                    break
+                if cut > cuts[-1]:
+                    cuts.append(cut)
+    except OSError:
+        return None
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:])) if len(cuts) > 2 else None
+
+
+def read_blocks_range(source: str | Path, start: int, stop: int) -> Iterator[bytes]:
+    """Like :func:`read_blocks`, for the bytes ``[start, stop)`` of a plain file (a range from :func:`split_file`)."""
+    try:
+        handle = open(source, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+    with handle:
+        try:
+            yield from _blocks(_Range(handle, start, stop))  # type: ignore[arg-type]
+        except OSError as exc:
+            raise InputError(f"{source}: cannot read: {exc}") from exc

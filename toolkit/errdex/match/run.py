@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import pickle
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from errdex.errors import InputError
+from errdex.match import parallel
+from errdex.match.engine import Match
 from errdex.match.knowledge import KnowledgeBase, LineMatch
-from errdex.match.readers import read_blocks, read_lines
+from errdex.match.readers import read_blocks, read_blocks_range, read_lines, split_file
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
 
@@ -18,6 +22,8 @@ SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 #: Lines that look like an error, for the list of lines no record explains.
 ERROR_LOOKING = re.compile(rb"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|traceback|refused|timed? ?out)\b")
 MAX_UNCLASSIFIED_SAMPLES = 50
+#: A file is cut into pieces for several processes only when each piece would hold at least this many bytes.
+MIN_PART_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -73,6 +79,76 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
         yield number, block[start : (len(block) if end < 0 else end)].decode("utf-8", "replace")
 
 
+def _scan(blocks: Iterable[bytes], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
+    """Events for the lines of some blocks, numbered from 1:
+    ``("match", number, text, matches)``, ``("unclassified", number, text)``, ``("lines", count)`` per block."""
+    number = 0
+    for block in blocks:
+        matched = set()
+        for index, text, matches in kb.match_block(block):
+            matched.add(index)
+            yield "match", number + index + 1, text, matches
+        if unclassified:
+            for index, text in _error_looking(block):
+                if index not in matched:
+                    yield "unclassified", number + index + 1, text[:500]
+        count = block.count(b"\n") + 1
+        number += count
+        yield "lines", count
+
+
+def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, unclassified: bool, out: BinaryIO) -> None:
+    """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
+    position = {id(record): i for i, record in enumerate(kb.matcher.records)}
+    chunk: list[tuple[Any, ...]] = []
+    try:
+        for event in _scan(read_blocks_range(path, start, stop), kb, unclassified):
+            if event[0] == "match":
+                compact = [(position[id(m.record)], m.span, m.groups, m.literal_chars, m.variable_parts) for m in event[3]]
+                chunk.append((*event[:3], compact))
+                continue
+            chunk.append(event)
+            if event[0] == "lines":
+                pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
+                chunk = []
+    except InputError as exc:
+        chunk.append(("problem", str(exc)))
+    pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _from_child(kb: KnowledgeBase, chunks: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+    records = kb.matcher.records
+    for chunk in chunks:
+        for event in chunk:
+            if event[0] == "match":
+                matches = [Match(records[i], span, groups, literal, variable) for i, span, groups, literal, variable in event[3]]
+                yield (*event[:3], matches)
+            else:
+                yield event
+
+
+def _pieces(path: str | Path, kb: KnowledgeBase, unclassified: bool, jobs: int,
+            children: list[parallel.Child]) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
+    """The file's pieces in order, each a function giving its events; later pieces run in forked children."""
+    ranges = split_file(path, jobs, min_part=MIN_PART_BYTES) if jobs > 1 and parallel.can_fork() else None
+    if not ranges:
+        return [lambda: _scan(read_blocks(path), kb, unclassified)]
+    pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
+    for start, stop in ranges[1:]:
+        child = parallel.start_child(functools.partial(_child_part, kb, path, start, stop, unclassified))
+        children.append(child)
+
+        def piece(child: parallel.Child = child, start: int = start, stop: int = stop) -> Iterator[tuple[Any, ...]]:
+            chunks = parallel.child_items(child)
+            if chunks is None:  # the child failed: match the piece here
+                return _scan(read_blocks_range(path, start, stop), kb, unclassified)
+            return _from_child(kb, chunks)
+
+        pieces.append(piece)
+    first = ranges[0]
+    return [lambda: _scan(read_blocks_range(path, *first), kb, unclassified), *pieces]
+
+
 def match_files(
     paths: Sequence[str | Path],
     *,
@@ -81,15 +157,20 @@ def match_files(
     follow: bool = False,
     stop: Callable[[], bool] | None = None,
     unclassified: bool = True,
+    jobs: int | None = None,
 ) -> Iterator[LineMatch]:
     """Matched lines of every input in order; an unreadable input is noted in the summary and skipped.
 
     ``unclassified``: also count the error-looking lines that matched nothing.
+    ``jobs``: processes for one large plain file (default: the CPUs available);
+    the output does not depend on it.
     """
     summary = summary if summary is not None else MatchSummary()
+    jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
     for path in paths or ["-"]:
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
+        children: list[parallel.Child] = []
         try:
             if follow:  # each line as it arrives
                 for text in read_lines(path, follow=True, stop=stop):
@@ -103,19 +184,23 @@ def match_files(
                     elif unclassified and ERROR_LOOKING.search(text.encode("utf-8", "replace")):
                         summary.note_unclassified(source, number, text)
                 continue
-            for block in read_blocks(path):  # otherwise a block of lines per engine pass
-                matched = set()
-                for index, text, matches in kb.match_block(block):
-                    line = LineMatch(source, number + index + 1, text, matches)
-                    matched.add(index)
-                    summary.add(line)
-                    yield line
-                count = block.count(b"\n") + 1
-                if unclassified:
-                    for index, text in _error_looking(block):
-                        if index not in matched:
-                            summary.note_unclassified(source, number + index + 1, text)
-                summary.lines += count
-                number += count
+            for piece in _pieces(path, kb, unclassified, jobs, children):
+                offset = number
+                for event in piece():
+                    kind = event[0]
+                    if kind == "match":
+                        line = LineMatch(source, offset + event[1], event[2], event[3])
+                        summary.add(line)
+                        yield line
+                    elif kind == "unclassified":
+                        summary.note_unclassified(source, offset + event[1], event[2])
+                    elif kind == "lines":
+                        summary.lines += event[1]
+                        number += event[1]
+                    else:  # a problem a child met
+                        raise InputError(event[1])
         except InputError as exc:
             summary.problems.append(str(exc))
+        finally:
+            for child in children:
+                parallel.stop_child(child)

@@ -1,0 +1,96 @@
+"""Matching one large file in several processes.
+
+The file is cut at line breaks (:func:`errdex.match.readers.split_file`);
+the first piece is matched in this process while each later piece is matched
+by a forked child, which already holds the compiled patterns. A child writes
+its results to a temporary file as a stream of pickled chunks, so memory
+stays bounded on both sides; the parent reads them in order once its own
+piece is done, so the output is the same as with one process, line for line.
+
+A child that fails for any reason costs only time: the parent matches that
+piece itself. Forking is used only on systems that have it and only when
+this process runs a single thread (forking a threaded process can deadlock).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+__all__ = ["Child", "available_cpus", "can_fork", "child_items", "start_child", "stop_child"]
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Whether a child may be forked safely now."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+@dataclass
+class Child:
+    """A forked child writing its results to ``path``."""
+
+    pid: int
+    path: str
+    status: int | None = None
+
+
+def start_child(work: Callable[[BinaryIO], None]) -> Child:
+    """Fork a child that runs ``work(results_stream)`` and exits (0 when ``work`` returned)."""
+    fd, path = tempfile.mkstemp(prefix="errdex-part-")
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        code = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            with os.fdopen(fd, "wb") as out:
+                work(out)
+            code = 0
+        except BaseException:  # noqa: BLE001  (the parent redoes the piece)
+            pass
+        os._exit(code)
+    os.close(fd)
+    return Child(pid, path)
+
+
+def child_items(child: Child) -> Iterator[Any] | None:
+    """The child's chunks of results, in order, once it has finished; None when it failed."""
+    if child.status is None:
+        _, child.status = os.waitpid(child.pid, 0)
+    if child.status != 0:
+        return None
+    return _chunks(child.path)
+
+
+def _chunks(path: str) -> Iterator[Any]:
+    with open(path, "rb") as stream:
+        while True:
+            try:
+                yield pickle.load(stream)
+            except EOFError:
+                return
+
+
+def stop_child(child: Child) -> None:
+    """Kill the child if it still runs, reap it and remove its results."""
+    if child.status is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            _, child.status = os.waitpid(child.pid, 0)
+    with contextlib.suppress(OSError):
+        os.unlink(child.path)
