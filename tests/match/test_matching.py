@@ -211,6 +211,8 @@ LINE_POOL = [
     '{"msg": "\\u0043reateOS returned invalid JSON."}',  # only the decoded field matches
     "FATAL unknown thing broke",
     "an error and a failure on one line",
+    "connection REFUSED by peer; Timed Out; timeout",
+    "errors, xfailed and preerror are not error words",
     "plain line",
     "",
 ]
@@ -244,3 +246,73 @@ def test_block_scanning_gives_what_matching_each_line_gives(
             unclassified += 1
     assert fast == slow
     assert (summary.lines, summary.matched_lines, summary.unclassified) == (len(picks), len(slow), unclassified)
+
+
+def _mixed_log(path: Path, lines: int) -> None:
+    with path.open("wb") as handle:
+        for i in range(lines):
+            handle.write(LINE_POOL[i % len(LINE_POOL)].encode() + (b"\r\n" if i % 7 == 0 else b"\n"))
+        handle.write(b"last line without a break: " + API_LINE.encode())
+
+
+def _run(path: Path, kb: errdex.KnowledgeBase, jobs: int) -> tuple[list[Any], dict[str, Any]]:
+    summary = MatchSummary()
+    found = [(f.number, f.text, [(m.record["id"], m.span, m.groups) for m in f.matches])
+             for f in match_files([path], kb=kb, summary=summary, jobs=jobs)]
+    return found, summary.as_dict()
+
+
+def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errdex.KnowledgeBase,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.match import parallel, readers, run
+
+    log = tmp_path / "big.log"
+    _mixed_log(log, 3000)
+    one = _run(log, kb, 1)
+    monkeypatch.setattr(run, "MIN_PART_BYTES", 4096)
+    monkeypatch.setattr(readers, "BLOCK_BYTES", 1000)
+    assert len(readers.split_file(log, 4, min_part=4096) or []) == 4
+    started = []
+    start_child = parallel.start_child
+    monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
+    assert _run(log, kb, 4) == one
+    assert len(started) == 3
+    assert one[1]["lines"] == 3001 and one[1]["unclassified"] > 0
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("errdex-part-*"))
+
+
+def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.match import parallel, run
+
+    log = tmp_path / "big.log"
+    _mixed_log(log, 2000)
+    one = _run(log, kb, 1)
+    monkeypatch.setattr(run, "MIN_PART_BYTES", 4096)
+
+    def broken(*args: Any) -> None:
+        raise RuntimeError("the child dies")
+
+    monkeypatch.setattr(run, "_child_part", broken)
+    started = []
+    start_child = parallel.start_child
+    monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
+    assert _run(log, kb, 3) == one
+    assert len(started) == 2
+
+
+def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None:
+    from errdex.match.readers import split_file
+
+    log = tmp_path / "x.log"
+    log.write_bytes(b"".join(b"line %d\n" % i for i in range(1000)))
+    ranges = split_file(log, 3, min_part=100)
+    assert ranges is not None and ranges[0][0] == 0 and ranges[-1][1] == log.stat().st_size
+    data = log.read_bytes()
+    assert all(data[start - 1 : start] == b"\n" for start, _ in ranges[1:])
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    packed = tmp_path / "x.log.gz"
+    packed.write_bytes(gzip.compress(data))
+    assert split_file(packed, 3, min_part=100) is None
+    assert split_file(log, 3, min_part=10**9) is None
+    assert split_file("-", 3, min_part=1) is None
+    assert split_file(tmp_path / "one-line.log", 3, min_part=1) is None  # missing

@@ -39,9 +39,11 @@ def _summary_text(summary: MatchSummary) -> str:
 @click.option("--follow", is_flag=True, help="Keep reading a growing file (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
               help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
 @quiet_option
 def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, summary: bool, fail_on: str | None,
-                  follow: bool, fields: tuple[str, ...], quiet: bool) -> int:
+                  follow: bool, fields: tuple[str, ...], jobs: int | None, quiet: bool) -> int:
     """Match log lines to records: every record whose messagePattern occurs in a line, best first.
 
     FILE may be plain or gzip-compressed; - (or nothing) reads stdin as a
@@ -61,7 +63,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     totals = MatchSummary()
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
-                             unclassified=summary or fmt == "json"):
+                             unclassified=summary or fmt == "json", jobs=jobs):
         worst = max(worst, max(SEVERITY_ORDER.get(m.record["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")

@@ -1,11 +1,14 @@
 """The compiled matcher: which records' patterns occur in a line, ranked, with captured values.
 
 Hyperscan scans a whole block of lines once for every pattern at the same
-time (linear in the text, whatever the patterns); RE2 then extracts the span
-and groups of the few patterns that hit, on their own line. No backtracking
-engine ever runs a record's pattern over a log line. The compiled hyperscan
-database and each pattern's translations are cached on disk, keyed by the
-patterns, so a later start only loads them.
+time (linear in the text, whatever the patterns), looking for each
+pattern's rarest piece of literal text (or, for the few patterns without
+one, for the whole expression); each candidate is then confirmed on its own
+line, by a substring search for plain-text patterns and by RE2, which also
+extracts the span and groups, for the others. No backtracking engine ever
+runs a record's pattern over a log line. The compiled databases and each
+pattern's analysis are cached on disk, keyed by the patterns, so a later
+start only loads them.
 
 Blocks are bytes of valid UTF-8 (the readers replace invalid sequences),
 lines separated by ``\n``. Spans are character offsets into the decoded line.
@@ -14,8 +17,9 @@ lines separated by ``\n``. Spans are character offsets into the decoded line.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterator, Sequence
+import marshal
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,13 +31,14 @@ from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
+from errdex.match import prefilter
 
 __all__ = ["Match", "Matcher", "rank_key"]
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "3"
+_PLAN_FORMAT = "4"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
@@ -73,8 +78,24 @@ def rank_key(match: Match) -> tuple[int, int, str]:
     return (-match.literal_chars, match.variable_parts, match.record["id"])
 
 
+def _analyse(pattern: str) -> list[Any]:
+    """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern."""
+    problems = patterns.portability_problems(pattern)
+    if problems:
+        return [problems[0].message, 0, 0, None, None, []]
+    return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
+            patterns.exact_text(pattern), patterns.required_literals(pattern)]
+
+
 class Matcher:
-    """Every portable pattern of a set of records, compiled for scanning lines."""
+    """Every portable pattern of a set of records, compiled for scanning lines.
+
+    Two hyperscan databases find the candidates of a block: one of literal
+    keys (each pattern's rarest piece of literal text, see
+    :mod:`errdex.match.prefilter`), and one of full expressions for the few
+    patterns without a usable key. Both, with each pattern's analysis, are
+    cached in one file per set of patterns.
+    """
 
     def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None) -> None:
         self.records: list[dict[str, Any]] = []
@@ -85,90 +106,85 @@ class Matcher:
         self._regexes: list[Any] = []
         self._keys: list[tuple[int, int]] = []
         digest = hashlib.sha256(
-            "\0".join([_PLAN_FORMAT, hyperscan.__version__, str(_FLAGS), __version__,
+            "\0".join([_PLAN_FORMAT, hyperscan.__version__, str(_FLAGS), __version__, sys.version,
                        *(r["messagePattern"] for r in records)])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
-        stem = cache_dir / digest if cache_dir is not None else None
-        plan = self._cached_plan(stem, len(records))
-        sources: list[bytes] = []
-        for position, record in enumerate(records):
-            pattern = record["messagePattern"]
-            if plan is not None:
-                problem, literal, variable, re2_source, exact = plan[position]
-            else:
-                problems = patterns.portability_problems(pattern)
-                problem = problems[0].message if problems else None
-                literal, variable = (0, 0) if problem else (patterns.literal_chars(pattern), patterns.variable_parts(pattern))
-                re2_source = None if problem else patterns.to_re2(pattern)
-                exact = None if problem else patterns.exact_text(pattern)
-                if not problem:
-                    sources.append(patterns.to_hyperscan_existence(pattern))
+        path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
+        cached = self._load(path, len(records))
+        plan = cached["plan"] if cached else [_analyse(r["messagePattern"]) for r in records]
+        for record, (problem, literal, variable, re2_source, exact, _) in zip(records, plan, strict=True):
             if problem:
                 self.skipped.append((record, problem))
                 continue
             self.records.append(record)
-            self._patterns.append(pattern)
+            self._patterns.append(record["messagePattern"])
             self._re2_sources.append(re2_source)
             self._exact.append(exact.encode("utf-8", "replace") if exact else None)
             self._regexes.append(None)  # compiled by RE2 on the first hit
             self._keys.append((literal, variable))
-        self._database = self._load(stem) if plan is not None else None
-        if self._database is None and self.records:
-            if not sources:
-                sources = [patterns.to_hyperscan_existence(p) for p in self._patterns]
-            self._database = self._compile(sources)
-            self._save(stem, records)
-        self._scratch = hyperscan.Scratch(self._database) if self._database is not None else None
-
-    @staticmethod
-    def _cached_plan(stem: Path | None, count: int) -> list[Any] | None:
-        if stem is None:
-            return None
-        try:
-            plan = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(plan, list) or len(plan) != count or any(not isinstance(p, list) or len(p) != 5 for p in plan):
-            return None
-        return plan
-
-    @staticmethod
-    def _load(stem: Path | None) -> Any:
-        if stem is None:
-            return None
-        try:
-            return hyperscan.loadb(stem.with_suffix(".hsdb").read_bytes(), hyperscan.HS_MODE_BLOCK)
-        except (hyperscan.error, OSError):
-            return None
-
-    def _save(self, stem: Path | None, records: Sequence[dict[str, Any]]) -> None:
-        if stem is None:
-            return
-        skipped = {id(record): message for record, message in self.skipped}
-        kept = iter(zip(self._keys, self._re2_sources, self._exact, strict=True))
-        plan = []
-        for record in records:
-            if id(record) in skipped:
-                plan.append([skipped[id(record)], 0, 0, None, None])
+        if cached:
+            keys, self._literal_db, self._regex_db = cached["keys"], cached["literal_db"], cached["regex_db"]
+        else:
+            kept = [entry for entry in plan if not entry[0]]
+            keys = prefilter.choose_keys([[text.encode("utf-8", "replace") for text in entry[5]] for entry in kept])
+            self._literal_db, self._regex_db = self._compile(keys)
+            self._save(path, plan, keys)
+        unique: dict[bytes, list[int]] = {}
+        self._regex_targets: list[int] = []
+        for index, key in enumerate(keys):
+            if key is None:
+                self._regex_targets.append(index)
             else:
-                (literal, variable), source, exact = next(kept)
-                plan.append([None, literal, variable, source, exact.decode("utf-8") if exact else None])
-        try:
-            stem.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(stem.with_suffix(".hsdb"), hyperscan.dumpb(self._database))
-            write_atomic(stem.with_suffix(".json"), json.dumps(plan).encode("utf-8"))
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+                unique.setdefault(key, []).append(index)
+        self._key_targets: list[tuple[int, ...]] = [tuple(targets) for targets in unique.values()]
+        self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
+        self._regex_scratch = hyperscan.Scratch(self._regex_db) if self._regex_db is not None else None
 
-    @staticmethod
-    def _compile(sources: list[bytes]) -> Any:
-        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    def _compile(self, keys: list[bytes | None]) -> tuple[Any, Any]:
+        unique = list(dict.fromkeys(key for key in keys if key is not None))
+        fallback = [patterns.to_hyperscan_existence(self._patterns[i]) for i, key in enumerate(keys) if key is None]
         try:
-            database.compile(expressions=sources, ids=list(range(len(sources))), flags=[_FLAGS] * len(sources))
+            literal_db = regex_db = None
+            if unique:
+                literal_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                literal_db.compile(expressions=unique, ids=list(range(len(unique))), flags=[0] * len(unique), literal=True)
+            if fallback:
+                regex_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                regex_db.compile(expressions=fallback, ids=list(range(len(fallback))), flags=[_FLAGS] * len(fallback))
         except hyperscan.error as exc:
             raise DataError(f"hyperscan cannot compile the patterns: {exc}; run 'errdex validate'") from exc
-        return database
+        return literal_db, regex_db
+
+    @staticmethod
+    def _load(path: Path | None, count: int) -> dict[str, Any] | None:
+        if path is None:
+            return None
+        try:
+            cached = marshal.loads(path.read_bytes())
+            if len(cached["plan"]) != count:
+                return None
+            for name in ("literal_db", "regex_db"):
+                if cached[name] is not None:
+                    cached[name] = hyperscan.loadb(cached[name], hyperscan.HS_MODE_BLOCK)
+            return cached  # type: ignore[no-any-return]
+        except (OSError, ValueError, EOFError, TypeError, KeyError, hyperscan.error):
+            return None
+
+    def _save(self, path: Path | None, plan: list[Any], keys: list[bytes | None]) -> None:
+        if path is None:
+            return
+        cached = {
+            "plan": [[*entry[:5], []] for entry in plan],  # the literals served to choose the keys
+            "keys": keys,
+            "literal_db": hyperscan.dumpb(self._literal_db) if self._literal_db is not None else None,
+            "regex_db": hyperscan.dumpb(self._regex_db) if self._regex_db is not None else None,
+        }
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, marshal.dumps(cached))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
 
     def _regex(self, index: int) -> Any:
         regex = self._regexes[index]
@@ -184,26 +200,33 @@ class Matcher:
         return regex
 
     def _hits(self, block: bytes) -> dict[int, set[int]]:
-        """Line start offset -> indexes of the records that may match that line; one scan for the block.
+        """Line start offset -> indexes of the records that may match that line; one scan per database.
 
         Patterns cannot cross a line break (``.`` and negated classes exclude
         it), and every candidate is confirmed by RE2 on its own line, so
         scanning many lines at once never changes a result.
         """
         found: dict[int, set[int]] = {}
-        if self._database is None or not block:
+        if not block:
             return found
         rfind = block.rfind
 
-        def on_hit(index: int, start: int, end: int, flags: int, context: Any) -> None:
-            line = rfind(b"\n", 0, end) + 1 if end else 0
+        def add(line: int, targets: Iterable[int]) -> None:
             hit = found.get(line)
             if hit is None:
-                found[line] = {index}
+                found[line] = set(targets)
             else:
-                hit.add(index)
+                hit.update(targets)
 
-        self._database.scan(block, match_event_handler=on_hit, scratch=self._scratch)
+        if self._literal_db is not None:
+            key_targets = self._key_targets
+            self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=(
+                lambda key, start, end, flags, context: add(rfind(b"\n", 0, end) + 1 if end else 0, key_targets[key])))
+        if self._regex_db is not None:
+            regex_targets = self._regex_targets
+            self._regex_db.scan(block, scratch=self._regex_scratch, match_event_handler=(
+                lambda index, start, end, flags, context: add(rfind(b"\n", 0, end) + 1 if end else 0,
+                                                               (regex_targets[index],))))
         return found
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
