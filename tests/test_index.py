@@ -95,14 +95,17 @@ def test_cli_index_and_query(cli, tmp_path: Path) -> None:
 
 
 def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) -> None:
-    from errdex.records.loader import load_records_cached
+    from errdex.records.loader import load_record_store
 
     folder = tmp_path / "records"
     path = write_envelope(folder, seed)
-    first = load_records_cached([folder])
-    assert load_records_cached([folder]) == first
+    first = load_record_store([folder]).loaded()
+    again = load_record_store([folder])  # from the cache this time
+    assert again.loaded() == first and again.views[0]["severity"] == "error"
+    assert set(again.views[0]) <= {"schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern", "status"}
     path.write_text(path.read_text().replace('"severity": "error"', '"severity": "warning"'))
-    assert load_records_cached([folder])[0].record["severity"] == "warning"
+    changed = load_record_store([folder])
+    assert changed.views[0]["severity"] == "warning" and changed.full(0)["severity"] == "warning"
     path.write_text('{"record": ')
     with pytest.raises(DataError):
-        load_records_cached([folder])
+        load_record_store([folder])

@@ -64,7 +64,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
                              unclassified=summary or fmt == "json", jobs=jobs):
-        worst = max(worst, max(SEVERITY_ORDER.get(m.record["severity"], 0) for m in found.matches))
+        worst = max(worst, max(SEVERITY_ORDER.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
         elif fmt == "text" and not summary:

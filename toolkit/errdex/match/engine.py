@@ -19,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ __all__ = ["Match", "Matcher", "rank_key"]
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "4"
+_PLAN_FORMAT = "5"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
@@ -46,13 +46,25 @@ _NO_SPAN = (-1, -1)
 
 @dataclass(frozen=True)
 class Match:
-    """One record whose pattern occurs in a line."""
+    """One record whose pattern occurs in a line.
 
-    record: dict[str, Any]
+    ``view`` holds the record's identifying fields (id, slug, repo,
+    errorClass, severity, messagePattern); ``record`` is the whole record,
+    read when first asked for.
+    """
+
+    view: dict[str, Any]
     span: tuple[int, int]
     groups: tuple[str | None, ...]
     literal_chars: int
     variable_parts: int
+    index: int = field(default=-1, compare=False, repr=False)  # the record's position in its matcher
+    resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The whole record."""
+        return self.resolve(self.view) if self.resolve is not None else self.view
 
     @property
     def score(self) -> int:
@@ -60,13 +72,13 @@ class Match:
         return self.literal_chars * 1000 - self.variable_parts
 
     def as_dict(self) -> dict[str, Any]:
-        record = self.record
+        view = self.view
         return {
-            "id": record["id"],
-            "slug": record["slug"],
-            "repo": record["repo"],
-            "errorClass": record["errorClass"],
-            "severity": record["severity"],
+            "id": view["id"],
+            "slug": view["slug"],
+            "repo": view["repo"],
+            "errorClass": view["errorClass"],
+            "severity": view["severity"],
             "score": self.score,
             "span": list(self.span),
             "groups": list(self.groups),
@@ -75,7 +87,7 @@ class Match:
 
 def rank_key(match: Match) -> tuple[int, int, str]:
     """Most literal characters first, then fewest variable parts, then record id."""
-    return (-match.literal_chars, match.variable_parts, match.record["id"])
+    return (-match.literal_chars, match.variable_parts, match.view["id"])
 
 
 def _analyse(pattern: str) -> list[Any]:
@@ -97,61 +109,72 @@ class Matcher:
     cached in one file per set of patterns.
     """
 
-    def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None) -> None:
-        self.records: list[dict[str, Any]] = []
-        self.skipped: list[tuple[dict[str, Any], str]] = []
-        self._patterns: list[str] = []
-        self._re2_sources: list[str | None] = []
-        self._exact: list[bytes | None] = []  # plain-text patterns: found by a substring search, no regex
-        self._regexes: list[Any] = []
-        self._keys: list[tuple[int, int]] = []
+    def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None,
+                 resolve: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        """``records``: dicts with at least id, slug, repo, errorClass, severity and messagePattern;
+        ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
+        self.resolve = resolve
         digest = hashlib.sha256(
             "\0".join([_PLAN_FORMAT, hyperscan.__version__, str(_FLAGS), __version__, sys.version,
                        *(r["messagePattern"] for r in records)])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
-        cached = self._load(path, len(records))
-        plan = cached["plan"] if cached else [_analyse(r["messagePattern"]) for r in records]
-        for record, (problem, literal, variable, re2_source, exact, _) in zip(records, plan, strict=True):
-            if problem:
-                self.skipped.append((record, problem))
-                continue
-            self.records.append(record)
-            self._patterns.append(record["messagePattern"])
-            self._re2_sources.append(re2_source)
-            self._exact.append(exact.encode("utf-8", "replace") if exact else None)
-            self._regexes.append(None)  # compiled by RE2 on the first hit
-            self._keys.append((literal, variable))
-        if cached:
-            keys, self._literal_db, self._regex_db = cached["keys"], cached["literal_db"], cached["regex_db"]
-        else:
-            kept = [entry for entry in plan if not entry[0]]
-            keys = prefilter.choose_keys([[text.encode("utf-8", "replace") for text in entry[5]] for entry in kept])
-            self._literal_db, self._regex_db = self._compile(keys)
-            self._save(path, plan, keys)
-        unique: dict[bytes, list[int]] = {}
-        self._regex_targets: list[int] = []
-        for index, key in enumerate(keys):
-            if key is None:
-                self._regex_targets.append(index)
-            else:
-                unique.setdefault(key, []).append(index)
-        self._key_targets: list[tuple[int, ...]] = [tuple(targets) for targets in unique.values()]
+        plan = self._load(path, len(records)) or self._plan(records)
+        # Column by column: a cached start at 100,000 records is a few list copies, not a loop.
+        self.records: list[dict[str, Any]] = [records[i] for i in plan["kept"]]
+        self.skipped: list[tuple[dict[str, Any], str]] = [(records[i], message) for i, message in plan["skipped"]]
+        self._re2_sources: list[str] = plan["re2"]
+        self._exact: list[bytes | None] = plan["exact"]  # plain-text patterns: found by a substring search, no regex
+        self._keys: list[tuple[int, int]] = plan["ranks"]  # (literal characters, variable parts)
+        self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
+        self._regex_targets: list[int] = plan["regex_targets"]  # full-expression id -> record index
+        self._literal_db, self._regex_db = plan["literal_db"], plan["regex_db"]
+        self._regexes: list[Any] = [None] * len(self.records)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
         self._regex_scratch = hyperscan.Scratch(self._regex_db) if self._regex_db is not None else None
+        if plan.pop("fresh", False):
+            self._save(path, plan)
 
-    def _compile(self, keys: list[bytes | None]) -> tuple[Any, Any]:
-        unique = list(dict.fromkeys(key for key in keys if key is not None))
-        fallback = [patterns.to_hyperscan_existence(self._patterns[i]) for i, key in enumerate(keys) if key is None]
+    def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Analyse every pattern, choose the keys and compile the databases."""
+        kept, skipped, re2_sources, exact, ranks, literals = [], [], [], [], [], []
+        for position, record in enumerate(records):
+            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"])
+            if problem:
+                skipped.append([position, problem])
+                continue
+            kept.append(position)
+            re2_sources.append(re2_source)
+            exact.append(text.encode("utf-8", "replace") if text else None)
+            ranks.append((literal, variable))
+            literals.append([piece.encode("utf-8", "replace") for piece in required])
+        keys = prefilter.choose_keys(literals)
+        unique: dict[bytes, list[int]] = {}
+        regex_targets: list[int] = []
+        for index, key in enumerate(keys):
+            if key is None:
+                regex_targets.append(index)
+            else:
+                unique.setdefault(key, []).append(index)
+        literal_db, regex_db = self._compile(
+            list(unique), [patterns.to_hyperscan_existence(records[kept[i]]["messagePattern"]) for i in regex_targets])
+        return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
+                "key_targets": list(unique.values()), "regex_targets": regex_targets,
+                "literal_db": literal_db, "regex_db": regex_db, "fresh": True}
+
+    @staticmethod
+    def _compile(keys: list[bytes], expressions: list[bytes]) -> tuple[Any, Any]:
+        """The database of literal keys (pure-literal mode) and the one of full expressions (None when empty)."""
         try:
             literal_db = regex_db = None
-            if unique:
+            if keys:
                 literal_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                literal_db.compile(expressions=unique, ids=list(range(len(unique))), flags=[0] * len(unique), literal=True)
-            if fallback:
+                literal_db.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+            if expressions:
                 regex_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-                regex_db.compile(expressions=fallback, ids=list(range(len(fallback))), flags=[_FLAGS] * len(fallback))
+                regex_db.compile(expressions=expressions, ids=list(range(len(expressions))),
+                                 flags=[_FLAGS] * len(expressions))
         except hyperscan.error as exc:
             raise DataError(f"hyperscan cannot compile the patterns: {exc}; run 'errdex validate'") from exc
         return literal_db, regex_db
@@ -161,28 +184,26 @@ class Matcher:
         if path is None:
             return None
         try:
-            cached = marshal.loads(path.read_bytes())
-            if len(cached["plan"]) != count:
+            plan = marshal.loads(path.read_bytes())
+            if plan["count"] != count:
                 return None
             for name in ("literal_db", "regex_db"):
-                if cached[name] is not None:
-                    cached[name] = hyperscan.loadb(cached[name], hyperscan.HS_MODE_BLOCK)
-            return cached  # type: ignore[no-any-return]
+                if plan[name] is not None:
+                    plan[name] = hyperscan.loadb(plan[name], hyperscan.HS_MODE_BLOCK)
+            return plan  # type: ignore[no-any-return]
         except (OSError, ValueError, EOFError, TypeError, KeyError, hyperscan.error):
             return None
 
-    def _save(self, path: Path | None, plan: list[Any], keys: list[bytes | None]) -> None:
+    def _save(self, path: Path | None, plan: dict[str, Any]) -> None:
         if path is None:
             return
-        cached = {
-            "plan": [[*entry[:5], []] for entry in plan],  # the literals served to choose the keys
-            "keys": keys,
-            "literal_db": hyperscan.dumpb(self._literal_db) if self._literal_db is not None else None,
-            "regex_db": hyperscan.dumpb(self._regex_db) if self._regex_db is not None else None,
-        }
+        stored = {**plan, "count": len(self.records) + len(self.skipped)}
+        for name in ("literal_db", "regex_db"):
+            if stored[name] is not None:
+                stored[name] = hyperscan.dumpb(stored[name])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, marshal.dumps(cached))
+            write_atomic(path, marshal.dumps(stored))
         except OSError:
             pass  # a cache that cannot be written only costs time
 
@@ -190,8 +211,6 @@ class Matcher:
         regex = self._regexes[index]
         if regex is None:
             source = self._re2_sources[index]
-            if source is None:
-                source = self._re2_sources[index] = patterns.to_re2(self._patterns[index])
             # The compiled RE2 object itself: the wrapper's per-call work costs more than the search on short lines.
             regex = re2._re2.RE2(source.encode("utf-8"), _RE2_OPTIONS)
             if not regex.ok():
@@ -248,10 +267,14 @@ class Matcher:
                 start, end = spans[0]
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
-            literal, variable = self._keys[index]
-            found.append(Match(self.records[index], (start, end), groups, literal, variable))
+            found.append(self.rebuild(index, (start, end), groups))
         found.sort(key=rank_key)
         return found
+
+    def rebuild(self, index: int, span: tuple[int, int], groups: tuple[str | None, ...]) -> Match:
+        """The match of the record at ``index`` (a :attr:`Match.index`) with this span and groups."""
+        literal, variable = self._keys[index]
+        return Match(self.records[index], span, groups, literal, variable, index, self.resolve)
 
     def match(self, line: str) -> list[Match]:
         """Every record whose pattern occurs in the line, best first."""

@@ -12,7 +12,7 @@ from typing import Any
 from errdex.cache import cache_dir
 from errdex.errors import RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
-from errdex.records.loader import load_records_cached
+from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 
@@ -38,18 +38,27 @@ class LineMatch:
 
 
 class KnowledgeBase:
-    """Records and their compiled patterns."""
+    """Records and their compiled patterns.
 
-    def __init__(self, records: Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS) -> None:
-        self.records = list(records)
+    ``records``: a :class:`~errdex.records.loader.RecordStore` (what
+    :func:`load` gives) or whole records in memory.
+    """
+
+    def __init__(self, records: RecordStore | Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS) -> None:
+        if not isinstance(records, RecordStore):
+            records = RecordStore.of([LoadedRecord("<memory>", record, None) for record in records])
+        self.store = records
         self.fields = tuple(fields)
-        self.matcher = Matcher(self.records, cache_dir=cache_dir() / "hyperscan")
-        self._by_key = {r["id"]: r for r in self.records} | {r["slug"]: r for r in self.records}
+        self.matcher = Matcher(records.views, cache_dir=cache_dir() / "hyperscan", resolve=records.full_of)
+        self._by_key: dict[str, int] | None = None
 
     def get(self, key: str) -> dict[str, Any]:
-        """The record with this id or slug."""
+        """The whole record with this id or slug."""
+        if self._by_key is None:
+            views = self.store.views
+            self._by_key = {v["slug"]: i for i, v in enumerate(views)} | {v["id"]: i for i, v in enumerate(views)}
         try:
-            return self._by_key[key]
+            return self.store.full(self._by_key[key])
         except KeyError:
             raise RecordNotFound(f"no record with id or slug {key!r}") from None
 
@@ -66,10 +75,10 @@ class KnowledgeBase:
 
     def match(self, line: str) -> list[Match]:
         """Every record whose pattern occurs in the line (or in its JSON message fields), best first."""
-        best: dict[str, Match] = {m.record["id"]: m for m in self.matcher.match(line)}
+        best: dict[str, Match] = {m.view["id"]: m for m in self.matcher.match(line)}
         for text in self._json_fields(line):
             for found in self.matcher.match(text):
-                best.setdefault(found.record["id"], found)
+                best.setdefault(found.view["id"], found)
         return sorted(best.values(), key=rank_key)
 
     def match_block(self, block: bytes) -> Iterator[tuple[int, str, list[Match]]]:
@@ -106,4 +115,4 @@ class KnowledgeBase:
 
 def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS) -> KnowledgeBase:
     """The knowledge base of the given records (default: the bundled dataset)."""
-    return KnowledgeBase([item.record for item in load_records_cached(records)], fields=fields)
+    return KnowledgeBase(load_record_store(records), fields=fields)

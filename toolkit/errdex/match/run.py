@@ -12,7 +12,6 @@ from typing import Any, BinaryIO
 
 from errdex.errors import InputError
 from errdex.match import parallel
-from errdex.match.engine import Match
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match.readers import read_blocks, read_blocks_range, read_lines, split_file
 
@@ -39,7 +38,7 @@ class MatchSummary:
 
     def add(self, line: LineMatch) -> None:
         self.matched_lines += 1
-        best = line.matches[0].record
+        best = line.matches[0].view
         entry = self.per_record.setdefault(
             best["id"], {"id": best["id"], "slug": best["slug"], "errorClass": best["errorClass"],
                          "severity": best["severity"], "count": 0, "first": None, "last": None},
@@ -118,12 +117,11 @@ def _scan(blocks: Iterable[bytes], kb: KnowledgeBase, unclassified: bool) -> Ite
 
 def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, unclassified: bool, out: BinaryIO) -> None:
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
-    position = {id(record): i for i, record in enumerate(kb.matcher.records)}
     chunk: list[tuple[Any, ...]] = []
     try:
         for event in _scan(read_blocks_range(path, start, stop), kb, unclassified):
             if event[0] == "match":
-                compact = [(position[id(m.record)], m.span, m.groups, m.literal_chars, m.variable_parts) for m in event[3]]
+                compact = [(m.index, m.span, m.groups) for m in event[3]]
                 chunk.append((*event[:3], compact))
                 continue
             chunk.append(event)
@@ -136,11 +134,11 @@ def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, uncl
 
 
 def _from_child(kb: KnowledgeBase, chunks: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
-    records = kb.matcher.records
+    rebuild = kb.matcher.rebuild
     for chunk in chunks:
         for event in chunk:
             if event[0] == "match":
-                matches = [Match(records[i], span, groups, literal, variable) for i, span, groups, literal, variable in event[3]]
+                matches = [rebuild(index, span, groups) for index, span, groups in event[3]]
                 yield (*event[:3], matches)
             else:
                 yield event

@@ -8,11 +8,12 @@ line and column, and pointing at ``errdex validate`` for the full list.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import hashlib
+import json
 import marshal
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.records.sources import iter_documents, record_files
 
-__all__ = ["LoadedRecord", "load_records", "load_records_cached"]
+__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "load_record_store", "load_records"]
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,9 @@ def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord
     return loaded
 
 
-def _fingerprint(files: list[Path]) -> str | None:
+def _fingerprint(files: list[str]) -> str | None:
     digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{os.getcwd()}".encode("utf-8", "surrogatepass"))
-    for path in files:
-        name = str(path)
+    for name in files:
         try:
             info = os.stat(name)
         except OSError:
@@ -83,13 +83,77 @@ def _fingerprint(files: list[Path]) -> str | None:
     return digest.hexdigest()
 
 
-def load_records_cached(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
-    """Like :func:`load_records`, but reuses the records loaded last time when no file changed.
+#: The fields of a record that matching needs; the rest of a record is read when asked for.
+VIEW_FIELDS = ("schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern", "status")
 
-    A file counts as changed when its size or modification time differs; the
-    loaded records are kept as one file in the user's cache, in Python's
-    ``marshal`` format (the fastest to read back; the key includes the Python
-    version). Stdin is never cached.
+
+def _view(record: dict[str, Any]) -> dict[str, Any]:
+    return {name: record[name] for name in VIEW_FIELDS if name in record}
+
+
+class RecordStore:
+    """Loaded records: a small view of each (:data:`VIEW_FIELDS`) for matching, the whole record on demand.
+
+    With many records, reading every whole record back costs seconds; a
+    match needs only the view, and a person reads a handful of whole records.
+    """
+
+    def __init__(self, paths: list[str], views: list[dict[str, Any]], versions: list[str | None],
+                 fetch: Callable[[int], dict[str, Any]]) -> None:
+        self.paths = paths
+        self.views = views
+        self.dataset_versions = versions
+        self._fetch = fetch
+        self._full: dict[int, dict[str, Any]] = {}
+        self._positions: dict[int, int] | None = None
+
+    @classmethod
+    def of(cls, loaded: Sequence[LoadedRecord]) -> RecordStore:
+        """A store over records already in memory."""
+        return cls([r.path for r in loaded], [_view(r.record) for r in loaded], [r.dataset_version for r in loaded],
+                   lambda position: loaded[position].record)
+
+    def __len__(self) -> int:
+        return len(self.views)
+
+    def full(self, position: int) -> dict[str, Any]:
+        """The whole record at this position."""
+        record = self._full.get(position)
+        if record is None:
+            record = self._full[position] = self._fetch(position)
+        return record
+
+    def full_of(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The whole record of one of this store's views."""
+        if self._positions is None:
+            self._positions = {id(v): i for i, v in enumerate(self.views)}
+        return self.full(self._positions[id(view)])
+
+    def loaded(self) -> list[LoadedRecord]:
+        """Every whole record, with where it came from."""
+        return [LoadedRecord(self.paths[i], self.full(i), self.dataset_versions[i]) for i in range(len(self))]
+
+
+def _fetch_from(path: Path, spans: list[tuple[int, int]]) -> Callable[[int], dict[str, Any]]:
+    def fetch(position: int) -> dict[str, Any]:
+        offset, length = spans[position]
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                return json.loads(handle.read(length))  # type: ignore[no-any-return]
+        except (OSError, ValueError) as exc:
+            raise DataError(f"the cached records changed while in use ({path}); run the command again") from exc
+    return fetch
+
+
+def load_record_store(paths: Sequence[str | Path] | None = None) -> RecordStore:
+    """Like :func:`load_records`, as a :class:`RecordStore`; reuses the records loaded last time when no file changed.
+
+    A file counts as changed when its size or modification time differs. The
+    user's cache keeps, per set of record files, the views with each record's
+    place (Python's ``marshal`` format, the fastest to read back; the key
+    includes the Python version) and the whole records as JSON, read one at
+    a time when asked for. Stdin is never cached.
     """
     from errdex._files import write_atomic
     from errdex.cache import cache_dir
@@ -97,19 +161,27 @@ def load_records_cached(paths: Sequence[str | Path] | None = None) -> list[Loade
     files = record_files(paths)
     fingerprint = _fingerprint(files) if files else None
     if fingerprint is None:
-        return load_records(paths)
-    target = cache_dir() / "records" / f"{fingerprint[:32]}.marshal"
+        return RecordStore.of(load_records(paths))
+    folder = cache_dir() / "records"
+    index, bodies = folder / f"{fingerprint[:32]}.views", folder / f"{fingerprint[:32]}.records"
     try:
-        data = marshal.loads(target.read_bytes())
-        if data.get("fingerprint") == fingerprint:
-            return [LoadedRecord(path, record, version) for path, record, version in data["records"]]
-    except (OSError, ValueError, EOFError, KeyError, TypeError, AttributeError):
+        data = marshal.loads(index.read_bytes())
+        if data["fingerprint"] == fingerprint and bodies.stat().st_size == data["size"]:
+            entries = data["entries"]
+            return RecordStore([e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries],
+                               _fetch_from(bodies, [(e[3], e[4]) for e in entries]))
+    except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         pass
     loaded = load_records(paths)
-    payload = {"fingerprint": fingerprint, "records": [[r.path, r.record, r.dataset_version] for r in loaded]}
+    texts = [json.dumps(r.record).encode("ascii") for r in loaded]  # ASCII escapes keep even lone surrogates
+    entries, offset = [], 0
+    for item, text in zip(loaded, texts, strict=True):
+        entries.append([item.path, _view(item.record), item.dataset_version, offset, len(text)])
+        offset += len(text)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, marshal.dumps(payload))
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(bodies, b"".join(texts))  # the bodies first: the index names their size
+        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "entries": entries}))
     except OSError:
         pass  # a cache that cannot be written only costs time
-    return loaded
+    return RecordStore.of(loaded)

@@ -120,19 +120,20 @@ def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
         yield _document("<stdin>", None, data)
 
 
-def _walk(folder: Path) -> list[Path]:
-    found = []
+def _walk(folder: Path) -> list[str]:
+    found: list[str] = []
     for root, dirs, files in os.walk(folder, followlinks=True):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(root, name) for name in files
-                     if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
-    found.sort(key=lambda name: name.split(os.sep))  # the order of Path objects, without building them to sort
-    return [Path(name) for name in found]
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        found.extend(prefix + name for name in files if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
+    # The order of Path objects (part by part), without building them: a separator sorts before any character.
+    found.sort(key=lambda name: name.replace(os.sep, "\0"))
+    return found
 
 
-def record_files(paths: Iterable[str | Path] | None = None) -> list[Path] | None:
+def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
     """Every record file the paths name (folders walked), or None when one is stdin or missing."""
-    found: list[Path] = []
+    found: list[str] = []
     for target in list(paths) if paths else [bundled_records_dir()]:
         if str(target) == "-":
             return None
@@ -140,7 +141,7 @@ def record_files(paths: Iterable[str | Path] | None = None) -> list[Path] | None
         if path.is_dir():
             found.extend(_walk(path))
         elif path.is_file():
-            found.append(path)
+            found.append(str(path))
         else:
             return None
     return found
@@ -161,7 +162,7 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
                 yield _problem_document(display, path, "folder holds no record files (*.json, *.jsonl)")
             cut = len(str(path).rstrip(os.sep)) + 1
             for file in files:
-                yield from _read_file(file, os.path.join(display, str(file)[cut:]))
+                yield from _read_file(Path(file), os.path.join(display, file[cut:]))
         elif path.exists():
             yield from _read_file(path, display)
         else:
