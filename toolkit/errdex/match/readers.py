@@ -17,6 +17,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from io import BufferedReader
 from typing import BinaryIO, TypeVar
 
 from errdex.errors import InputError
@@ -58,19 +59,22 @@ def _lines(handle: BinaryIO, *, follow: bool, stop: Callable[[], bool] | None) -
         yield raw.rstrip(b"\r\n").decode("utf-8", "replace")
 
 
+def _open(source: str | Path) -> BufferedReader:
+    """A log file opened for reading; InputError naming it when it is a folder or cannot be opened."""
+    if Path(source).is_dir():
+        raise InputError(f"{source}: is a folder, not a log file")
+    try:
+        return open(source, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+
+
 def _read(source: str | Path, reader: Callable[[BinaryIO, bool], Iterator[T]]) -> Iterator[T]:
     """Open a log (``-``: stdin; gzip content is decompressed) and run ``reader(stream, compressed)`` over it."""
     if str(source) == "-":
         yield from reader(sys.stdin.buffer, False)
         return
-    path = Path(source)
-    if path.is_dir():
-        raise InputError(f"{source}: is a folder, not a log file")
-    try:
-        handle = open(path, "rb")  # noqa: SIM115
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
-    with handle:
+    with _open(source) as handle:
         try:
             if handle.peek(2)[:2] == _GZIP_MAGIC:
                 with gzip.GzipFile(fileobj=handle) as unzipped:
@@ -182,11 +186,7 @@ def split_file(source: str | Path, parts: int, *, min_part: int) -> list[tuple[i
 
 def read_blocks_range(source: str | Path, start: int, stop: int) -> Iterator[bytes]:
     """Like :func:`read_blocks`, for the bytes ``[start, stop)`` of a plain file (a range from :func:`split_file`)."""
-    try:
-        handle = open(source, "rb")  # noqa: SIM115
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
-    with handle:
+    with _open(source) as handle:
         try:
             yield from _blocks(_Range(handle, start, stop))  # type: ignore[arg-type]
         except OSError as exc:
