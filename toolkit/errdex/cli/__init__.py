@@ -31,6 +31,7 @@ COMMANDS = {
     "index": "errdex.cli.index:index_command",
     "query": "errdex.cli.index:query_command",
     "executor": "errdex.cli.executor:executor_group",
+    "site": "errdex.cli.site:site_group",
 }
 
 

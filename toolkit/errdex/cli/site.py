@@ -1,0 +1,87 @@
+"""``errdex site build`` and ``errdex site serve``: thin wrappers over :mod:`errdex.site`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from errdex.cli._common import quiet_option, records_option, stderr_line
+
+DEFAULT_OUT = "build/site"
+
+
+@click.group("site")
+def site_group() -> None:
+    """Build and serve the documentation site.
+
+    \b
+    Example:
+      errdex site build --out build/site
+      errdex site serve --port 8000
+    """
+
+
+@site_group.command("build")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="Folder to write the site to (replaced as a whole when the build succeeds).")
+@records_option
+@click.option("--base-url", default=None, metavar="URL", help="Where the site will be published (absolute sitemap links).")
+@click.option("--proofs", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The output of 'errdex prove --format json', shown as each scenario's proof status.")
+@click.option("--prove", "run_proofs", is_flag=True, help="Run every scenario now and show the results.")
+@click.option("--no-search", is_flag=True, help="Skip the search index (faster; the search box then says it is unavailable).")
+@quiet_option
+def build_command(out: Path, records: tuple[str, ...], base_url: str | None, proofs: Path | None, run_proofs: bool,
+                  no_search: bool, quiet: bool) -> int:
+    """Render every record, the browse, quality and schema pages, the API files and the search index.
+
+    \b
+    Example:
+      errdex site build
+      errdex prove --format json > proofs.json && errdex site build --proofs proofs.json
+      errdex site build --records records/ --out public --base-url https://errors.example.org/
+    """
+    from errdex.errors import UsageError
+    from errdex.site import build_site
+
+    if run_proofs and proofs is not None:
+        raise UsageError("give --prove or --proofs, not both")
+    proof_data = None
+    if run_proofs:
+        from errdex.prove import prove
+
+        proof_data = prove(list(records) or None).as_dict()
+    report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
+                        search=not no_search)
+    if not quiet:
+        stderr_line(f"built {report.pages} pages for {report.records} records in {report.out} "
+                    f"({report.seconds:.1f} s, search index {report.search_seconds:.1f} s); "
+                    f"serve it with: errdex site serve --dir {report.out}")
+    return 0
+
+
+@site_group.command("serve")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="The built site (built first when the folder holds none).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@records_option
+def serve_command(folder: Path, port: int, records: tuple[str, ...]) -> int:
+    """Serve a built site on 127.0.0.1 (search and the matcher need HTTP, not file://).
+
+    \b
+    Example:
+      errdex site serve
+      errdex site serve --dir public --port 9000
+    """
+    from errdex.site import build_site, serve_site
+
+    if not (folder / "index.html").is_file():
+        build_site(folder, records=list(records) or None)
+    server = serve_site(folder, port=port)
+    stderr_line(f"serving {folder} at {server.url} (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0

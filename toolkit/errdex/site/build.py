@@ -1,0 +1,240 @@
+"""``errdex site build``: records -> a static folder of pages, API files, a sitemap and a search index.
+
+The folder is built beside its destination and renamed into place at the
+end, so a failed build never leaves half a site. It works from any
+sub-path (every link is relative), and makes no request outside itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape as xml_escape
+
+import jinja2
+
+from errdex._version import __version__
+from errdex.errors import DataError, InputError
+from errdex.site import pages as p
+from errdex.site.records import RecordFacts, record_page
+from errdex.site.urls import page_root, record_json_path, record_path, safe_url
+
+__all__ = ["SiteReport", "build_site", "site_dir"]
+
+SEVERITIES = ("critical", "error", "warning", "info")
+RECENT = 10
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    """What a build wrote."""
+
+    out: Path
+    pages: int
+    records: int
+    seconds: float
+    search_seconds: float
+
+
+def site_dir() -> Path:
+    """The templates and assets (the project's ``site/`` folder, shipped inside the package)."""
+    return Path(__file__).resolve().parent.parent / "_site"
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(site_dir() / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+    if proofs is None:
+        return None
+    if isinstance(proofs, dict):
+        data = proofs
+    else:
+        try:
+            data = json.loads(Path(proofs).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError(f"{proofs}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        except ValueError as exc:
+            raise InputError(f"{proofs}: not JSON: {exc} (expected the output of 'errdex prove --format json')") from exc
+    records = data.get("records") if isinstance(data, dict) else None
+    if not isinstance(records, list):
+        raise InputError(f"{proofs}: no 'records' list (expected the output of 'errdex prove --format json')")
+    return {str(r.get("id")): r for r in records if isinstance(r, dict)}
+
+
+class _Writer:
+    """Writes the pages of one build into its folder."""
+
+    def __init__(self, folder: Path, environment: jinja2.Environment) -> None:
+        self.folder = folder
+        self.environment = environment
+        self.pages: list[str] = []
+
+    def write(self, path: str, data: bytes | str) -> None:
+        target = self.folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def page(self, template: str, page: p.Page) -> None:
+        self.write(page.path, self.environment.get_template(template).render(page=page))
+        self.pages.append(page.path)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def _sitemap(paths: list[str], base_url: str | None) -> str:
+    base = (base_url.rstrip("/") + "/") if base_url else "/"
+    entries = "".join(
+        f"  <url><loc>{xml_escape(base + (path[: -len('index.html')] if path.endswith('index.html') else path))}</loc></url>\n"
+        for path in sorted(paths) if path != "404.html"
+    )
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n'
+
+
+def _index_search(folder: Path) -> None:
+    """Pagefind's offline index of the record pages, in ``pagefind/``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pagefind", "--site", str(folder), "--output-subdir", "pagefind", "--silent"],
+        capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0 or not (folder / "pagefind" / "pagefind.js").exists():
+        detail = " ".join((done.stderr or done.stdout or "no output").split())[:300]
+        raise DataError(f"the search index could not be built (pagefind exited {done.returncode}): {detail}")
+
+
+def _replace(folder: Path, out: Path) -> None:
+    """Put the new build where the old one was, never leaving neither."""
+    old = None
+    if out.exists():
+        if not (out / "index.html").exists() and any(out.iterdir()):
+            raise InputError(f"{out}: exists and is not a site built by errdex; choose another --out")
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        out.rename(old)
+    folder.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(
+    out: str | Path = "build/site",
+    *,
+    records: Sequence[str | Path] | None = None,
+    base_url: str | None = None,
+    proofs: Path | dict[str, Any] | None = None,
+    search: bool = True,
+) -> SiteReport:
+    """Build the site for the records (default: the bundled dataset) into ``out``.
+
+    ``proofs``: the output of ``errdex prove --format json`` (a path or the
+    parsed object), shown as each scenario's status; without it scenarios
+    say "not proven in this build". ``base_url`` makes the sitemap's and the
+    404 page's links absolute. ``search=False`` skips the search index.
+    """
+    from errdex.checks.runner import validate
+    from errdex.records.loader import load_record_store
+    from errdex.site.schemaref import schema_reference
+
+    started = time.perf_counter()
+    if base_url is not None and safe_url(base_url) is None:
+        raise InputError(f"--base-url {base_url!r}: expected an http(s) URL")
+    out = Path(out)
+    loaded = load_record_store(records).loaded()
+    findings = defaultdict(list)
+    for finding in validate(records).findings:
+        if finding.record_id:
+            findings[finding.record_id].append(
+                p.FindingView(finding.code, finding.name, finding.severity, finding.message, finding.pointer))
+    proof_index = _load_proofs(proofs)
+    facts = RecordFacts.of(loaded, findings, proof_index)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        writer = _Writer(folder, _environment())
+        info = facts.site_info(__version__)
+        for record in facts.records:
+            writer.page("record.html", record_page(record, facts, info))
+            envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
+            writer.write(record_json_path(record), _json(envelope))
+        _write_listing_pages(writer, facts, info, schema_reference(), base_url)
+        writer.write("api/records.json", _json({"datasetVersion": info.dataset_version, "records": [
+            {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
+             "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)} for r in facts.records]}))
+        writer.write("api/patterns.json", _json(facts.browser_patterns()))
+        writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
+        shutil.copytree(site_dir() / "assets", folder / "assets")
+        search_started = time.perf_counter()
+        if search:
+            _index_search(folder)
+        search_seconds = time.perf_counter() - search_started
+        _replace(folder, out)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return SiteReport(out, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
+
+
+def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, reference: Any,
+                         base_url: str | None) -> None:
+    def base(path: str, title: str, description: str, kind: str) -> dict[str, Any]:
+        return {"site": info, "path": path, "root": page_root(path), "title": title, "description": description,
+                "kind": kind}
+
+    by_severity = Counter(r["severity"] for r in facts.records)
+    repositories = Counter(r["repo"] for r in facts.records)
+    recent = sorted(facts.records, key=lambda r: (r.get("contentChangedAt", ""), r["id"]), reverse=True)[:RECENT]
+    writer.page("home.html", p.HomePage(
+        **base("index.html", "errdex", "Error records that explain log lines: what each error means and how to fix it.",
+               "home"),
+        severities=tuple(p.SeverityCount(s, by_severity[s], f"browse/index.html#severity-{s}")
+                         for s in SEVERITIES if by_severity[s]),
+        repositories=tuple(p.Link(repo, f"browse/index.html#repo-{facts.anchor(repo)}", f"{count} records")
+                           for repo, count in sorted(repositories.items())),
+        recent=tuple(p.Link(r["slug"], record_path(r) + "index.html", r["errorClass"]) for r in recent),
+        proven=facts.proven_scenarios(),
+        proofs_known=facts.proofs is not None,
+    ))
+    writer.page("browse.html", p.BrowsePage(
+        **base("browse/index.html", "Browse records", "Every record by repository and file, tag, class and severity.",
+               "browse"),
+        groups=facts.browse_groups("../"),
+    ))
+    writer.page("quality.html", p.QualityPage(
+        **base("quality/index.html", "Quality report",
+               "Every record's validation findings and the proof status of its trigger scenarios.", "quality"),
+        rows=facts.quality_rows("../"),
+        errors=sum(1 for views in facts.findings.values() for f in views if f.severity == "error"),
+        warnings=sum(1 for views in facts.findings.values() for f in views if f.severity == "warning"),
+        proofs_known=facts.proofs is not None,
+    ))
+    writer.page("schema.html", p.SchemaPage(
+        **base("schema/index.html", "Record format", "Every field of the record format, its type and versions.",
+               "schema"),
+        documents=tuple(p.Link(d.title, f"#doc-{d.name}-v{d.version}", f"{d.file} ({d.schema_id})")
+                        for d in reference.documents),
+        fields=tuple(reference.fields),
+        envelope_fields=tuple(reference.envelope_fields),
+    ))
+    not_found = base("404.html", "Page not found", "No page at this address.", "notfound")
+    if base_url:
+        not_found["root"] = base_url.rstrip("/") + "/"
+    writer.page("404.html", p.NotFoundPage(**not_found))

@@ -1,0 +1,204 @@
+"""One typed context per page kind: everything a template may use, and nothing else.
+
+Templates see one object, ``page``; a test checks that every ``page.NAME``
+a template reads is a field of that page kind's class, and the templates
+render with ``StrictUndefined``, so a misspelt name fails the build instead
+of printing nothing. Record text stays plain ``str`` (jinja2 escapes it);
+only HTML that errdex made itself (highlighted code) is ``Markup``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+__all__ = [
+    "BrowseEntry", "BrowseGroup", "BrowsePage", "CodeBlock", "FindingView", "HomePage", "Link", "NotFoundPage",
+    "Page", "QualityPage", "QualityRow", "RecordPage", "RelatedGroup", "SchemaPage", "ScenarioView", "SiteInfo",
+    "SeverityCount", "SourceLine",
+]
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """What every page shows about the site."""
+
+    title: str
+    dataset_version: str
+    errdex_version: str
+    records: int
+    repositories: int
+    scenarios: int
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to another page, relative to the page that shows it."""
+
+    title: str
+    url: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    """What every page kind has."""
+
+    site: SiteInfo
+    path: str  # the page's file, relative to the site root
+    root: str  # from this page back to the site root ("./" or "../../")
+    title: str
+    description: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class SeverityCount:
+    severity: str
+    count: int
+    url: str
+
+
+@dataclass(frozen=True)
+class HomePage(Page):
+    severities: tuple[SeverityCount, ...]
+    repositories: tuple[Link, ...]
+    recent: tuple[Link, ...]
+    proven: int
+    proofs_known: bool
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A piece of code shown highlighted, with a copy button."""
+
+    title: str
+    anchor: str
+    lines: tuple[Markup, ...]
+    text: str  # what the copy button copies
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    number: int
+    html: Markup
+    throwing: bool
+    url: str | None
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    id: str
+    anchor: str
+    summary: str
+    steps: tuple[str, ...]
+    status: str  # "passed", "failed" or "not proven"
+    failures: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RelatedGroup:
+    title: str
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class FindingView:
+    code: str
+    name: str
+    severity: str
+    message: str
+    pointer: str
+
+
+@dataclass(frozen=True)
+class RecordPage(Page):
+    id: str
+    slug: str
+    repo: str
+    repo_url: str | None
+    repo_browse_url: str
+    file_browse_url: str
+    message: str
+    pattern: str
+    browser_matchable: bool
+    error_class: str
+    error_type: str
+    error_code: str | None
+    severity: str
+    http_status: int | None
+    meaning: tuple[str, ...]
+    trigger_scenarios: str
+    common_situations: str
+    solutions: tuple[str, ...]
+    handling_strategy: str
+    code_blocks: tuple[CodeBlock, ...]
+    file_path: str
+    line_number: int
+    analyzed_sha: str
+    source_url: str | None
+    source_lines: tuple[SourceLine, ...]
+    scenarios: tuple[ScenarioView, ...]
+    prevention_tips: tuple[str, ...]
+    tags: tuple[Link, ...]
+    related: tuple[RelatedGroup, ...]
+    json_url: str
+    findings: tuple[FindingView, ...]
+    dataset_version: str | None
+    analyzed_at: str
+    content_changed_at: str
+    lifecycle: str  # "active", or a notice such as "withdrawn: ..."
+    successor: Link | None
+
+
+@dataclass(frozen=True)
+class BrowseEntry:
+    title: str
+    anchor: str
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class BrowseGroup:
+    title: str
+    anchor: str
+    entries: tuple[BrowseEntry, ...]
+
+
+@dataclass(frozen=True)
+class BrowsePage(Page):
+    groups: tuple[BrowseGroup, ...]
+
+
+@dataclass(frozen=True)
+class QualityRow:
+    link: Link
+    severity: str
+    errors: int
+    warnings: int
+    findings: tuple[FindingView, ...]
+    proof: str  # "passed", "failed", "not proven", "no scenarios"
+    scenarios_passed: int
+    scenarios: int
+
+
+@dataclass(frozen=True)
+class QualityPage(Page):
+    rows: tuple[QualityRow, ...]
+    errors: int
+    warnings: int
+    proofs_known: bool
+
+
+@dataclass(frozen=True)
+class SchemaPage(Page):
+    documents: tuple[Link, ...]
+    fields: tuple[object, ...]  # errdex.site.schemaref.SchemaField
+    envelope_fields: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class NotFoundPage(Page):
+    pass
+

@@ -1,0 +1,292 @@
+"""From loaded records to the contexts of the record pages, the browse page and the quality report."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup
+
+from errdex.site import pages as p
+from errdex.site.highlight import highlight_lines
+from errdex.site.steps import scenario_steps
+from errdex.site.urls import page_root, record_json_path, record_path, safe_url
+
+__all__ = ["RecordFacts", "record_page"]
+
+RELATED = 8
+#: Code fields shown highlighted with a copy button: (field, title, anchor).
+CODE_FIELDS = (
+    ("exampleFix", "Example fix", "example-fix"),
+    ("tryCatchPattern", "Try/catch pattern", "try-catch"),
+    ("typeGuard", "Type guard", "type-guard"),
+    ("validationCode", "Validation code", "validation-code"),
+)
+_NOT_ANCHOR = re.compile(r"[^a-z0-9]+")
+
+
+def anchor(text: str) -> str:
+    """A stable fragment id for a heading or entry."""
+    return _NOT_ANCHOR.sub("-", text.lower()).strip("-") or "x"
+
+
+@dataclass
+class RecordFacts:
+    """The whole dataset, indexed for pages that point at each other."""
+
+    records: list[dict[str, Any]]
+    versions: dict[str, str | None]
+    findings: dict[str, list[p.FindingView]]
+    proofs: dict[str, dict[str, Any]] | None
+    by_file: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    by_class: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    by_tag: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, loaded: Sequence[Any], findings: dict[str, list[p.FindingView]],
+           proofs: dict[str, dict[str, Any]] | None) -> RecordFacts:
+        ordered = sorted(loaded, key=lambda item: (item.record["repo"], item.record["slug"], item.record["id"]))
+        facts = cls([item.record for item in ordered], {item.record["id"]: item.dataset_version for item in ordered},
+                     dict(findings), proofs)
+        by_file, by_class, by_tag = defaultdict(list), defaultdict(list), defaultdict(list)
+        for record in facts.records:
+            by_file[(record["repo"], record["filePath"])].append(record)
+            by_class[record["errorClass"]].append(record)
+            for tag in record.get("tags", []):
+                by_tag[tag].append(record)
+            facts.by_id[record["id"]] = record
+        facts.by_file, facts.by_class, facts.by_tag = dict(by_file), dict(by_class), dict(by_tag)
+        return facts
+
+    @staticmethod
+    def anchor(text: str) -> str:
+        return anchor(text)
+
+    def site_info(self, errdex_version: str) -> p.SiteInfo:
+        versions = [v for v in self.versions.values() if v]
+        return p.SiteInfo(
+            title="errdex",
+            dataset_version=max(versions) if versions else "unreleased",
+            errdex_version=errdex_version,
+            records=len(self.records),
+            repositories=len({r["repo"] for r in self.records}),
+            scenarios=sum(len(r.get("scenarios", [])) for r in self.records),
+        )
+
+    def proof_of(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        return None if self.proofs is None else self.proofs.get(record["id"])
+
+    def proven_scenarios(self) -> int:
+        if self.proofs is None:
+            return 0
+        return sum(1 for proof in self.proofs.values() for s in proof.get("scenarios", []) if s.get("passed"))
+
+    def browse_groups(self, root: str) -> tuple[p.BrowseGroup, ...]:
+        def links(records: list[dict[str, Any]]) -> tuple[p.Link, ...]:
+            return tuple(p.Link(r["slug"], root + record_path(r) + "index.html", r["errorClass"]) for r in records)
+
+        repos: dict[str, list[p.BrowseEntry]] = defaultdict(list)
+        for (repo, path), records in sorted(self.by_file.items()):
+            repos[repo].append(p.BrowseEntry(path, f"file-{anchor(repo + '-' + path)}", links(records)))
+        by_repo = tuple(
+            p.BrowseEntry(repo, f"repo-{anchor(repo)}", tuple(link for entry in entries for link in entry.links))
+            for repo, entries in sorted(repos.items())
+        )
+        files = tuple(entry for _, entries in sorted(repos.items()) for entry in entries)
+        severities = defaultdict(list)
+        for record in self.records:
+            severities[record["severity"]].append(record)
+        return (
+            p.BrowseGroup("By repository", "by-repository", by_repo),
+            p.BrowseGroup("By file", "by-file", files),
+            p.BrowseGroup("By tag", "by-tag", tuple(
+                p.BrowseEntry(tag, f"tag-{anchor(tag)}", links(records)) for tag, records in sorted(self.by_tag.items()))),
+            p.BrowseGroup("By error class", "by-class", tuple(
+                p.BrowseEntry(name, f"class-{anchor(name)}", links(records))
+                for name, records in sorted(self.by_class.items()))),
+            p.BrowseGroup("By severity", "by-severity", tuple(
+                p.BrowseEntry(name, f"severity-{anchor(name)}", links(severities[name]))
+                for name in ("critical", "error", "warning", "info") if severities.get(name))),
+        )
+
+    def quality_rows(self, root: str) -> tuple[p.QualityRow, ...]:
+        rows = []
+        for record in self.records:
+            views = tuple(self.findings.get(record["id"], []))
+            status, passed, total = _proof_summary(record, self.proof_of(record), self.proofs is not None)
+            rows.append(p.QualityRow(
+                p.Link(record["slug"], root + record_path(record) + "index.html", record["repo"]),
+                record["severity"],
+                sum(1 for f in views if f.severity == "error"),
+                sum(1 for f in views if f.severity == "warning"),
+                views, status, passed, total,
+            ))
+        return tuple(rows)
+
+    def browser_patterns(self) -> dict[str, Any]:
+        """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix."""
+        from errdex.match.render import first_sentence
+        from errdex.patterns import backtracking_problems, is_portable, literal_chars, to_js, variable_parts
+
+        entries, refused = [], []
+        for record in self.records:
+            pattern = record["messagePattern"]
+            if not is_portable(pattern) or backtracking_problems(pattern):
+                refused.append(record["id"])
+                continue
+            entries.append({
+                "id": record["id"], "slug": record["slug"], "repo": record["repo"],
+                "errorClass": record["errorClass"], "severity": record["severity"],
+                "url": record_path(record) + "index.html",
+                "source": to_js(pattern)["source"], "flags": to_js(pattern)["flags"],
+                "literalChars": literal_chars(pattern), "variableParts": variable_parts(pattern),
+                "meaning": first_sentence(record["documentation"]),
+                "fix": record["solutions"][0] if record.get("solutions") else "",
+            })
+        entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
+        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused}
+
+
+def _proof_summary(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[str, int, int]:
+    total = len(record.get("scenarios", []))
+    if not total:
+        return "no scenarios", 0, 0
+    if not known or proof is None:
+        return "not proven", 0, total
+    passed = sum(1 for s in proof.get("scenarios", []) if s.get("passed"))
+    return ("passed" if proof.get("passed") and passed == total else "failed"), passed, total
+
+
+def _paragraphs(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in re.split(r"\n\s*\n", text or "") if part.strip())
+
+
+def _code_blocks(record: dict[str, Any]) -> tuple[p.CodeBlock, ...]:
+    blocks = []
+    for name, title, slot in CODE_FIELDS:
+        text = record.get(name)
+        if isinstance(text, str) and text.strip():
+            blocks.append(p.CodeBlock(title, slot, tuple(Markup(line) for line in highlight_lines(text)), text))
+    return tuple(blocks)
+
+
+def _source_lines(record: dict[str, Any]) -> tuple[p.SourceLine, ...]:
+    code = record.get("sourceCode") or ""
+    if not code.strip():
+        return ()
+    start = int(record.get("sourceCodeStart") or 1)
+    base = _blob_url(record)
+    return tuple(
+        p.SourceLine(start + offset, Markup(html), start + offset == record.get("lineNumber"),
+                     f"{base}#L{start + offset}" if base else None)
+        for offset, html in enumerate(highlight_lines(code))
+    )
+
+
+def _blob_url(record: dict[str, Any]) -> str | None:
+    """The file on GitHub at the analysed commit, without a line fragment."""
+    repo, sha, path = record.get("repo", ""), record.get("analyzedSha", ""), record.get("filePath", "")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo) or not re.fullmatch(r"[0-9a-f]{7,40}", sha):
+        return None
+    return safe_url(f"https://github.com/{repo}/blob/{sha}/{path.lstrip('/')}")
+
+
+def _source_url(record: dict[str, Any]) -> str | None:
+    """The throwing lines on GitHub at the analysed commit."""
+    base = _blob_url(record)
+    if base is None:
+        return safe_url(record.get("githubUrl"))
+    start, end = record.get("sourceCodeStart"), record.get("sourceCodeEnd")
+    if record.get("sourceCode") and isinstance(start, int) and isinstance(end, int) and end > start:
+        return f"{base}#L{start}-L{end}"
+    return f"{base}#L{record.get('lineNumber')}"
+
+
+def _scenarios(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[p.ScenarioView, ...]:
+    results = {s.get("id"): s for s in (proof or {}).get("scenarios", [])}
+    views = []
+    for scenario in record.get("scenarios", []):
+        result = results.get(scenario["id"])
+        if not known or result is None:
+            status, failures = "not proven", ()
+        else:
+            status = "passed" if result.get("passed") else "failed"
+            failures = tuple(str(f) for f in result.get("failures", []))
+        views.append(p.ScenarioView(scenario["id"], f"scenario-{anchor(scenario['id'])}", scenario["summary"],
+                                    tuple(scenario_steps(scenario)), status, failures))
+    return tuple(views)
+
+
+def _related(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[p.RelatedGroup, ...]:
+    def links(candidates: list[dict[str, Any]]) -> tuple[p.Link, ...]:
+        others = [r for r in candidates if r["id"] != record["id"]][:RELATED]
+        return tuple(p.Link(r["slug"], root + record_path(r) + "index.html", r["errorClass"]) for r in others)
+
+    tagged: dict[str, dict[str, Any]] = {}
+    for tag in record.get("tags", []):
+        for other in facts.by_tag.get(tag, []):
+            tagged.setdefault(other["id"], other)
+    groups = [
+        p.RelatedGroup("Same file", links(facts.by_file.get((record["repo"], record["filePath"]), []))),
+        p.RelatedGroup("Same error class", links(facts.by_class.get(record["errorClass"], []))),
+        p.RelatedGroup("Same tag", links(sorted(tagged.values(), key=lambda r: (r["repo"], r["slug"])))),
+    ]
+    return tuple(group for group in groups if group.links)
+
+
+def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[str, p.Link | None]:
+    status = record.get("status") or "active"
+    if status == "active":
+        return "active", None
+    reason = record.get("statusReason") or ""
+    successor = facts.by_id.get(record.get("supersededBy") or "")
+    link = p.Link(successor["slug"], root + record_path(successor) + "index.html") if successor else None
+    return (f"{status}: {reason}" if reason else status), link
+
+
+def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) -> p.RecordPage:
+    """The context of one record's page."""
+    path = record_path(record) + "index.html"
+    root = page_root(path)
+    proof = facts.proof_of(record)
+    lifecycle, successor = _lifecycle(record, facts, root)
+    from errdex.patterns import backtracking_problems, is_portable
+
+    pattern = record["messagePattern"]
+    return p.RecordPage(
+        site=info, path=path, root=root, kind="record",
+        title=record["errorMessage"],
+        description=f"{record['errorClass']} in {record['repo']}: {record['errorMessage']}"[:300],
+        id=record["id"], slug=record["slug"], repo=record["repo"],
+        repo_url=safe_url(f"https://github.com/{record['repo']}") if "/" in record["repo"] else None,
+        repo_browse_url=f"{root}browse/index.html#repo-{anchor(record['repo'])}",
+        file_browse_url=f"{root}browse/index.html#file-{anchor(record['repo'] + '-' + record.get('filePath', ''))}",
+        message=record["errorMessage"], pattern=pattern,
+        browser_matchable=is_portable(pattern) and not backtracking_problems(pattern),
+        error_class=record["errorClass"], error_type=record.get("errorType", ""), error_code=record.get("errorCode"),
+        severity=record["severity"], http_status=record.get("httpStatus"),
+        meaning=_paragraphs(record.get("documentation", "")),
+        trigger_scenarios=record.get("triggerScenarios", ""),
+        common_situations=record.get("commonSituations", ""),
+        solutions=tuple(record.get("solutions", [])),
+        handling_strategy=record.get("handlingStrategy", ""),
+        code_blocks=_code_blocks(record),
+        file_path=record.get("filePath", ""), line_number=int(record.get("lineNumber") or 0),
+        analyzed_sha=record.get("analyzedSha", ""),
+        source_url=_source_url(record),
+        source_lines=_source_lines(record),
+        scenarios=_scenarios(record, proof, facts.proofs is not None),
+        prevention_tips=tuple(record.get("preventionTips", [])),
+        tags=tuple(p.Link(tag, f"{root}browse/index.html#tag-{anchor(tag)}") for tag in record.get("tags", [])),
+        related=_related(record, facts, root),
+        json_url=root + record_json_path(record),
+        findings=tuple(facts.findings.get(record["id"], [])),
+        dataset_version=facts.versions.get(record["id"]),
+        analyzed_at=record.get("analyzedAt", ""),
+        content_changed_at=record.get("contentChangedAt", ""),
+        lifecycle=lifecycle, successor=successor,
+    )
