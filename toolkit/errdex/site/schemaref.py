@@ -109,6 +109,7 @@ def default_schema_folder() -> Path:
     from errdex.records.sources import bundled_records_dir
 
     candidates = (
+        Path(__file__).resolve().parent.parent / "_schema",  # shipped inside the package
         bundled_records_dir().resolve().parent / "schema",
         Path(__file__).resolve().parents[3] / "schema",
     )

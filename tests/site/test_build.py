@@ -1,0 +1,208 @@
+"""The built site from the outside: pages, API files, links, sitemap, escaping, valid HTML, atomic builds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import jinja2
+import pytest
+from jinja2 import nodes
+
+from errdex.errors import DataError, InputError
+from errdex.records.loader import load_records
+from errdex.site import build_site, pages
+from errdex.site.build import site_dir
+from tests.site.conftest import HOSTILE_SLUG, PROVED, RECORDS
+
+NODE_TOOLS = Path(__file__).resolve().parent / "node"
+BUNDLED = [item.record for item in load_records([RECORDS])]
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.scripts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for name in ("href", "src"):
+            if values.get(name):
+                self.links.append(values[name] or "")
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag == "script":
+            self.scripts.append(values.get("src") or "(inline)")
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def _html_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.html") if "pagefind" not in p.parts)
+
+
+def test_a_page_per_record_at_a_stable_url(built_site: Path) -> None:
+    for record in BUNDLED:
+        owner, repo = record["repo"].split("/")
+        page = built_site / "records" / owner / repo / record["slug"] / "index.html"
+        assert page.is_file(), record["slug"]
+        text = page.read_text(encoding="utf-8")
+        assert f'<code class="message">{record["errorMessage"]}' in text.replace("&#39;", "'")
+
+
+def test_api_files(built_site: Path) -> None:
+    listing = json.loads((built_site / "api" / "records.json").read_text())
+    assert {r["id"] for r in listing["records"]} == {r["id"] for r in BUNDLED}
+    for entry in listing["records"]:
+        assert (built_site / entry["url"] / "index.html").is_file()
+        stored = json.loads((built_site / entry["json"]).read_text())
+        original = next(r for r in BUNDLED if r["id"] == entry["id"])
+        assert stored["record"] == original and stored["datasetVersion"]
+    patterns = json.loads((built_site / "api" / "patterns.json").read_text())
+    assert len(patterns["patterns"]) == len(BUNDLED) and patterns["refused"] == []
+    keys = [(-p["literalChars"], p["variableParts"], p["id"]) for p in patterns["patterns"]]
+    assert keys == sorted(keys)  # in ranking order, as the CLI ranks
+
+
+def test_every_internal_link_and_fragment_resolves(built_site: Path) -> None:
+    checked = 0
+    for page in _html_files(built_site):
+        parsed = _parse(page)
+        for link in parsed.links:
+            parts = urlsplit(link)
+            if parts.scheme in ("http", "https", "data", "mailto"):
+                continue
+            assert not parts.scheme, f"{page}: unexpected link {link}"
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            assert target.is_file(), f"{page.relative_to(built_site)}: broken link {link}"
+            if parts.fragment and target.suffix == ".html":
+                assert parts.fragment in _parse(target).ids, f"{page.relative_to(built_site)}: no #{parts.fragment} in {link}"
+            checked += 1
+    assert checked > 500
+
+
+def test_no_request_leaves_the_site(built_site: Path) -> None:
+    for page in _html_files(built_site):
+        parsed = _parse(page)
+        for source in parsed.scripts:
+            assert not urlsplit(source).scheme, f"{page}: external script {source}"
+        for link in parsed.links:
+            if urlsplit(link).scheme in ("http", "https"):
+                assert link.startswith("https://github.com/"), f"{page}: {link}"  # links out, never loaded
+
+
+def test_sitemap_and_404(built_site: Path, tmp_path: Path, site_cache: Path) -> None:
+    sitemap = (built_site / "sitemap.xml").read_text()
+    locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
+    assert len(locations) == len(set(locations)) == len(BUNDLED) + 4  # records, home, browse, quality, schema
+    assert (built_site / "404.html").is_file()
+    out = tmp_path / "published"
+    build_site(out, records=[RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"],
+               base_url="https://errors.example.org/docs/", search=False)
+    assert "<loc>https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json/</loc>" in (
+        out / "sitemap.xml").read_text()
+    assert 'href="https://errors.example.org/docs/index.html"' in (out / "404.html").read_text()
+
+
+def test_proof_status_comes_from_the_proofs(built_site: Path) -> None:
+    proved = (built_site / "records/paperclipai/paperclip" / PROVED[0] / "index.html").read_text()
+    assert "proof-passed" in proved and "proof-not-proven" not in proved
+    other = (built_site / "records/paperclipai/paperclip/createos-connection-failed/index.html").read_text()
+    assert "proof-not-proven" in other
+    quality = (built_site / "quality" / "index.html").read_text()
+    assert quality.count('class="proof proof-passed"') == len(PROVED)
+
+
+def test_hostile_record_is_escaped(hostile_site: Path) -> None:
+    page = hostile_site / "records/paperclipai/paperclip" / HOSTILE_SLUG / "index.html"
+    text = page.read_text(encoding="utf-8")
+    assert "window.__xss" in text  # the text is shown...
+    parsed = _parse(page)
+    assert parsed.scripts == ["../../../../assets/errdex.js"]  # ...but no script of the record's
+    assert not any(link.lower().lstrip().startswith("javascript:") for link in parsed.links)
+    for raw in ("<script>window", "<img src=x", "<iframe", "<svg onload", '" onmouseover="', "' onfocus='", "<b>bold"):
+        assert raw not in text, raw
+    for page in _html_files(hostile_site):  # the record's text also reaches listing pages
+        assert "<script>window" not in page.read_text(encoding="utf-8"), page
+
+
+def _template_fields(template: str) -> set[str]:
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(site_dir() / "templates"))
+    source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]
+    tree = environment.parse(source)
+    return {node.attr for node in tree.find_all(nodes.Getattr)
+            if isinstance(node.node, nodes.Name) and node.node.name == "page"}
+
+
+@pytest.mark.parametrize(("template", "kind"), [
+    ("base.html", pages.Page), ("home.html", pages.HomePage), ("record.html", pages.RecordPage),
+    ("browse.html", pages.BrowsePage), ("quality.html", pages.QualityPage), ("schema.html", pages.SchemaPage),
+    ("404.html", pages.NotFoundPage),
+])
+def test_templates_use_only_the_fields_of_their_page_kind(template: str, kind: type) -> None:
+    used = _template_fields(template) | _template_fields("base.html")
+    known = set(kind.__dataclass_fields__)
+    assert used <= known, f"{template} reads {sorted(used - known)}, which {kind.__name__} does not have"
+    assert used
+
+
+def test_pages_are_valid_html(built_site: Path, hostile_site: Path) -> None:
+    validator = NODE_TOOLS / "node_modules" / ".bin" / "html-validate"
+    if not validator.exists():
+        reason = "html-validate is not installed: run 'bash .ci/setup'"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    files = [str(p) for folder in (built_site, hostile_site) for p in _html_files(folder)]
+    done = subprocess.run([str(validator), "--config", str(NODE_TOOLS / ".htmlvalidate.json"), *files],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_failed_build_leaves_the_old_site(built_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            site_cache: Path) -> None:
+    from errdex.site import build as build_module
+
+    out = tmp_path / "site"
+    shutil.copytree(built_site, out)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+
+    def broken(folder: Path) -> None:
+        raise DataError("the search index could not be built (simulated)")
+
+    monkeypatch.setattr(build_module, "_index_search", broken)
+    with pytest.raises(DataError):
+        build_site(out)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no half-built folder left beside it
+
+
+def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path) -> None:
+    not_json = tmp_path / "proofs.json"
+    not_json.write_text("{not json")
+    result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json: not JSON" in result.stderr
+    result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", "javascript:alert(1)")
+    assert result.exit_code == 1 and "expected an http(s) URL" in result.stderr
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    result = cli("site", "build", "--out", str(other), "--no-search")
+    assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
+    with pytest.raises(InputError):
+        build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
