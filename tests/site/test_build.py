@@ -86,7 +86,8 @@ def test_every_internal_link_and_fragment_resolves(built_site: Path) -> None:
             if parts.scheme in ("http", "https", "data", "mailto"):
                 continue
             assert not parts.scheme, f"{page}: unexpected link {link}"
-            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            base = built_site if parts.path.startswith("/") else page.parent  # only the 404 page links from the root
+            target = (base / unquote(parts.path).lstrip("/")).resolve() if parts.path else page
             if target.is_dir():
                 target = target / "index.html"
             assert target.is_file(), f"{page.relative_to(built_site)}: broken link {link}"

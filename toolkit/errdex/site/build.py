@@ -235,6 +235,7 @@ def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, 
         envelope_fields=tuple(reference.envelope_fields),
     ))
     not_found = base("404.html", "Page not found", "No page at this address.", "notfound")
-    if base_url:
-        not_found["root"] = base_url.rstrip("/") + "/"
+    # A host serves this page at any depth, where relative links would point elsewhere: link from the
+    # published address when it is known, else from the host's root.
+    not_found["root"] = base_url.rstrip("/") + "/" if base_url else "/"
     writer.page("404.html", p.NotFoundPage(**not_found))

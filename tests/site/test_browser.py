@@ -1,0 +1,207 @@
+"""The site in Debian's Chromium (pytest-playwright), served over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+import errdex
+from errdex.site.serve import SiteServer, running_site
+from tests.site.conftest import HOSTILE_SLUG, ROOT
+
+ARTIFACTS = ROOT / "test-artifacts"
+RECORD = "records/paperclipai/paperclip/createos-process-creation-could-not-be-confirmed-destroy-the/index.html"
+PAGE_KINDS = {
+    "home": "index.html",
+    "record": RECORD,
+    "browse": "browse/index.html",
+    "quality": "quality/index.html",
+    "schema": "schema/index.html",
+    "not found": "no/such/page.html",
+}
+WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, "resultTypes": ["violations"]}
+
+
+@pytest.fixture
+def site_page(browser: Browser, served: SiteServer) -> Iterator[tuple[Page, list[str]]]:
+    """A page whose console errors and requests outside 127.0.0.1 are collected."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    problems: list[str] = []
+    page = context.new_page()
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: problems.append(f"outside request: {r.url}")
+            if not r.url.startswith(served.url) and not r.url.startswith("data:") else None)
+    yield page, problems
+    context.close()
+
+
+def test_search_finds_a_record_from_words_of_its_documentation(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+    page, problems = site_page
+    page.goto(served.url + "index.html")
+    page.fill("#search-input", "fails closed guess")  # from the documentation of the invalid-JSON record
+    first = page.locator("#search-results li a").first
+    expect(first).to_have_text("CreateOS returned invalid JSON.")
+    first.click()
+    expect(page.locator("h1")).to_have_text("CreateOS returned invalid JSON.")
+    assert problems == []
+
+
+def _browser_match(page: Page, line: str) -> dict[str, Any]:
+    page.fill("#matcher-input", line)
+    page.click("#matcher button")
+    result = page.locator(".match-result").first
+    expect(result).to_be_visible()
+    link = result.locator("h3 a")
+    captured = result.locator(".captured")
+    return {
+        "slug": link.get_attribute("href").rstrip("/").split("/")[-2] if link.count() else None,
+        "captured": captured.inner_text().removeprefix("Captured: ") if captured.count() else None,
+        "text": result.inner_text(),
+    }
+
+
+def test_pasting_a_log_line_shows_the_record_the_cli_ranks_first(site_page: tuple[Page, list[str]],
+                                                                 served: SiteServer) -> None:
+    page, problems = site_page
+    page.goto(served.url + "index.html")
+    kb = errdex.load()
+    lines = (ROOT / "examples" / "worker.log").read_text(encoding="utf-8").splitlines()
+    matched = [found for found in kb.match_lines(lines)]
+    assert len(matched) >= 5
+    for found in matched:
+        best = found.matches[0]
+        shown = _browser_match(page, found.text)
+        assert shown["slug"] == best.view["slug"], found.text
+        groups = [g for g in best.groups]
+        if any(g is not None for g in groups):
+            assert shown["captured"] == ", ".join("-" if g is None else g for g in groups)
+            first_fix = best.record["solutions"][0]
+            if "$1" in first_fix or "{1}" in first_fix:
+                assert groups[0] in shown["text"]
+    shown = _browser_match(page, "nothing to see here")
+    assert "No record matches this line." in shown["text"]
+    assert problems == []
+
+
+def test_json_log_line_matches_its_message_field(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+    page, _ = site_page
+    page.goto(served.url + "index.html")
+    line = json.dumps({"level": "error", "msg": "\u0043reateOS returned invalid JSON."}, ensure_ascii=True)
+    line = line.replace("CreateOS", "\\u0043reateOS")  # only the decoded field holds the message
+    assert errdex.load().match(line)[0].view["slug"] == "createos-returned-invalid-json"
+    assert _browser_match(page, line)["slug"] == "createos-returned-invalid-json"
+
+
+def test_browse_to_a_record_and_its_source_link(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+    page, problems = site_page
+    page.goto(served.url + "browse/index.html")
+    page.locator("#by-file ~ ul a, #by-file").first.wait_for()
+    page.get_by_role("link", name="createos-process-creation-could-not-be-confirmed-destroy-the").first.click()
+    expect(page.locator("h1")).to_contain_text("could not be confirmed")
+    record = errdex.load().get("createos-process-creation-could-not-be-confirmed-destroy-the")
+    source = page.get_by_role("link", name="view on GitHub", exact=False)
+    expected = (f"https://github.com/{record['repo']}/blob/{record['analyzedSha']}/{record['filePath']}"
+                f"#L{record['sourceCodeStart']}-L{record['sourceCodeEnd']}")
+    assert source.get_attribute("href") == expected
+    throwing = page.locator("tr.throwing td.number a")
+    assert throwing.get_attribute("href").endswith(f"#L{record['lineNumber']}")
+    # following the link: the request goes to GitHub at that commit and those lines (answered here, offline)
+    page.route("https://github.com/**", lambda route: route.fulfill(status=200, body="<title>source</title>",
+                                                                      content_type="text/html"))
+    with page.expect_request(lambda r: r.url.startswith("https://github.com/")) as request:
+        source.click()
+    assert request.value.url == expected.split("#")[0]
+    assert [p for p in problems if "outside request: https://github.com/" not in p] == []
+
+
+def test_copy_button_copies_the_code(browser: Browser, served: SiteServer) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(served.url + RECORD)
+    block = page.locator("pre[data-copy]").first
+    button = block.locator("button.copy")
+    button.click()
+    expect(button).to_have_text("Copied")
+    record = errdex.load().get("createos-process-creation-could-not-be-confirmed-destroy-the")
+    assert page.evaluate("navigator.clipboard.readText()") == record["exampleFix"]
+    context.close()
+
+
+def test_hostile_record_is_inert_in_the_browser(browser: Browser, hostile_site: Path) -> None:
+    with running_site(hostile_site) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(server.url + f"records/paperclipai/paperclip/{HOSTILE_SLUG}/index.html")
+        page.mouse.move(10, 10)
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(200)
+        assert page.evaluate("window.__xss") is None
+        assert dialogs == []
+        expect(page.locator("h1")).to_have_text("Hostile <script>window.__xss = 1</script> message.")
+        assert page.locator("a[href^='javascript:'], iframe, svg, img").count() == 0
+        page.goto(server.url + "index.html")
+        page.fill("#matcher-input", "Hostile <script>window.__xss = 1</script> message.")
+        page.click("#matcher button")
+        expect(page.locator(".match-result h3 a")).to_contain_text(HOSTILE_SLUG)
+        assert page.evaluate("window.__xss") is None and page.locator(".match-result img").count() == 0
+        context.close()
+
+
+@pytest.mark.parametrize("kind", list(PAGE_KINDS))
+def test_each_page_kind_is_accessible_and_quiet(site_page: tuple[Page, list[str]], served: SiteServer, kind: str) -> None:
+    page, problems = site_page
+    page.goto(served.url + PAGE_KINDS[kind])
+    page.wait_for_load_state("networkidle")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        results = Axe().run(page, options=WCAG).response
+        serious = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+                   for v in results["violations"] if v["impact"] in ("serious", "critical")]
+        assert serious == [], f"{kind}, {scheme}: {serious}"
+    if kind == "not found":  # the page's own address answers 404, which the console reports
+        problems = [p for p in problems if not p.startswith("console error: Failed to load resource") or "404" not in p]
+    assert problems == []
+
+
+def test_screenshots_dark_mode_and_small_screens(browser: Browser, served: SiteServer) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1200, "height": 900}, color_scheme=scheme)
+        page = context.new_page()
+        for name, path in (("home", "index.html"), ("record", RECORD)):
+            page.goto(served.url + path)
+            page.screenshot(path=str(ARTIFACTS / f"{name}-{scheme}.png"), full_page=True)
+        backgrounds[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        context.close()
+    assert backgrounds["light"] != backgrounds["dark"]
+    phone = browser.new_context(viewport={"width": 360, "height": 740})
+    page = phone.new_page()
+    for path in PAGE_KINDS.values():
+        page.goto(served.url + path)
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], f"{path} scrolls sideways on a small screen: {width}"
+    phone.close()
+    assert (ARTIFACTS / "home-light.png").stat().st_size > 10_000
+
+
+def test_readable_without_javascript(browser: Browser, served: SiteServer) -> None:
+    context: BrowserContext = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(served.url + RECORD)
+    expect(page.locator("#meaning")).to_be_visible()
+    expect(page.locator("ol.steps li").first).to_be_visible()
+    assert page.locator("button.copy").count() == 0
+    page.goto(served.url + "index.html")
+    expect(page.locator("#search")).to_be_hidden()
+    assert "Search needs JavaScript." in page.inner_text("body")
+    context.close()
