@@ -22,7 +22,8 @@ FRAGMENTS = [
     "foo", "(", ")", " ", "\n", "\t", '"', "'", "`", "${", "}", "\\", "//", "/*", "*/", "*", "/",
     "0x1F", "1_000n", "1.5e-3", ".5", "7", "<", ">", "&", "&amp;", "</span>", "<script>", "é", "\u2028",
 ]
-code_text = st.text() | st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=40).map("".join)
+code_line = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=12).map("".join)
+code_text = st.text() | st.lists(code_line, min_size=2, max_size=8).map("\n".join)
 
 
 def span(kind: str, text: str) -> str:
