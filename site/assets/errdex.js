@@ -1,4 +1,4 @@
-// errdex site: search (Pagefind's JS API, our own UI), the log-line matcher, copy buttons, the quality filter.
+// errdex site: search, the log-line matcher, copy buttons, the quality filter.
 // Every page reads without this file; it only adds what needs a script. Record text is only ever set with
 // textContent, never as HTML.
 
@@ -11,27 +11,71 @@ function element(tag, text, className) {
   return node;
 }
 
-// ---- search -------------------------------------------------------------------------------------------
+// ---- search: errdex's own index (see toolkit/errdex/site/search.py for its layout) -------------------------
 
-let pagefind = null;
+const siteBase = new URL(root, location.href);
+const cache = new Map();
 
-async function loadPagefind() {
-  if (!pagefind) {
-    pagefind = await import(new URL("pagefind/pagefind.js", new URL(root, location.href)).href);
-    await pagefind.options({ baseUrl: new URL(root, location.href).pathname });
-    await pagefind.init();
+async function fetchJson(path) {
+  if (!cache.has(path)) {
+    cache.set(path, fetch(new URL(path, siteBase)).then((r) => (r.ok ? r.json() : null)).catch(() => null));
   }
-  return pagefind;
+  return cache.get(path);
 }
 
-// Pagefind's excerpt is HTML with <mark> around the hits; keep only its text and the marks.
-function excerptNodes(html) {
-  const parsed = new DOMParser().parseFromString(`<p>${html}</p>`, "text/html");
+// The same words as the index: runs of letters and digits, lowercased; single letters are dropped.
+function words(text) {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) || []).filter((w) => w.length > 1 || /^\p{N}$/u.test(w));
+}
+
+function shardFile(prefix) {
+  return "search/terms-" + [...prefix].map((c) => c.codePointAt(0).toString(16)).join("-") + ".json";
+}
+
+const MAX_EXPANSIONS = 50;
+
+// Document number -> score for one query word (the last word also matches as a prefix).
+async function postings(word, asPrefix, meta) {
+  const prefix = [...word].slice(0, meta.prefix).join("");
+  const scores = new Map();
+  if (!meta.shards.includes(prefix)) return scores;
+  const terms = (await fetchJson(shardFile(prefix))) || {};
+  const matching = asPrefix ? Object.keys(terms).filter((t) => t.startsWith(word)).slice(0, MAX_EXPANSIONS)
+                            : (terms[word] ? [word] : []);
+  for (const term of matching) {
+    const list = terms[term];
+    for (let i = 0; i < list.length; i += 2) scores.set(list[i], Math.max(scores.get(list[i]) || 0, list[i + 1]));
+  }
+  return scores;
+}
+
+async function search(query) {
+  const meta = await fetchJson("search/meta.json");
+  if (!meta) throw new Error("the search index is missing");
+  const asked = words(query);
+  if (!asked.length) return [];
+  const lists = await Promise.all(asked.map((w, i) => postings(w, i === asked.length - 1, meta)));
+  let total = lists[0];
+  for (const list of lists.slice(1)) {
+    const both = new Map();
+    for (const [doc, score] of total) if (list.has(doc)) both.set(doc, score + list.get(doc));
+    total = both;
+  }
+  const ranked = [...total].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return Promise.all(ranked.slice(0, 20).map(async ([doc]) => {
+    const shard = await fetchJson(`search/docs-${Math.floor(doc / meta.docsPerShard)}.json`);
+    const [url, title, errorClass, excerpt] = shard[doc % meta.docsPerShard];
+    return { url, title, errorClass, excerpt, total: ranked.length };
+  }));
+}
+
+// The excerpt as text, with the query's words marked.
+function marked(text, query) {
+  const asked = words(query);
   const out = [];
-  for (const node of parsed.body.firstChild.childNodes) {
-    if (node.nodeType === Node.TEXT_NODE) out.push(document.createTextNode(node.textContent));
-    else if (node.nodeName === "MARK") out.push(element("mark", node.textContent));
-    else out.push(document.createTextNode(node.textContent));
+  for (const part of text.split(/([\p{L}\p{N}]+)/u)) {
+    const hit = asked.some((w) => part.toLowerCase().startsWith(w) && w.length > 1);
+    out.push(hit ? element("mark", part) : document.createTextNode(part));
   }
   return out;
 }
@@ -53,29 +97,27 @@ function setUpSearch() {
       status.textContent = "";
       return;
     }
-    status.textContent = "Searching…";
     try {
-      const engine = await loadPagefind();
-      const search = await engine.search(query);
-      const results = await Promise.all(search.results.slice(0, 10).map((r) => r.data()));
+      const results = await search(query);
       if (ticket !== latest) return;
-      list.replaceChildren(...results.map((data) => {
+      list.replaceChildren(...results.map((result) => {
         const item = element("li");
-        const link = element("a", data.meta.title || data.url);
-        link.href = data.url;
+        const link = element("a", result.title);
+        link.href = new URL(result.url, siteBase).href;
         const excerpt = element("p");
-        excerpt.replaceChildren(...excerptNodes(data.excerpt || ""));
+        excerpt.append(element("span", result.errorClass + ": ", "muted"), ...marked(result.excerpt, query));
         item.append(link, excerpt);
         return item;
       }));
-      status.textContent = `${search.results.length} record${search.results.length === 1 ? "" : "s"} found`;
+      const total = results.length ? results[0].total : 0;
+      status.textContent = `${total} record${total === 1 ? "" : "s"} found` + (total > results.length ? `, the best ${results.length} shown` : "");
     } catch (error) {
       status.textContent = `Search is unavailable: ${error.message}`;
     }
   }
   input.addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(run, 120);
+    timer = setTimeout(run, 100);
   });
   const asked = new URLSearchParams(location.search).get("q");
   if (asked) {
@@ -93,8 +135,8 @@ let patterns = null;
 
 async function loadPatterns() {
   if (!patterns) {
-    const response = await fetch(new URL("api/patterns.json", new URL(root, location.href)));
-    const data = await response.json();
+    const data = await fetchJson("api/patterns.json");
+    if (!data) throw new Error("api/patterns.json is missing");
     patterns = { fields: data.fields, entries: [] };
     for (const entry of data.patterns) {
       try {

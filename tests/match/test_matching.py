@@ -264,7 +264,7 @@ def _run(path: Path, kb: errdex.KnowledgeBase, jobs: int) -> tuple[list[Any], di
 
 def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errdex.KnowledgeBase,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.match import parallel, readers, run
+    from errdex import parallel, readers, run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 3000)
@@ -282,7 +282,7 @@ def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errde
 
 
 def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.match import parallel, run
+    from errdex import parallel, run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 2000)

@@ -16,7 +16,7 @@ from errdex.site.serve import SiteServer, running_site
 from tests.site.conftest import HOSTILE_SLUG, ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
-RECORD = "records/paperclipai/paperclip/createos-process-creation-could-not-be-confirmed-destroy-the/index.html"
+RECORD = "records/paperclipai/paperclip/createos-process-creation-could-not-be-confirmed-destroy-the.html"
 PAGE_KINDS = {
     "home": "index.html",
     "record": RECORD,
@@ -61,7 +61,7 @@ def _browser_match(page: Page, line: str) -> dict[str, Any]:
     link = result.locator("h3 a")
     captured = result.locator(".captured")
     return {
-        "slug": link.get_attribute("href").rstrip("/").split("/")[-2] if link.count() else None,
+        "slug": link.get_attribute("href").rsplit("/", 1)[-1].removesuffix(".html") if link.count() else None,
         "captured": captured.inner_text().removeprefix("Captured: ") if captured.count() else None,
         "text": result.inner_text(),
     }
@@ -140,7 +140,7 @@ def test_hostile_record_is_inert_in_the_browser(browser: Browser, hostile_site: 
         page = context.new_page()
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto(server.url + f"records/paperclipai/paperclip/{HOSTILE_SLUG}/index.html")
+        page.goto(server.url + f"records/paperclipai/paperclip/{HOSTILE_SLUG}.html")
         page.mouse.move(10, 10)
         page.keyboard.press("Tab")
         page.wait_for_timeout(200)

@@ -51,13 +51,13 @@ def _parse(path: Path) -> _Links:
 
 
 def _html_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*.html") if "pagefind" not in p.parts)
+    return sorted(folder.rglob("*.html"))
 
 
 def test_a_page_per_record_at_a_stable_url(built_site: Path) -> None:
     for record in BUNDLED:
         owner, repo = record["repo"].split("/")
-        page = built_site / "records" / owner / repo / record["slug"] / "index.html"
+        page = built_site / "records" / owner / repo / f"{record['slug']}.html"
         assert page.is_file(), record["slug"]
         text = page.read_text(encoding="utf-8")
         assert f'<code class="message">{record["errorMessage"]}' in text.replace("&#39;", "'")
@@ -67,7 +67,7 @@ def test_api_files(built_site: Path) -> None:
     listing = json.loads((built_site / "api" / "records.json").read_text())
     assert {r["id"] for r in listing["records"]} == {r["id"] for r in BUNDLED}
     for entry in listing["records"]:
-        assert (built_site / entry["url"] / "index.html").is_file()
+        assert (built_site / entry["url"]).is_file()
         stored = json.loads((built_site / entry["json"]).read_text())
         original = next(r for r in BUNDLED if r["id"] == entry["id"])
         assert stored["record"] == original and stored["datasetVersion"]
@@ -115,26 +115,26 @@ def test_sitemap_and_404(built_site: Path, tmp_path: Path, site_cache: Path) -> 
     out = tmp_path / "published"
     build_site(out, records=[RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"],
                base_url="https://errors.example.org/docs/", search=False)
-    assert "<loc>https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json/</loc>" in (
+    assert "<loc>https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json.html</loc>" in (
         out / "sitemap.xml").read_text()
     assert 'href="https://errors.example.org/docs/index.html"' in (out / "404.html").read_text()
 
 
 def test_proof_status_comes_from_the_proofs(built_site: Path) -> None:
-    proved = (built_site / "records/paperclipai/paperclip" / PROVED[0] / "index.html").read_text()
+    proved = (built_site / "records/paperclipai/paperclip" / f"{PROVED[0]}.html").read_text()
     assert "proof-passed" in proved and "proof-not-proven" not in proved
-    other = (built_site / "records/paperclipai/paperclip/createos-connection-failed/index.html").read_text()
+    other = (built_site / "records/paperclipai/paperclip/createos-connection-failed.html").read_text()
     assert "proof-not-proven" in other
     quality = (built_site / "quality" / "index.html").read_text()
     assert quality.count('class="proof proof-passed"') == len(PROVED)
 
 
 def test_hostile_record_is_escaped(hostile_site: Path) -> None:
-    page = hostile_site / "records/paperclipai/paperclip" / HOSTILE_SLUG / "index.html"
+    page = hostile_site / "records/paperclipai/paperclip" / f"{HOSTILE_SLUG}.html"
     text = page.read_text(encoding="utf-8")
     assert "window.__xss" in text  # the text is shown...
     parsed = _parse(page)
-    assert parsed.scripts == ["../../../../assets/errdex.js"]  # ...but no script of the record's
+    assert parsed.scripts == ["../../../assets/errdex.js"]  # ...but no script of the record's
     assert not any(link.lower().lstrip().startswith("javascript:") for link in parsed.links)
     for raw in ("<script>window", "<img src=x", "<iframe", "<svg onload", '" onmouseover="', "' onfocus='", "<b>bold"):
         assert raw not in text, raw
@@ -183,7 +183,7 @@ def test_a_failed_build_leaves_the_old_site(built_site: Path, tmp_path: Path, mo
     shutil.copytree(built_site, out)
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
 
-    def broken(folder: Path) -> None:
+    def broken(*args: object) -> None:
         raise DataError("the search index could not be built (simulated)")
 
     monkeypatch.setattr(build_module, "_index_search", broken)

@@ -89,7 +89,9 @@ def test_keywords_are_whole_words_and_not_properties() -> None:
     assert highlight("for (const k in obj)") == (
         f'{span("kw", "for")} ({span("kw", "const")} k {span("kw", "in")} obj)'
     )
-    assert highlight("map.get(k); node.type; ...this") == f'map.{span("fn", "get")}(k); node.type; ...{span("kw", "this")}'
+    assert highlight("map.get(k); node.type; ...this") == (
+        f'map.{span("fn", "get")}(k); node.type; ...{span("kw", "this")}'
+    )
     assert highlight("if (x) {}") == f'{span("kw", "if")} (x) {{}}'  # a keyword before "(" stays a keyword
 
 
@@ -103,7 +105,9 @@ def test_literals() -> None:
 
 def test_strings_with_escaped_quotes() -> None:
     assert highlight(r'"a\"b" + x') == span("str", r"&quot;a\&quot;b&quot;") + " + x"
-    assert highlight(r"'it\'s' + 'it'") == span("str", r"&#x27;it\&#x27;s&#x27;") + " + " + span("str", "&#x27;it&#x27;")
+    assert highlight(r"'it\'s' + 'it'") == (
+        span("str", r"&#x27;it\&#x27;s&#x27;") + " + " + span("str", "&#x27;it&#x27;")
+    )
     assert highlight(r'"a\\" + b') == span("str", r"&quot;a\\&quot;") + " + b"
     assert highlight('"// not a comment"') == span("str", "&quot;// not a comment&quot;")
 
@@ -120,13 +124,16 @@ def test_template_strings_keep_their_substitutions_and_lines() -> None:
 
 
 def test_numbers() -> None:
-    for number in ("0", "42", "3.14", ".5", "1e10", "1.5e-3", "2E+8", "0xFF", "0b1010", "0o17", "1_000_000", "10n", "0x1fn"):
+    numbers = ("0", "42", "3.14", ".5", "1e10", "1.5e-3", "2E+8", "0xFF", "0b1010", "0o17", "1_000_000", "10n", "0x1fn")
+    for number in numbers:
         assert highlight(f"x = {number};") == f"x = {span('num', number)};", number
     assert highlight("a1 + x2y") == "a1 + x2y"  # digits inside names are not numbers
 
 
 def test_line_and_block_comments() -> None:
-    assert highlight("x = 1; // retry <3 & stop") == f'x = {span("num", "1")}; {span("com", "// retry &lt;3 &amp; stop")}'
+    assert highlight("x = 1; // retry <3 & stop") == (
+        f'x = {span("num", "1")}; {span("com", "// retry &lt;3 &amp; stop")}'
+    )
     code = "/* first\n\n   last */ await go()"
     assert highlight(code) == span("com", "/* first\n\n   last */") + f' {span("kw", "await")} {span("fn", "go")}()'
     assert highlight_lines(code) == [
@@ -139,7 +146,9 @@ def test_line_and_block_comments() -> None:
 
 
 def test_types_and_calls() -> None:
-    assert highlight("throw new TypeError(msg)") == f'{span("kw", "throw")} {span("kw", "new")} {span("type", "TypeError")}(msg)'
+    assert highlight("throw new TypeError(msg)") == (
+        f'{span("kw", "throw")} {span("kw", "new")} {span("type", "TypeError")}(msg)'
+    )
     assert highlight("): Promise<void>") == f'): {span("type", "Promise")}&lt;{span("kw", "void")}&gt;'
     assert highlight("catch (e) { if (e instanceof Error) log (e) }") == (
         f'{span("kw", "catch")} (e) {{ {span("kw", "if")} (e {span("kw", "instanceof")} {span("type", "Error")})'

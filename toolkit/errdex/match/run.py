@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from errdex.errors import InputError
-from errdex.match import parallel
+from errdex import parallel
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match.readers import read_blocks, read_blocks_range, read_lines, split_file
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -24,9 +23,10 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 
 from errdex._version import __version__
-from errdex.errors import DataError, InputError
+from errdex.errors import InputError
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
+from errdex.site.search import build_search_index
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
 __all__ = ["SiteReport", "build_site", "site_dir"]
@@ -86,11 +86,20 @@ class _Writer:
         self.folder = folder
         self.environment = environment
         self.pages: list[str] = []
+        self._base = str(folder) + os.sep
+        self._made: set[str] = set()
 
     def write(self, path: str, data: bytes | str) -> None:
-        target = self.folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        target = self._base + path
+        parent = os.path.dirname(target)
+        if parent not in self._made:
+            os.makedirs(parent, exist_ok=True)
+            self._made.add(parent)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data.encode("utf-8") if isinstance(data, str) else data)
+        finally:
+            os.close(fd)
 
     def page(self, template: str, page: p.Page) -> None:
         self.write(page.path, self.environment.get_template(template).render(page=page))
@@ -110,15 +119,14 @@ def _sitemap(paths: list[str], base_url: str | None) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n'
 
 
-def _index_search(folder: Path) -> None:
-    """Pagefind's offline index of the record pages, in ``pagefind/``."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pagefind", "--site", str(folder), "--output-subdir", "pagefind", "--silent"],
-        capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0 or not (folder / "pagefind" / "pagefind.js").exists():
-        detail = " ".join((done.stderr or done.stdout or "no output").split())[:300]
-        raise DataError(f"the search index could not be built (pagefind exited {done.returncode}): {detail}")
+def _index_search(writer: _Writer, facts: RecordFacts) -> None:
+    """The full-text search index of the record pages, in ``search/`` (see :mod:`errdex.site.search`)."""
+    from errdex.match.render import first_sentence
+
+    files = build_search_index(facts.records, lambda r: record_path(r),
+                               lambda r: first_sentence(r.get("documentation", "")))
+    for name, text in files.items():
+        writer.write(f"search/{name}", text)
 
 
 def _replace(folder: Path, out: Path) -> None:
@@ -171,10 +179,7 @@ def build_site(
     try:
         writer = _Writer(folder, _environment())
         info = facts.site_info(__version__)
-        for record in facts.records:
-            writer.page("record.html", record_page(record, facts, info))
-            envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
-            writer.write(record_json_path(record), _json(envelope))
+        _write_record_pages(writer, facts, info)
         _write_listing_pages(writer, facts, info, schema_reference(), base_url)
         writer.write("api/records.json", _json({"datasetVersion": info.dataset_version, "records": [
             {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
@@ -184,13 +189,57 @@ def build_site(
         shutil.copytree(site_dir() / "assets", folder / "assets")
         search_started = time.perf_counter()
         if search:
-            _index_search(folder)
+            _index_search(writer, facts)
         search_seconds = time.perf_counter() - search_started
         _replace(folder, out)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return SiteReport(out, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
+
+
+#: Below this many records, pages are rendered in this process only (a fork costs more than it saves).
+MIN_PARALLEL_RECORDS = 400
+
+
+def _render_records(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, records: list[dict[str, Any]]) -> list[str]:
+    """Each record's page and JSON; the page paths written."""
+    start = len(writer.pages)
+    for record in records:
+        writer.page("record.html", record_page(record, facts, info))
+        envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
+        writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
+    return writer.pages[start:]
+
+
+def _write_record_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo) -> None:
+    """Every record's page and JSON, the later pieces in forked children when there are many records."""
+    from errdex import parallel
+
+    records = facts.records
+    jobs = min(parallel.available_cpus(), max(1, len(records) // MIN_PARALLEL_RECORDS))
+    if jobs < 2 or not parallel.can_fork():
+        _render_records(writer, facts, info, records)
+        return
+    size = -(-len(records) // jobs)
+    pieces = [records[i : i + size] for i in range(0, len(records), size)]
+    children = []
+    try:
+        for piece in pieces[1:]:
+            def work(out: Any, piece: list[dict[str, Any]] = piece) -> None:
+                pickle.dump(_render_records(_Writer(writer.folder, writer.environment), facts, info, piece), out)
+            children.append(parallel.start_child(work))
+        _render_records(writer, facts, info, pieces[0])
+        for child, piece in zip(children, pieces[1:], strict=True):
+            chunks = parallel.child_items(child)
+            if chunks is None:  # the child failed: render its piece here
+                _render_records(writer, facts, info, piece)
+            else:
+                for paths in chunks:
+                    writer.pages.extend(paths)
+    finally:
+        for child in children:
+            parallel.stop_child(child)
 
 
 def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, reference: Any,
@@ -209,7 +258,7 @@ def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, 
                          for s in SEVERITIES if by_severity[s]),
         repositories=tuple(p.Link(repo, f"browse/index.html#repo-{facts.anchor(repo)}", f"{count} records")
                            for repo, count in sorted(repositories.items())),
-        recent=tuple(p.Link(r["slug"], record_path(r) + "index.html", r["errorClass"]) for r in recent),
+        recent=tuple(p.Link(r["slug"], record_path(r), r["errorClass"]) for r in recent),
         proven=facts.proven_scenarios(),
         proofs_known=facts.proofs is not None,
     ))

@@ -27,12 +27,14 @@ Every alternative is linear: loops are possessive (``*+``, never backtracked
 into), strings and comments are in the unrolled-loop form, an unterminated
 string stops at the end of its line and an unterminated comment or template
 literal at the end of the code, and the plain run stops only where a token is
-sure to match, so no position is ever scanned twice.
+sure to match, so no match ever fails after scanning ahead: the time is linear
+in the length of the code.
 
 A name right after a single ``.`` (``map.get``, ``node.type``) is a property,
 never a keyword or literal; after a spread (``...this``) it still is. A called
 name with an uppercase first letter (``new Error(...)``) is a type. Regular
-expression literals are not recognised: they show as plain text.
+expression literals are not recognised (they show as plain text), and a
+backtick inside a template literal's ``${...}`` ends the literal.
 """
 
 from __future__ import annotations
@@ -118,12 +120,12 @@ def _renderer(per_line: bool) -> Callable[[re.Match[str]], str]:
 
     def render(match: re.Match[str]) -> str:
         kind = match.lastgroup
-        if kind == "plain":  # the plain text at the end of the code
+        if kind is None or kind == "plain":  # the plain text at the end of the code
             return match[0]
-        plain, text = match.group("plain", kind)  # type: ignore[arg-type]
+        plain, text = match.group("plain", kind)
         if kind == "esc":
             return plain + _ENTITY[text]
-        open_tag = _OPEN[kind]  # type: ignore[index]
+        open_tag = _OPEN[kind]
         if kind == "str" or kind == "com":  # the only tokens that can hold & < > " ' or a newline
             text = escape(text, quote=True)
             if per_line and "\n" in text:

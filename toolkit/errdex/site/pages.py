@@ -75,7 +75,7 @@ class CodeBlock:
 
     title: str
     anchor: str
-    lines: tuple[Markup, ...]
+    html: Markup  # the highlighted code, lines joined
     text: str  # what the copy button copies
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from markupsafe import Markup
 
 from errdex.site import pages as p
-from errdex.site.highlight import highlight_lines
+from errdex.site.highlight import highlight, highlight_lines
 from errdex.site.steps import scenario_steps
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
@@ -87,7 +87,7 @@ class RecordFacts:
 
     def browse_groups(self, root: str) -> tuple[p.BrowseGroup, ...]:
         def links(records: list[dict[str, Any]]) -> tuple[p.Link, ...]:
-            return tuple(p.Link(r["slug"], root + record_path(r) + "index.html", r["errorClass"]) for r in records)
+            return tuple(p.Link(r["slug"], root + record_path(r), r["errorClass"]) for r in records)
 
         repos: dict[str, list[p.BrowseEntry]] = defaultdict(list)
         for (repo, path), records in sorted(self.by_file.items()):
@@ -119,7 +119,7 @@ class RecordFacts:
             views = tuple(self.findings.get(record["id"], []))
             status, passed, total = _proof_summary(record, self.proof_of(record), self.proofs is not None)
             rows.append(p.QualityRow(
-                p.Link(record["slug"], root + record_path(record) + "index.html", record["repo"]),
+                p.Link(record["slug"], root + record_path(record), record["repo"]),
                 record["severity"],
                 sum(1 for f in views if f.severity == "error"),
                 sum(1 for f in views if f.severity == "warning"),
@@ -141,7 +141,7 @@ class RecordFacts:
             entries.append({
                 "id": record["id"], "slug": record["slug"], "repo": record["repo"],
                 "errorClass": record["errorClass"], "severity": record["severity"],
-                "url": record_path(record) + "index.html",
+                "url": record_path(record),
                 "source": to_js(pattern)["source"], "flags": to_js(pattern)["flags"],
                 "literalChars": literal_chars(pattern), "variableParts": variable_parts(pattern),
                 "meaning": first_sentence(record["documentation"]),
@@ -170,7 +170,7 @@ def _code_blocks(record: dict[str, Any]) -> tuple[p.CodeBlock, ...]:
     for name, title, slot in CODE_FIELDS:
         text = record.get(name)
         if isinstance(text, str) and text.strip():
-            blocks.append(p.CodeBlock(title, slot, tuple(Markup(line) for line in highlight_lines(text)), text))
+            blocks.append(p.CodeBlock(title, slot, Markup(highlight(text)), text))
     return tuple(blocks)
 
 
@@ -222,18 +222,22 @@ def _scenarios(record: dict[str, Any], proof: dict[str, Any] | None, known: bool
 
 
 def _related(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[p.RelatedGroup, ...]:
-    def links(candidates: list[dict[str, Any]]) -> tuple[p.Link, ...]:
-        others = [r for r in candidates if r["id"] != record["id"]][:RELATED]
-        return tuple(p.Link(r["slug"], root + record_path(r) + "index.html", r["errorClass"]) for r in others)
+    """Up to RELATED other records of the same file, class and tag (each group's lists are in site order,
+    so only their first RELATED + 1 entries are ever looked at: linear in the dataset, not quadratic)."""
+    def first(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in candidates[: RELATED + 1] if r["id"] != record["id"]][:RELATED]
+
+    def links(others: list[dict[str, Any]]) -> tuple[p.Link, ...]:
+        return tuple(p.Link(r["slug"], root + record_path(r), r["errorClass"]) for r in others)
 
     tagged: dict[str, dict[str, Any]] = {}
     for tag in record.get("tags", []):
-        for other in facts.by_tag.get(tag, []):
+        for other in first(facts.by_tag.get(tag, [])):
             tagged.setdefault(other["id"], other)
     groups = [
-        p.RelatedGroup("Same file", links(facts.by_file.get((record["repo"], record["filePath"]), []))),
-        p.RelatedGroup("Same error class", links(facts.by_class.get(record["errorClass"], []))),
-        p.RelatedGroup("Same tag", links(sorted(tagged.values(), key=lambda r: (r["repo"], r["slug"])))),
+        p.RelatedGroup("Same file", links(first(facts.by_file.get((record["repo"], record["filePath"]), [])))),
+        p.RelatedGroup("Same error class", links(first(facts.by_class.get(record["errorClass"], [])))),
+        p.RelatedGroup("Same tag", links(sorted(tagged.values(), key=lambda r: (r["repo"], r["slug"]))[:RELATED])),
     ]
     return tuple(group for group in groups if group.links)
 
@@ -244,13 +248,13 @@ def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[s
         return "active", None
     reason = record.get("statusReason") or ""
     successor = facts.by_id.get(record.get("supersededBy") or "")
-    link = p.Link(successor["slug"], root + record_path(successor) + "index.html") if successor else None
+    link = p.Link(successor["slug"], root + record_path(successor)) if successor else None
     return (f"{status}: {reason}" if reason else status), link
 
 
 def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) -> p.RecordPage:
     """The context of one record's page."""
-    path = record_path(record) + "index.html"
+    path = record_path(record)
     root = page_root(path)
     proof = facts.proof_of(record)
     lifecycle, successor = _lifecycle(record, facts, root)

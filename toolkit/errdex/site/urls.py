@@ -8,6 +8,7 @@ opened as it is.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
@@ -23,9 +24,17 @@ def segment(text: str) -> str:
 
 
 def record_path(record: dict[str, Any]) -> str:
-    """The folder of a record's page, relative to the site root: ``records/OWNER/REPO/SLUG/``."""
-    owner, _, name = str(record["repo"]).partition("/")
-    return f"records/{segment(owner)}/{segment(name)}/{segment(str(record['slug']))}/"
+    """A record's page, relative to the site root: ``records/OWNER/REPO/SLUG.html``.
+
+    A file, not a folder of its own: at 10,000 records, creating a folder per
+    page cost more than rendering the pages."""
+    return _record_path(str(record["repo"]), str(record["slug"]))
+
+
+@lru_cache(maxsize=1 << 17)
+def _record_path(repo: str, slug: str) -> str:
+    owner, _, name = repo.partition("/")
+    return f"records/{segment(owner)}/{segment(name)}/{segment(slug)}.html"
 
 
 def record_json_path(record: dict[str, Any]) -> str:

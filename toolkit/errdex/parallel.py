@@ -1,13 +1,13 @@
-"""Matching one large file in several processes.
+"""Work split across forked processes: one large log file to match, the pages of a large site.
 
-The file is cut at line breaks (:func:`errdex.match.readers.split_file`);
-the first piece is matched in this process while each later piece is matched
-by a forked child, which already holds the compiled patterns. A child writes
-its results to a temporary file as a stream of pickled chunks, so memory
-stays bounded on both sides; the parent reads them in order once its own
-piece is done, so the output is the same as with one process, line for line.
+The caller does the first piece of the work in this process while each
+later piece runs in a forked child, which already holds everything loaded
+(compiled patterns, records). A child writes its results to a temporary
+file as a stream of pickled chunks, so memory stays bounded on both sides;
+the parent reads them in order once its own piece is done, so the result
+is the same as with one process.
 
-A child that fails for any reason costs only time: the parent matches that
+A child that fails for any reason costs only time: the caller does that
 piece itself. Forking is used only on systems that have it and only when
 this process runs a single thread (forking a threaded process can deadlock).
 """
