@@ -110,8 +110,7 @@ def test_browse_to_a_record_and_its_source_link(site_page: tuple[Page, list[str]
     expected = (f"https://github.com/{record['repo']}/blob/{record['analyzedSha']}/{record['filePath']}"
                 f"#L{record['sourceCodeStart']}-L{record['sourceCodeEnd']}")
     assert source.get_attribute("href") == expected
-    throwing = page.locator("tr.throwing td.number a")
-    assert throwing.get_attribute("href").endswith(f"#L{record['lineNumber']}")
+    assert page.locator("tr.throwing td.number").inner_text() == str(record["lineNumber"])
     # following the link: the request goes to GitHub at that commit and those lines (answered here, offline)
     page.route("https://github.com/**", lambda route: route.fulfill(status=200, body="<title>source</title>",
                                                                       content_type="text/html"))

@@ -207,3 +207,39 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          site_cache: Path) -> None:
+    from errdex import parallel
+    from errdex.site import build as build_module
+
+    one = tmp_path / "one"
+    build_site(one, search=True)
+    monkeypatch.setattr(build_module, "MIN_PARALLEL_RECORDS", 5)
+    monkeypatch.setattr(parallel, "available_cpus", lambda: 3)
+    started = []
+    start_child = parallel.start_child
+    monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
+    several = tmp_path / "several"
+    build_site(several, search=True)
+    assert len(started) == 3  # validation, then two pieces of record pages
+    assert _tree(several) == _tree(one)
+
+
+def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site_cache: Path) -> None:
+    from errdex import parallel
+    from errdex.site import build as build_module
+
+    one = tmp_path / "one"
+    build_site(one, search=False)
+    monkeypatch.setattr(build_module, "MIN_PARALLEL_RECORDS", 5)
+    original = parallel.start_child
+    monkeypatch.setattr(parallel, "start_child", lambda work: original(lambda out: os._exit(3)))
+    broken = tmp_path / "broken"
+    build_site(broken, search=False)
+    assert _tree(broken) == _tree(one)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-__all__ = ["Child", "available_cpus", "can_fork", "child_items", "start_child", "stop_child"]
+__all__ = ["Child", "available_cpus", "can_fork", "child_items", "finished", "start_child", "stop_child"]
 
 
 def available_cpus() -> int:
@@ -65,6 +65,16 @@ def start_child(work: Callable[[BinaryIO], None]) -> Child:
         os._exit(code)
     os.close(fd)
     return Child(pid, path)
+
+
+def finished(child: Child) -> bool:
+    """Whether the child has ended (without waiting)."""
+    if child.status is None:
+        pid, status = os.waitpid(child.pid, os.WNOHANG)
+        if pid == 0:
+            return False
+        child.status = status
+    return True
 
 
 def child_items(child: Child) -> Iterator[Any] | None:

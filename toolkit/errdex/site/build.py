@@ -14,8 +14,8 @@ import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
@@ -157,7 +157,6 @@ def build_site(
     say "not proven in this build". ``base_url`` makes the sitemap's and the
     404 page's links absolute. ``search=False`` skips the search index.
     """
-    from errdex.checks.runner import validate
     from errdex.records.loader import load_record_store
     from errdex.site.schemaref import schema_reference
 
@@ -165,32 +164,40 @@ def build_site(
     if base_url is not None and safe_url(base_url) is None:
         raise InputError(f"--base-url {base_url!r}: expected an http(s) URL")
     out = Path(out)
-    loaded = load_record_store(records).loaded()
-    findings = defaultdict(list)
-    for finding in validate(records).findings:
-        if finding.record_id:
-            findings[finding.record_id].append(
-                p.FindingView(finding.code, finding.name, finding.severity, finding.message, finding.pointer))
     proof_index = _load_proofs(proofs)
-    facts = RecordFacts.of(loaded, findings, proof_index)
+    loaded = load_record_store(records).loaded()
+    findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
+    facts = RecordFacts.of(loaded, {}, proof_index)
+    info = facts.site_info(__version__)
+    for record in facts.records:  # meanwhile, the record pages' contexts (findings are filled in later)
+        if validated():
+            break
+        facts.contexts[record["id"]] = record_page(record, facts, info)
 
     out.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
     try:
         writer = _Writer(folder, _environment())
-        info = facts.site_info(__version__)
-        _write_record_pages(writer, facts, info)
-        _write_listing_pages(writer, facts, info, schema_reference(), base_url)
-        writer.write("api/records.json", _json({"datasetVersion": info.dataset_version, "records": [
-            {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
-             "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)} for r in facts.records]}))
-        writer.write("api/patterns.json", _json(facts.browser_patterns()))
-        writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
         shutil.copytree(site_dir() / "assets", folder / "assets")
-        search_started = time.perf_counter()
-        if search:
-            _index_search(writer, facts)
-        search_seconds = time.perf_counter() - search_started
+        facts.findings = findings()
+        facts.judge_patterns()
+        record_pages = _RecordPages(writer, facts, info)
+        record_pages.start()
+        try:
+            search_started = time.perf_counter()
+            if search:
+                _index_search(writer, facts)
+            search_seconds = time.perf_counter() - search_started
+            writer.write("api/records.json", _json({"datasetVersion": info.dataset_version, "records": [
+                {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
+                 "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)}
+                for r in facts.records]}))
+            writer.write("api/patterns.json", _json(facts.browser_patterns()))
+            _write_listing_pages(writer, facts, info, schema_reference(), base_url)
+            record_pages.finish()
+        finally:
+            record_pages.stop()
+        writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
         _replace(folder, out)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -198,47 +205,104 @@ def build_site(
     return SiteReport(out, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
 
 
-#: Below this many records, pages are rendered in this process only (a fork costs more than it saves).
+#: Below this many records, everything runs in this process (a fork costs more than it saves).
 MIN_PARALLEL_RECORDS = 400
+
+
+def _validate(records: Sequence[str | Path] | None) -> dict[str, list[p.FindingView]]:
+    from errdex.checks.runner import validate
+
+    findings: dict[str, list[p.FindingView]] = defaultdict(list)
+    for finding in validate(records).findings:
+        if finding.record_id:
+            findings[finding.record_id].append(
+                p.FindingView(finding.code, finding.name, finding.severity, finding.message, finding.pointer))
+    return dict(findings)
+
+
+def _validation(records: Sequence[str | Path] | None,
+                count: int) -> tuple[Callable[[], dict[str, list[p.FindingView]]], Callable[[], bool]]:
+    """Every record's validation findings when asked for, and whether they are ready without waiting;
+    computed in a forked child for many records."""
+    from errdex import parallel
+
+    if count < MIN_PARALLEL_RECORDS or not parallel.can_fork():
+        found = _validate(records)
+        return (lambda: found), (lambda: True)
+    child = parallel.start_child(lambda out: pickle.dump(_validate(records), out))
+
+    def wait() -> dict[str, list[p.FindingView]]:
+        try:
+            chunks = parallel.child_items(child)
+            return next(chunks) if chunks is not None else _validate(records)
+        finally:
+            parallel.stop_child(child)
+    return wait, lambda: parallel.finished(child)
 
 
 def _render_records(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, records: list[dict[str, Any]]) -> list[str]:
     """Each record's page and JSON; the page paths written."""
     start = len(writer.pages)
     for record in records:
-        writer.page("record.html", record_page(record, facts, info))
+        early = facts.contexts.get(record["id"])
+        writer.page("record.html", record_page(record, facts, info) if early is None else replace(
+            early, findings=tuple(facts.findings.get(record["id"], [])),
+            browser_matchable=facts.matchable.get(record["id"], False)))
         envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
         writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
     return writer.pages[start:]
 
 
-def _write_record_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo) -> None:
-    """Every record's page and JSON, the later pieces in forked children when there are many records."""
-    from errdex import parallel
+#: The share of the record pages this process renders when children render the rest: it also writes the
+#: search index and the listing pages meanwhile (measured to balance at 10,000 records on 2 cores).
+OWN_SHARE = 0.42
 
-    records = facts.records
-    jobs = min(parallel.available_cpus(), max(1, len(records) // MIN_PARALLEL_RECORDS))
-    if jobs < 2 or not parallel.can_fork():
-        _render_records(writer, facts, info, records)
-        return
-    size = -(-len(records) // jobs)
-    pieces = [records[i : i + size] for i in range(0, len(records), size)]
-    children = []
-    try:
-        for piece in pieces[1:]:
+
+class _RecordPages:
+    """Every record's page and JSON; with many records, the later pieces are rendered by forked children."""
+
+    def __init__(self, writer: _Writer, facts: RecordFacts, info: p.SiteInfo) -> None:
+        self.writer, self.facts, self.info = writer, facts, info
+        self.children: list[Any] = []
+        self.pieces: list[list[dict[str, Any]]] = [facts.records]
+
+    def start(self) -> None:
+        """Fork the children for the later pieces (none for small sites)."""
+        from errdex import parallel
+
+        records = self.facts.records
+        jobs = min(parallel.available_cpus(), max(1, len(records) // MIN_PARALLEL_RECORDS))
+        if jobs < 2 or not parallel.can_fork():
+            return
+        own = int(len(records) * OWN_SHARE) if jobs == 2 else len(records) // jobs
+        size = -(-(len(records) - own) // (jobs - 1))
+        self.pieces = [records[:own], *(records[i : i + size] for i in range(own, len(records), size))]
+        writer, facts, info = self.writer, self.facts, self.info
+        for piece in self.pieces[1:]:
             def work(out: Any, piece: list[dict[str, Any]] = piece) -> None:
                 pickle.dump(_render_records(_Writer(writer.folder, writer.environment), facts, info, piece), out)
-            children.append(parallel.start_child(work))
-        _render_records(writer, facts, info, pieces[0])
-        for child, piece in zip(children, pieces[1:], strict=True):
-            chunks = parallel.child_items(child)
-            if chunks is None:  # the child failed: render its piece here
-                _render_records(writer, facts, info, piece)
-            else:
-                for paths in chunks:
-                    writer.pages.extend(paths)
-    finally:
-        for child in children:
+            self.children.append(parallel.start_child(work))
+
+    def finish(self) -> None:
+        """Render this process's piece, then collect the children's pages (or render a failed child's piece)."""
+        from errdex import parallel
+
+        try:
+            _render_records(self.writer, self.facts, self.info, self.pieces[0])
+            for child, piece in zip(self.children, self.pieces[1:], strict=True):
+                chunks = parallel.child_items(child)
+                if chunks is None:
+                    _render_records(self.writer, self.facts, self.info, piece)
+                else:
+                    for paths in chunks:
+                        self.writer.pages.extend(paths)
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        from errdex import parallel
+
+        for child in self.children:
             parallel.stop_child(child)
 
 

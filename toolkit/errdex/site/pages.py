@@ -84,7 +84,6 @@ class SourceLine:
     number: int
     html: Markup
     throwing: bool
-    url: str | None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
 __all__ = ["RecordFacts", "record_page"]
 
-RELATED = 8
+RELATED = 5
 #: Code fields shown highlighted with a copy button: (field, title, anchor).
 CODE_FIELDS = (
     ("exampleFix", "Example fix", "example-fix"),
@@ -45,6 +45,10 @@ class RecordFacts:
     by_class: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     by_tag: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Record id -> whether the in-browser matcher uses its pattern (portable, no bad backtracking).
+    matchable: dict[str, bool] = field(default_factory=dict)
+    #: Record page contexts made before the findings were known (see errdex.site.build).
+    contexts: dict[str, p.RecordPage] = field(default_factory=dict)
 
     @classmethod
     def of(cls, loaded: Sequence[Any], findings: dict[str, list[p.FindingView]],
@@ -127,15 +131,30 @@ class RecordFacts:
             ))
         return tuple(rows)
 
+    def judge_patterns(self) -> None:
+        """Which patterns the in-browser matcher may run: portable ones that cannot backtrack badly.
+
+        Read from the pattern analyses validation keeps in the user's cache, so
+        a build right after validation analyses nothing again.
+        """
+        from errdex.cache import cache_dir
+        from errdex.checks.pattern_facts import PatternFacts
+
+        known = PatternFacts(cache_dir() / "pattern-facts.json")
+        for record in self.records:
+            analysis = known.analysis(record["messagePattern"])
+            self.matchable[record["id"]] = not analysis["portability"] and not analysis["backtracking"]
+        known.save()
+
     def browser_patterns(self) -> dict[str, Any]:
         """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix."""
         from errdex.match.render import first_sentence
-        from errdex.patterns import backtracking_problems, is_portable, literal_chars, to_js, variable_parts
+        from errdex.patterns import literal_chars, to_js, variable_parts
 
         entries, refused = [], []
         for record in self.records:
             pattern = record["messagePattern"]
-            if not is_portable(pattern) or backtracking_problems(pattern):
+            if not self.matchable.get(record["id"]):
                 refused.append(record["id"])
                 continue
             entries.append({
@@ -179,12 +198,9 @@ def _source_lines(record: dict[str, Any]) -> tuple[p.SourceLine, ...]:
     if not code.strip():
         return ()
     start = int(record.get("sourceCodeStart") or 1)
-    base = _blob_url(record)
-    return tuple(
-        p.SourceLine(start + offset, Markup(html), start + offset == record.get("lineNumber"),
-                     f"{base}#L{start + offset}" if base else None)
-        for offset, html in enumerate(highlight_lines(code))
-    )
+    throwing = record.get("lineNumber")
+    return tuple(p.SourceLine(start + offset, Markup(html), start + offset == throwing)
+                 for offset, html in enumerate(highlight_lines(code)))
 
 
 def _blob_url(record: dict[str, Any]) -> str | None:
@@ -227,8 +243,10 @@ def _related(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[p.R
     def first(candidates: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [r for r in candidates[: RELATED + 1] if r["id"] != record["id"]][:RELATED]
 
+    here = record_path(record).rsplit("/", 1)[0] + "/"
+
     def links(others: list[dict[str, Any]]) -> tuple[p.Link, ...]:
-        return tuple(p.Link(r["slug"], root + record_path(r), r["errorClass"]) for r in others)
+        return tuple(p.Link(r["slug"], _from(here, record_path(r), root), r["errorClass"]) for r in others)
 
     tagged: dict[str, dict[str, Any]] = {}
     for tag in record.get("tags", []):
@@ -240,6 +258,11 @@ def _related(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[p.R
         p.RelatedGroup("Same tag", links(sorted(tagged.values(), key=lambda r: (r["repo"], r["slug"]))[:RELATED])),
     ]
     return tuple(group for group in groups if group.links)
+
+
+def _from(here: str, target: str, root: str) -> str:
+    """A link from a page in folder ``here`` to ``target`` (both relative to the root), as short as it can be."""
+    return target[len(here):] if target.startswith(here) else root + target
 
 
 def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[str, p.Link | None]:
@@ -258,8 +281,6 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
     root = page_root(path)
     proof = facts.proof_of(record)
     lifecycle, successor = _lifecycle(record, facts, root)
-    from errdex.patterns import backtracking_problems, is_portable
-
     pattern = record["messagePattern"]
     return p.RecordPage(
         site=info, path=path, root=root, kind="record",
@@ -270,7 +291,7 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         repo_browse_url=f"{root}browse/index.html#repo-{anchor(record['repo'])}",
         file_browse_url=f"{root}browse/index.html#file-{anchor(record['repo'] + '-' + record.get('filePath', ''))}",
         message=record["errorMessage"], pattern=pattern,
-        browser_matchable=is_portable(pattern) and not backtracking_problems(pattern),
+        browser_matchable=facts.matchable.get(record["id"], False),
         error_class=record["errorClass"], error_type=record.get("errorType", ""), error_code=record.get("errorCode"),
         severity=record["severity"], http_status=record.get("httpStatus"),
         meaning=_paragraphs(record.get("documentation", "")),
