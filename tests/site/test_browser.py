@@ -204,3 +204,15 @@ def test_readable_without_javascript(browser: Browser, served: SiteServer) -> No
     expect(page.locator("#search")).to_be_hidden()
     assert "Search needs JavaScript." in page.inner_text("body")
     context.close()
+
+
+def test_search_as_you_type_and_no_results(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+    page, problems = site_page
+    page.goto(served.url + "index.html")
+    page.fill("#search-input", "sandbox comm")  # the last word is a prefix
+    expect(page.locator("#search-results li a").first).to_have_text("A sandbox command is required.")
+    expect(page.locator("#search-results mark").first).to_be_visible()
+    page.fill("#search-input", "zebracorn")
+    expect(page.locator("#search-status")).to_have_text("0 records found")
+    assert page.locator("#search-results li").count() == 0
+    assert problems == []

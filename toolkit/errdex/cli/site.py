@@ -55,7 +55,7 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
     report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
                         search=not no_search)
     if not quiet:
-        stderr_line(f"built {report.pages} pages for {report.records} records in {report.out} "
+        stderr_line(f"built {report.pages} pages for {report.records} record{'' if report.records == 1 else 's'} in {report.out} "
                     f"({report.seconds:.1f} s, search index {report.search_seconds:.1f} s); "
                     f"serve it with: errdex site serve --dir {report.out}")
     return 0
