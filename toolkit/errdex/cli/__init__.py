@@ -32,6 +32,11 @@ COMMANDS = {
     "query": "errdex.cli.index:query_command",
     "executor": "errdex.cli.executor:executor_group",
     "site": "errdex.cli.site:site_group",
+    "migrate": "errdex.cli.migrate:migrate_command",
+    "release": "errdex.cli.release:release_command",
+    "diff": "errdex.cli.release:diff_command",
+    "import": "errdex.cli.bundles:import_command",
+    "export": "errdex.cli.bundles:export_command",
 }
 
 

@@ -242,6 +242,17 @@ class RecordV3(RecordV2):
     model_config = ConfigDict(title="errdex error record, version 3")
 
     scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
+    status: Literal["active", "withdrawn", "superseded"] = Field(
+        default="active",
+        description="Lifecycle: active; withdrawn (kept, no longer recommended); superseded by another record. "
+        "Records are never deleted; matching skips records that are not active unless asked.",
+    )
+    statusReason: str | None = Field(
+        default=None, description="Why the record was withdrawn or superseded (required for those statuses)."
+    )
+    supersededBy: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{16}$", description="The id of the record that replaces this one (superseded only)."
+    )
     schemaVersion: Literal[3] = Field(description="Version of the record format; 3 for this schema.")  # type: ignore[assignment]
 
 
