@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from errdex import __version__
-from errdex.cli import cli as cli_group
+from errdex.cli import COMMANDS
 from tests.conftest import ROOT, write_envelope
 
 
@@ -18,7 +18,11 @@ def test_version(cli) -> None:
     assert result.exit_code == 0 and result.stdout.strip() == f"errdex {__version__}"
 
 
-@pytest.mark.parametrize("command", [[], *[[name] for name in sorted(cli_group.commands)]])
+GROUPS = {"site": ["build", "serve"], "executor": ["serve"]}
+
+
+@pytest.mark.parametrize("command", [[], *[[name] for name in sorted(COMMANDS)],
+                                     *[[group, sub] for group, subs in GROUPS.items() for sub in subs]])
 def test_every_help_has_an_example(cli, command: list[str]) -> None:
     result = cli(*command, "--help")
     assert result.exit_code == 0

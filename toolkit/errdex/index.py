@@ -44,7 +44,7 @@ from errdex.records.sources import bundled_records_dir
 
 __all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 _SCALARS = [
     ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
@@ -56,6 +56,7 @@ _SCALARS = [
     ("handlingStrategy", "VARCHAR"), ("validationCode", "VARCHAR"), ("typeGuard", "VARCHAR"),
     ("tryCatchPattern", "VARCHAR"), ("backgroundTag", "VARCHAR"), ("analyzedSha", "VARCHAR"),
     ("analyzedAt", "VARCHAR"), ("contentChangedAt", "VARCHAR"), ("schemaVersion", "INTEGER"),
+    ("status", "VARCHAR"), ("statusReason", "VARCHAR"), ("supersededBy", "VARCHAR"),
 ]
 _EXTRA = [
     ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
@@ -92,6 +93,7 @@ SELECT r.id AS record_id, r.slug, r.repo, r.error_class, r.severity,
        row_number() OVER (ORDER BY r.literal_chars DESC, r.variable_parts, r.id) AS rank
 FROM records r
 WHERE r.pattern_re2 IS NOT NULL
+  AND r.status = 'active'
   AND (r.key_word IS NULL
        OR r.key_word IN (SELECT unnest(regexp_split_to_array(line, '[^A-Za-z0-9_]+'))))
   AND contains(line, r.prefilter)
@@ -135,7 +137,7 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
     for item in records:
         record = item.record
         for name, _ in _SCALARS:
-            columns[name].append(record.get(name))
+            columns[name].append(record.get(name, "active" if name == "status" else None))
         pattern = record["messagePattern"]
         portable = patterns.is_portable(pattern)
         columns["dataset_version"].append(item.dataset_version)

@@ -128,7 +128,7 @@ def register(cls: type[Check]) -> type[Check]:
 
 def registry() -> dict[str, type[Check]]:
     """Every registered check by code, in code order."""
-    from errdex.checks import identity, metadata, parse, pattern, scenario, source  # noqa: F401  (registration)
+    from errdex.checks import identity, lifecycle, metadata, parse, pattern, scenario, source  # noqa: F401  (registration)
 
     return dict(sorted(_REGISTRY.items()))
 

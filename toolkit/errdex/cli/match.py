@@ -39,11 +39,12 @@ def _summary_text(summary: MatchSummary) -> str:
 @click.option("--follow", is_flag=True, help="Keep reading a growing file (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
               help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
+@click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
 @quiet_option
 def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, summary: bool, fail_on: str | None,
-                  follow: bool, fields: tuple[str, ...], jobs: int | None, quiet: bool) -> int:
+                  follow: bool, fields: tuple[str, ...], include_retired: bool, jobs: int | None, quiet: bool) -> int:
     """Match log lines to records: every record whose messagePattern occurs in a line, best first.
 
     FILE may be plain or gzip-compressed; - (or nothing) reads stdin as a
@@ -58,7 +59,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     """
     if follow and (not files or "-" in files):
         raise UsageError("--follow needs a file, not stdin")
-    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS)
+    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired)
     color = color_enabled()
     totals = MatchSummary()
     worst = -1

@@ -41,15 +41,19 @@ class KnowledgeBase:
     """Records and their compiled patterns.
 
     ``records``: a :class:`~errdex.records.loader.RecordStore` (what
-    :func:`load` gives) or whole records in memory.
+    :func:`load` gives) or whole records in memory. Records that are withdrawn
+    or superseded are not matched unless ``include_retired``; :meth:`get`
+    finds every record.
     """
 
-    def __init__(self, records: RecordStore | Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS) -> None:
+    def __init__(self, records: RecordStore | Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS,
+                 include_retired: bool = False) -> None:
         if not isinstance(records, RecordStore):
             records = RecordStore.of([LoadedRecord("<memory>", record, None) for record in records])
         self.store = records
         self.fields = tuple(fields)
-        self.matcher = Matcher(records.views, cache_dir=cache_dir() / "hyperscan", resolve=records.full_of)
+        views = records.views if include_retired else [v for v in records.views if v.get("status", "active") == "active"]
+        self.matcher = Matcher(views, cache_dir=cache_dir() / "hyperscan", resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
 
     def get(self, key: str) -> dict[str, Any]:
@@ -113,6 +117,8 @@ class KnowledgeBase:
                 yield LineMatch(source, number, line, matches)
 
 
-def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS) -> KnowledgeBase:
-    """The knowledge base of the given records (default: the bundled dataset)."""
-    return KnowledgeBase(load_record_store(records), fields=fields)
+def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS,
+         include_retired: bool = False) -> KnowledgeBase:
+    """The knowledge base of the given records (default: the bundled dataset); retired records are not matched
+    unless ``include_retired``."""
+    return KnowledgeBase(load_record_store(records), fields=fields, include_retired=include_retired)

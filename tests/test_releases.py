@@ -1,0 +1,130 @@
+"""Releases: reproducible bytes, contentChangedAt moved only for what changed, changelog, lifecycle, diff."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.errors import DataError, UsageError
+from errdex.releases import content_hash, cut_release, diff, record_releases
+from tests.conftest import ROOT
+
+FIRST, SECOND = "2026-12-01T00:00:00Z", "2026-12-08T00:00:00Z"
+ONE = "createos-returned-invalid-json"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    target = tmp_path / "records"
+    shutil.copytree(ROOT / "records", target)
+    return target
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _path(folder: Path, slug: str) -> Path:
+    return folder / "paperclipai" / "paperclip" / f"{slug}.json"
+
+
+def _edit(folder: Path, slug: str, **changes: Any) -> None:
+    path = _path(folder, slug)
+    envelope = json.loads(path.read_text())
+    envelope["record"].update(changes)
+    path.write_text(json.dumps(envelope, indent=2, ensure_ascii=False) + "\n")
+
+
+def test_a_release_cut_twice_gives_identical_bytes(folder: Path, tmp_path: Path) -> None:
+    changelog = tmp_path / "CHANGELOG.md"
+    first = cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=changelog)
+    files, log = _snapshot(folder), changelog.read_bytes()
+    again = cut_release(folder, version=FIRST, out=tmp_path / "b", changelog=changelog)
+    assert (tmp_path / "a" / first.bundle.name).read_bytes() == (tmp_path / "b" / again.bundle.name).read_bytes()
+    assert _snapshot(folder) == files and changelog.read_bytes() == log
+    assert again.files_written == [] and len(first.added) == 26
+    lines = gzip.decompress(first.bundle.read_bytes()).decode().splitlines()
+    assert [json.loads(line)["record"]["id"] for line in lines] == sorted(r["id"] for r in first.added)
+    assert all(json.loads(line)["datasetVersion"] == FIRST for line in lines)
+
+
+def test_changing_one_field_moves_only_that_records_date(folder: Path, tmp_path: Path) -> None:
+    changelog = tmp_path / "CHANGELOG.md"
+    cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=changelog)
+    before = {p: json.loads(p.read_text())["record"] for p in folder.rglob("*.json") if ".releases" not in p.parts}
+    _edit(folder, ONE, severity="warning")
+    report = cut_release(folder, version=SECOND, out=tmp_path / "b", changelog=changelog)
+    assert [(r["slug"], fields) for r, fields in report.changed] == [(ONE, ["severity"])]
+    assert report.added == [] and report.unchanged == 25
+    for path, old in before.items():
+        now = json.loads(path.read_text())
+        assert now["datasetVersion"] == SECOND
+        expected = SECOND if path.name == f"{ONE}.json" else old["contentChangedAt"]
+        assert now["record"]["contentChangedAt"] == expected, path.name
+    text = changelog.read_text()
+    assert text.index(f"## {SECOND}") < text.index(f"## {FIRST}")
+    assert f"- `{ONE}` (e1429068ae6e0ae1): severity" in text
+    assert record_releases(folder)["e1429068ae6e0ae1"] == (FIRST, SECOND)
+    assert report.manifest["counts"]["changed"] == 1 and report.manifest["previous"] == FIRST
+
+
+def test_withdrawn_records_stay_and_deleted_ones_refuse(folder: Path, tmp_path: Path) -> None:
+    changelog = tmp_path / "CHANGELOG.md"
+    cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=changelog)
+    _edit(folder, ONE, status="withdrawn", statusReason="The client no longer parses bodies itself.")
+    report = cut_release(folder, version=SECOND, out=tmp_path / "b", changelog=changelog)
+    assert [r["slug"] for r in report.withdrawn] == [ONE]
+    assert "### Withdrawn" in changelog.read_text()
+    _path(folder, ONE).unlink()
+    kept = _snapshot(folder)
+    with pytest.raises(DataError, match="records are never deleted"):
+        cut_release(folder, version="2026-12-09T00:00:00Z", out=tmp_path / "c", changelog=changelog)
+    assert _snapshot(folder) == kept
+
+
+def test_versions_must_be_times_and_move_forward(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UsageError):
+        cut_release(folder, version="v1.0", out=tmp_path / "a")
+    cut_release(folder, version=SECOND, out=tmp_path / "a")
+    with pytest.raises(UsageError, match="older than the previous release"):
+        cut_release(folder, version=FIRST, out=tmp_path / "b")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1765152000")  # 2025-12-08: older, so refused too
+    with pytest.raises(UsageError):
+        cut_release(folder, out=tmp_path / "c")
+
+
+def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: Any) -> None:
+    first = cut_release(folder, version=FIRST, out=tmp_path / "a")
+    old = tmp_path / "old"
+    shutil.copytree(folder, old)
+    _edit(folder, ONE, severity="warning", solutions=["Read the status first."])
+    result = diff(old, folder)
+    assert [(r["slug"], [f[0] for f in fields]) for r, fields in result.changed] == [(ONE, ["severity", "solutions"])]
+    assert result.unchanged == 25 and not result.added and not result.removed
+    assert diff(first.bundle, old).same  # a bundle and the folder it was cut from
+    assert diff(tmp_path / "a" / "manifest.json", old).same
+    out = cli("diff", str(old), str(folder), "--format", "json")
+    assert out.exit_code == 1 and out.json()["changed"][0]["fields"][0] == {"field": "severity", "old": "error", "new": "warning"}
+    assert cli("diff", str(old), str(old)).exit_code == 0
+    missing = cli("diff", str(tmp_path / "nope"), str(old))
+    assert missing.exit_code == 1 and "no such file or folder" in missing.stderr
+
+
+def test_content_hash_ignores_volatile_fields() -> None:
+    record = json.loads(_path(ROOT / "records", ONE).read_text())["record"]
+    moved = {**record, "contentChangedAt": "2030-01-01T00:00:00Z"}
+    assert content_hash(moved) == content_hash(record) != content_hash({**record, "severity": "info"})
+
+
+def test_cli_release(folder: Path, tmp_path: Path, cli: Any) -> None:
+    result = cli("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
+                 "--changelog", str(tmp_path / "CHANGELOG.md"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("added") == 26 and "released 2026-12-01T00:00:00Z: 26 records" in result.stderr
+    check = cli("release", "--records", str(folder), "--version", SECOND, "--check")
+    assert check.exit_code == 0 and "would release" in check.stderr and not list((folder / ".releases").glob("2026-12-08*"))

@@ -1,0 +1,57 @@
+"""Checks of a record's lifecycle: withdrawn and superseded records say why, and what replaces them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from errdex.checks.base import Check, Problem, RecordContext, register
+
+_RETIRED = ("withdrawn", "superseded")
+
+
+@register
+class LifecycleReason(Check):
+    code, name = "EDX161", "lifecycle-reason"
+    summary = "A withdrawn or superseded record says why (statusReason); an active one has no reason or successor."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        status = ctx.record.get("status", "active")
+        reason = ctx.record.get("statusReason")
+        if status in _RETIRED and not (isinstance(reason, str) and reason.strip()):
+            yield Problem("status", f"a {status} record needs statusReason: say why, in one sentence, for its readers")
+        if status == "active" and reason is not None:
+            yield Problem("statusReason", "statusReason is only for withdrawn or superseded records; remove it")
+        if status == "superseded" and not ctx.record.get("supersededBy"):
+            yield Problem("status", "a superseded record needs supersededBy: the id of the record that replaces it")
+        if status != "superseded" and ctx.record.get("supersededBy") is not None:
+            yield Problem("supersededBy", "supersededBy is only for superseded records; set status to superseded or remove it")
+
+
+@register
+class SuccessorExists(Check):
+    code, name = "EDX162", "successor-exists"
+    summary = "supersededBy names another record of the dataset, which is not itself retired."
+
+    def __init__(self) -> None:
+        self.records: dict[str, RecordContext] = {}
+        self.pointers: list[tuple[RecordContext, str]] = []
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        record_id = ctx.text("id")
+        if record_id is not None:
+            self.records.setdefault(record_id, ctx)
+        successor = ctx.record.get("supersededBy")
+        if isinstance(successor, str):
+            self.pointers.append((ctx, successor))
+        return ()
+
+    def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
+        for ctx, successor in self.pointers:
+            target = self.records.get(successor)
+            if successor == ctx.text("id"):
+                yield ctx, Problem("supersededBy", "supersededBy names the record itself; name the record that replaces it")
+            elif target is None:
+                yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is not a record of this dataset")
+            elif target.record.get("status", "active") != "active":
+                yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is itself {target.record.get('status')}; "
+                                                   "point at the active record that replaces both")

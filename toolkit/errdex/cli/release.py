@@ -1,0 +1,88 @@
+"""``errdex release`` and ``errdex diff``: thin wrappers over :mod:`errdex.releases`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from errdex.cli._common import echo, quiet_option, stderr_line
+
+DEFAULT_RECORDS = "records"
+
+
+@click.command("release")
+@click.option("--version", "version", default=None, metavar="TIME",
+              help="The release's version, an RFC 3339 time (default: $SOURCE_DATE_EPOCH, else now).")
+@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RECORDS,
+              show_default=True, help="The records folder (one envelope per .json file).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the bundle and a copy of the manifest (default: build/releases/VERSION).")
+@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), default=Path("CHANGELOG.md"),
+              show_default=True, help="The changelog to put this release's entry in.")
+@click.option("--check", is_flag=True, help="Say what the release would hold; write nothing.")
+@quiet_option
+def release_command(version: str | None, folder: Path, out: Path | None, changelog: Path, check: bool,
+                    quiet: bool) -> int:
+    """Cut a dataset release: stamp, hash, manifest, reproducible bundle and changelog entry.
+
+    \b
+    Example:
+      errdex release --check
+      errdex release --version 2026-12-01T00:00:00Z
+      SOURCE_DATE_EPOCH=1764547200 errdex release --records records --out dist
+    """
+    from errdex.releases import cut_release
+
+    report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
+    counts = report.manifest["counts"]
+    for record in report.added:
+        echo(f"added      {record['slug']} ({record['id']})\n")
+    for record, fields in report.changed:
+        echo(f"changed    {record['slug']} ({record['id']}): {', '.join(fields)}\n")
+    for record in report.withdrawn:
+        echo(f"withdrawn  {record['slug']} ({record['id']})\n")
+    for record in report.superseded:
+        echo(f"superseded {record['slug']} ({record['id']}) by {record.get('supersededBy')}\n")
+    if not quiet:
+        where = "" if check else f"; bundle {report.bundle} (sha256 {report.manifest['bundle']['sha256'][:16]}…)"
+        stderr_line(f"{'would release' if check else 'released'} {report.version}: {counts['records']} records, "
+                    f"{counts['added']} added, {counts['changed']} changed, {counts['unchanged']} unchanged{where}")
+    return 0
+
+
+@click.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def diff_command(old: str, new: str, fmt: str) -> int:
+    """Compare two releases, bundles or folders record by record and field by field (exit 1 when they differ).
+
+    \b
+    Example:
+      errdex diff build/releases/2026-11-30T000000Z/manifest.json records/
+      errdex diff old.jsonl.gz new.jsonl.gz --format json
+    """
+    from errdex.releases import diff
+
+    result = diff(old, new)
+    if fmt == "json":
+        echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        for record in result.added:
+            echo(f"+ {record['slug']} ({record['id']})\n")
+        for record in result.removed:
+            echo(f"- {record['slug']} ({record['id']})\n")
+        for record, fields in result.changed:
+            echo(f"~ {record['slug']} ({record['id']})\n")
+            for name, before, after in fields:
+                echo(f"    {name}: {_short(before)} -> {_short(after)}\n")
+        stderr_line(f"{len(result.added)} added, {len(result.removed)} removed, {len(result.changed)} changed, "
+                    f"{result.unchanged} unchanged")
+    return 0 if result.same else 1
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."

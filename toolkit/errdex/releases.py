@@ -1,0 +1,332 @@
+"""Dataset releases: stamp, hash, manifest, reproducible bundle, changelog; and ``diff`` between two datasets.
+
+A release is cut from a records folder (one envelope per ``.json`` file):
+
+1. every record gets a content hash: SHA-256 over its canonical JSON without
+   the volatile fields (``contentChangedAt``, and the envelope's
+   ``datasetVersion``), plus a hash per top-level field;
+2. against the previous release's manifest, records are added, changed
+   (with the fields that changed), withdrawn, superseded or unchanged; a
+   record of the previous release that is missing refuses the release
+   (records are never deleted: mark them withdrawn);
+3. ``contentChangedAt`` moves to the release's version only for records
+   that changed; every envelope's ``datasetVersion`` becomes the version;
+4. it writes the manifest (``records/.releases/VERSION.json``: version,
+   date, previous version, each record's hashes, counts, the bundle's
+   SHA-256), the bundle (gzip of canonical JSONL envelopes sorted by id,
+   gzip time 0, so the same records always give the same bytes) and a
+   ``CHANGELOG.md`` entry (replaced when the same version is cut again).
+
+The version is an RFC 3339 time: ``--version``, else ``$SOURCE_DATE_EPOCH``
+(the reproducible-builds convention), else now.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from errdex._files import write_atomic
+from errdex.errors import DataError, InputError, UsageError
+from errdex.records.canonical import canonical_text
+from errdex.records.timestamps import parse_rfc3339
+
+__all__ = ["DatasetDiff", "ReleaseReport", "content_hash", "cut_release", "diff", "field_hashes", "release_history"]
+
+VOLATILE = ("contentChangedAt",)
+RELEASES = ".releases"
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def content_hash(record: dict[str, Any]) -> str:
+    """SHA-256 of the record's canonical JSON without its volatile fields."""
+    return hashlib.sha256(_canonical({k: v for k, v in record.items() if k not in VOLATILE})).hexdigest()
+
+
+def field_hashes(record: dict[str, Any]) -> dict[str, str]:
+    """A short hash per top-level field (volatile fields left out), to name the fields a change touched."""
+    return {name: hashlib.sha256(_canonical(value)).hexdigest()[:16]
+            for name, value in sorted(record.items()) if name not in VOLATILE}
+
+
+def _version(given: str | None) -> str:
+    if given is not None:
+        if parse_rfc3339(given) is None:
+            raise UsageError(f"--version {given!r} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z")
+        return given
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch and epoch.isdigit() else datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class _Entry:
+    path: Path
+    envelope: dict[str, Any]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return self.envelope["record"]
+
+
+def _read_folder(folder: Path) -> list[_Entry]:
+    from errdex.records.loader import load_records
+    from errdex.records.sources import record_files
+
+    load_records([folder])  # refuses what does not conform, naming file, line and column
+    entries = []
+    for name in record_files([folder]) or []:
+        if not name.endswith(".json"):
+            raise DataError(f"{name}: a release needs one record per .json file (bundles are written by the release)")
+        value = json.loads(Path(name).read_text(encoding="utf-8"))
+        if not isinstance(value, dict) or "record" not in value:
+            raise DataError(f"{name}: a release needs envelopes ({{\"record\": ..., \"datasetVersion\": ...}}), not bare records")
+        entries.append(_Entry(Path(name), value))
+    if not entries:
+        raise DataError(f"{folder}: no records")
+    return entries
+
+
+def release_history(folder: Path) -> list[dict[str, Any]]:
+    """Every release manifest of a records folder, oldest first."""
+    manifests = []
+    for path in sorted((folder / RELEASES).glob("*.json")):
+        try:
+            manifests.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: not a release manifest: {exc}") from exc
+    return sorted(manifests, key=lambda m: m.get("version", ""))
+
+
+def record_releases(folder: Path) -> dict[str, tuple[str, str]]:
+    """Record id -> (the release it was added in, the release its content last changed in)."""
+    seen: dict[str, tuple[str, str, str]] = {}
+    for manifest in release_history(folder):
+        for record_id, entry in manifest.get("records", {}).items():
+            before = seen.get(record_id)
+            if before is None:
+                seen[record_id] = (manifest["version"], manifest["version"], entry["hash"])
+            elif before[2] != entry["hash"]:
+                seen[record_id] = (before[0], manifest["version"], entry["hash"])
+    return {record_id: (added, changed) for record_id, (added, changed, _) in seen.items()}
+
+
+@dataclass
+class ReleaseReport:
+    """What a release holds and what changed since the previous one."""
+
+    version: str
+    previous: str | None
+    added: list[dict[str, Any]] = field(default_factory=list)
+    changed: list[tuple[dict[str, Any], list[str]]] = field(default_factory=list)
+    withdrawn: list[dict[str, Any]] = field(default_factory=list)
+    superseded: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: int = 0
+    files_written: list[str] = field(default_factory=list)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    bundle: Path | None = None
+
+
+def _bundle_bytes(entries: list[_Entry]) -> bytes:
+    lines = "".join(canonical_text(e.envelope, bundle_line=True) + "\n"
+                    for e in sorted(entries, key=lambda e: e.record["id"]))
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as packed:
+        packed.write(lines.encode("utf-8", "surrogatepass"))
+    return buffer.getvalue()
+
+
+def _slug_of(entry: dict[str, Any]) -> str:
+    return f"{entry['slug']} ({entry['id']})"
+
+
+def changelog_entry(report: ReleaseReport, successors: dict[str, str]) -> str:
+    """The CHANGELOG.md section of one release."""
+    counts = report.manifest["counts"]
+    lines = [f"## {report.version}", "",
+             f"{counts['records']} records: {len(report.added)} added, {len(report.changed)} changed, "
+             f"{len(report.withdrawn)} withdrawn, {len(report.superseded)} superseded, {report.unchanged} unchanged"
+             + (f" (since {report.previous})." if report.previous else " (first release)."), ""]
+    if report.added:
+        lines += ["### Added", ""] + [f"- `{r['slug']}` ({r['id']}): {r['errorMessage']}" for r in report.added] + [""]
+    if report.changed:
+        lines += ["### Changed", ""] + [f"- `{r['slug']}` ({r['id']}): {', '.join(fields)}"
+                                        for r, fields in report.changed] + [""]
+    if report.withdrawn:
+        lines += ["### Withdrawn", ""] + [f"- `{r['slug']}` ({r['id']}): {r.get('statusReason', '')}"
+                                          for r in report.withdrawn] + [""]
+    if report.superseded:
+        lines += ["### Superseded", ""] + [
+            f"- `{r['slug']}` ({r['id']}) by `{successors.get(r.get('supersededBy') or '', r.get('supersededBy'))}`: "
+            f"{r.get('statusReason', '')}" for r in report.superseded] + [""]
+    return "\n".join(lines)
+
+
+def _with_entry(changelog: str, version: str, entry: str) -> str:
+    """The changelog with this version's section put first (replacing an older section of the same version)."""
+    header = "# Changelog\n\nEvery release of the dataset, newest first (written by `errdex release`).\n"
+    body = changelog[changelog.index("\n## "):] if "\n## " in changelog else ""
+    sections = [s for s in re.split(r"\n(?=## )", body.strip("\n")) if s.strip()]
+    sections = [s for s in sections if not s.startswith(f"## {version}\n") and s.strip() != f"## {version}"]
+    return header + "\n" + "\n".join([entry.rstrip("\n") + "\n", *(s.rstrip("\n") + "\n" for s in sections)])
+
+
+def cut_release(
+    folder: str | Path,
+    *,
+    version: str | None = None,
+    out: str | Path | None = None,
+    changelog: str | Path | None = None,
+    check: bool = False,
+) -> ReleaseReport:
+    """Cut a release of the records in ``folder`` (see the module's docstring); ``check``: write nothing."""
+    folder = Path(folder)
+    stamp = _version(version)
+    entries = _read_folder(folder)
+    history = [m for m in release_history(folder) if m.get("version") != stamp]
+    previous = history[-1] if history else None
+    if previous and previous["version"] > stamp:
+        raise UsageError(f"release {stamp} is older than the previous release {previous['version']}")
+    before = (previous or {}).get("records", {})
+    report = ReleaseReport(stamp, previous["version"] if previous else None)
+    ids = {e.record["id"] for e in entries}
+    missing = sorted(set(before) - ids)
+    if missing:
+        gone = before[missing[0]]
+        raise DataError(f"record {gone.get('slug')} ({missing[0]}) of release {report.previous} is missing; "
+                        "records are never deleted: set its status to withdrawn instead")
+    manifest_records = {}
+    for entry in sorted(entries, key=lambda e: e.record["id"]):
+        record = entry.record
+        digest, fields = content_hash(record), field_hashes(record)
+        old = before.get(record["id"])
+        if old is None:
+            report.added.append(record)
+        elif old["hash"] != digest:
+            changed = sorted(name for name in set(fields) | set(old.get("fields", {}))
+                             if fields.get(name) != old.get("fields", {}).get(name))
+            report.changed.append((record, changed))
+            record["contentChangedAt"] = stamp
+            status = record.get("status", "active")
+            if status != old.get("status", "active"):
+                (report.withdrawn if status == "withdrawn" else report.superseded if status == "superseded" else []).append(record)
+        else:
+            report.unchanged += 1
+        entry.envelope["datasetVersion"] = stamp
+        manifest_records[record["id"]] = {"slug": record["slug"], "status": record.get("status", "active"),
+                                          "hash": digest, "fields": fields,
+                                          "path": entry.path.relative_to(folder).as_posix()}
+    bundle = _bundle_bytes(entries)
+    bundle_name = f"errdex-{stamp.replace(':', '')}.jsonl.gz"
+    counts = {"records": len(entries), "added": len(report.added), "changed": len(report.changed),
+              "withdrawn": len(report.withdrawn), "superseded": len(report.superseded), "unchanged": report.unchanged,
+              "active": sum(1 for e in entries if e.record.get("status", "active") == "active")}
+    report.manifest = {"version": stamp, "date": stamp[:10], "previous": report.previous, "counts": counts,
+                       "bundle": {"file": bundle_name, "sha256": hashlib.sha256(bundle).hexdigest(), "bytes": len(bundle)},
+                       "records": manifest_records}
+    if check:
+        return report
+    for entry in entries:
+        text = canonical_text(entry.envelope).encode("utf-8", "surrogatepass")
+        if entry.path.read_bytes() != text:
+            write_atomic(entry.path, text)
+            report.files_written.append(str(entry.path))
+    manifest_text = (json.dumps(report.manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    (folder / RELEASES).mkdir(exist_ok=True)
+    write_atomic(folder / RELEASES / f"{stamp.replace(':', '')}.json", manifest_text)
+    target = Path(out) if out is not None else Path("build") / "releases" / stamp.replace(":", "")
+    target.mkdir(parents=True, exist_ok=True)
+    write_atomic(target / bundle_name, bundle)
+    write_atomic(target / f"{bundle_name}.sha256", f"{report.manifest['bundle']['sha256']}  {bundle_name}\n".encode())
+    write_atomic(target / "manifest.json", manifest_text)
+    report.bundle = target / bundle_name
+    if changelog is not None:
+        path = Path(changelog)
+        try:
+            existing = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            existing = ""
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        successors = {e.record["id"]: e.record["slug"] for e in entries}
+        write_atomic(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
+    return report
+
+
+# ---- diff ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DatasetDiff:
+    """Two datasets compared record by record and field by field (volatile fields left out)."""
+
+    added: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    changed: list[tuple[dict[str, Any], list[tuple[str, Any, Any]]]] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def same(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "added": [{"id": r["id"], "slug": r["slug"]} for r in self.added],
+            "removed": [{"id": r["id"], "slug": r["slug"]} for r in self.removed],
+            "changed": [{"id": r["id"], "slug": r["slug"],
+                         "fields": [{"field": name, "old": old, "new": new} for name, old, new in fields]}
+                        for r, fields in self.changed],
+            "unchanged": self.unchanged,
+        }
+
+
+def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
+    """Records by id from a folder, a file or bundle, or a release manifest (its bundle beside it)."""
+    from errdex.records.loader import load_records
+
+    path = Path(source)
+    if path.suffix == ".json" and path.is_file():
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            value = None
+        if isinstance(value, dict) and "bundle" in value and "records" in value and "version" in value:
+            bundle = path.parent / value["bundle"]["file"]
+            if not bundle.is_file():
+                raise InputError(f"{path}: its bundle {bundle.name} is not beside it; diff the bundle or a folder")
+            path = bundle
+    if not path.exists():
+        raise InputError(f"{source}: no such file or folder")
+    return {item.record["id"]: item.record for item in load_records([path])}
+
+
+def diff(old: str | Path, new: str | Path) -> DatasetDiff:
+    """Compare two folders, bundles or releases record by record and field by field."""
+    before, after = _dataset(old), _dataset(new)
+    result = DatasetDiff()
+    for record_id in sorted(set(before) | set(after)):
+        a, b = before.get(record_id), after.get(record_id)
+        if a is None:
+            result.added.append(b)  # type: ignore[arg-type]
+        elif b is None:
+            result.removed.append(a)
+        else:
+            fields = [(name, a.get(name), b.get(name)) for name in sorted(set(a) | set(b))
+                      if name not in VOLATILE and a.get(name) != b.get(name)]
+            if fields:
+                result.changed.append((b, fields))
+            else:
+                result.unchanged += 1
+    return result
+
