@@ -21,7 +21,7 @@ ONE = "createos-returned-invalid-json"
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     target = tmp_path / "records"
-    shutil.copytree(ROOT / "records", target)
+    shutil.copytree(ROOT / "records", target, ignore=shutil.ignore_patterns(".releases"))
     return target
 
 

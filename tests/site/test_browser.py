@@ -23,6 +23,7 @@ PAGE_KINDS = {
     "browse": "browse/index.html",
     "quality": "quality/index.html",
     "schema": "schema/index.html",
+    "changelog": "changelog/index.html",
     "not found": "no/such/page.html",
 }
 WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, "resultTypes": ["violations"]}

@@ -39,7 +39,8 @@ from errdex.errors import DataError, InputError, UsageError
 from errdex.records.canonical import canonical_text
 from errdex.records.timestamps import parse_rfc3339
 
-__all__ = ["DatasetDiff", "ReleaseReport", "content_hash", "cut_release", "diff", "field_hashes", "release_history"]
+__all__ = ["DatasetDiff", "ReleaseChanges", "ReleaseReport", "content_hash", "cut_release", "diff", "field_hashes",
+           "record_releases", "release_changes", "release_history"]
 
 VOLATILE = ("contentChangedAt",)
 RELEASES = ".releases"
@@ -120,6 +121,41 @@ def record_releases(folder: Path) -> dict[str, tuple[str, str]]:
             elif before[2] != entry["hash"]:
                 seen[record_id] = (before[0], manifest["version"], entry["hash"])
     return {record_id: (added, changed) for record_id, (added, changed, _) in seen.items()}
+
+
+@dataclass(frozen=True)
+class ReleaseChanges:
+    """One release as its manifests tell it: what it added, changed (which fields), withdrew and superseded."""
+
+    version: str
+    counts: dict[str, int]
+    added: list[tuple[str, str]]  # (id, slug)
+    changed: list[tuple[str, str, list[str]]]  # (id, slug, fields)
+    withdrawn: list[tuple[str, str]]
+    superseded: list[tuple[str, str]]
+
+
+def release_changes(folder: Path) -> list[ReleaseChanges]:
+    """Every release of a records folder, newest first, from its manifests alone."""
+    out, before = [], {}
+    for manifest in release_history(folder):
+        records = manifest.get("records", {})
+        added, changed, withdrawn, superseded = [], [], [], []
+        for record_id, entry in sorted(records.items(), key=lambda item: item[1].get("slug", "")):
+            old = before.get(record_id)
+            if old is None:
+                added.append((record_id, entry["slug"]))
+            elif old["hash"] != entry["hash"]:
+                fields = sorted(n for n in set(entry.get("fields", {})) | set(old.get("fields", {}))
+                                if entry.get("fields", {}).get(n) != old.get("fields", {}).get(n))
+                changed.append((record_id, entry["slug"], fields))
+                if entry.get("status") != old.get("status") and entry.get("status") == "withdrawn":
+                    withdrawn.append((record_id, entry["slug"]))
+                if entry.get("status") != old.get("status") and entry.get("status") == "superseded":
+                    superseded.append((record_id, entry["slug"]))
+        out.append(ReleaseChanges(manifest["version"], manifest.get("counts", {}), added, changed, withdrawn, superseded))
+        before = records
+    return out[::-1]
 
 
 @dataclass

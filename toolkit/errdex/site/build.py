@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import shutil
 import tempfile
 import time
@@ -26,6 +27,7 @@ from errdex._version import __version__
 from errdex.errors import InputError
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
+from errdex.releases import record_releases, release_changes
 from errdex.site.search import build_search_index
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
@@ -168,6 +170,9 @@ def build_site(
     loaded = load_record_store(records).loaded()
     findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
+    history = _records_folder(records)
+    facts.releases = record_releases(history) if history else {}
+    changes = release_changes(history) if history else []
     info = facts.site_info(__version__)
     for record in facts.records:  # meanwhile, the record pages' contexts (findings are filled in later)
         if validated():
@@ -194,6 +199,7 @@ def build_site(
                 for r in facts.records]}))
             writer.write("api/patterns.json", _json(facts.browser_patterns()))
             _write_listing_pages(writer, facts, info, schema_reference(), base_url)
+            _write_changelog(writer, facts, info, changes)
             record_pages.finish()
         finally:
             record_pages.stop()
@@ -304,6 +310,40 @@ class _RecordPages:
 
         for child in self.children:
             parallel.stop_child(child)
+
+
+def _records_folder(records: Sequence[str | Path] | None) -> Path | None:
+    """The folder whose release manifests tell each record's history (the first folder given, or the bundled one)."""
+    from errdex.records.sources import bundled_records_dir
+
+    if not records:
+        return bundled_records_dir()
+    first = Path(records[0])
+    return first if first.is_dir() else None
+
+
+def _write_changelog(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, changes: list[Any]) -> None:
+    path = "changelog/index.html"
+    root = page_root(path)
+
+    def links(entries: list[tuple[str, ...]], with_fields: bool = False) -> tuple[p.Link, ...]:
+        out = []
+        for entry in entries:
+            record = facts.by_id.get(entry[0])
+            url = root + record_path(record) if record else root + "index.html"
+            out.append(p.Link(entry[1], url, ", ".join(entry[2]) if with_fields else ""))
+        return tuple(out)
+
+    releases = tuple(p.ReleaseView(
+        c.version, "release-" + re.sub(r"[^0-9a-z]+", "-", c.version.lower()).strip("-"),
+        f"{c.counts.get('records', 0)} records: {len(c.added)} added, {len(c.changed)} changed, "
+        f"{len(c.withdrawn)} withdrawn, {len(c.superseded)} superseded",
+        links(c.added), links(c.changed, with_fields=True), links(c.withdrawn), links(c.superseded),
+    ) for c in changes)
+    writer.page("changelog.html", p.ChangelogPage(
+        site=info, path=path, root=root, title="Changelog", kind="changelog",
+        description="Every release of the dataset: what was added, changed, withdrawn and superseded.",
+        releases=releases))
 
 
 def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, reference: Any,

@@ -16,7 +16,7 @@ from markupsafe import Markup
 __all__ = [
     "BrowseEntry", "BrowseGroup", "BrowsePage", "CodeBlock", "FindingView", "HomePage", "Link", "NotFoundPage",
     "Page", "QualityPage", "QualityRow", "RecordPage", "RelatedGroup", "SchemaPage", "ScenarioView", "SiteInfo",
-    "SeverityCount", "SourceLine",
+    "SeverityCount", "SourceLine", "ChangelogPage", "ReleaseView",
 ]
 
 
@@ -149,6 +149,8 @@ class RecordPage(Page):
     content_changed_at: str
     lifecycle: str  # "active", or a notice such as "withdrawn: ..."
     successor: Link | None
+    added_in: str | None  # the release the record was added in (from the release manifests)
+    changed_in: str | None  # the release its content last changed in
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,22 @@ class SchemaPage(Page):
     documents: tuple[Link, ...]
     fields: tuple[object, ...]  # errdex.site.schemaref.SchemaField
     envelope_fields: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseView:
+    version: str
+    anchor: str
+    summary: str
+    added: tuple[Link, ...]
+    changed: tuple[Link, ...]  # note: the fields that changed
+    withdrawn: tuple[Link, ...]
+    superseded: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class ChangelogPage(Page):
+    releases: tuple[ReleaseView, ...]
 
 
 @dataclass(frozen=True)

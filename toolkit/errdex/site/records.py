@@ -49,6 +49,8 @@ class RecordFacts:
     matchable: dict[str, bool] = field(default_factory=dict)
     #: Record page contexts made before the findings were known (see errdex.site.build).
     contexts: dict[str, p.RecordPage] = field(default_factory=dict)
+    #: Record id -> (release added in, release last changed in), from the release manifests.
+    releases: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, loaded: Sequence[Any], findings: dict[str, list[p.FindingView]],
@@ -314,4 +316,6 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         analyzed_at=record.get("analyzedAt", ""),
         content_changed_at=record.get("contentChangedAt", ""),
         lifecycle=lifecycle, successor=successor,
+        added_in=facts.releases.get(record["id"], (None, None))[0],
+        changed_in=facts.releases.get(record["id"], (None, None))[1],
     )
