@@ -128,3 +128,31 @@ def test_cli_release(folder: Path, tmp_path: Path, cli: Any) -> None:
     assert result.stdout.count("added") == 26 and "released 2026-12-01T00:00:00Z: 26 records" in result.stderr
     check = cli("release", "--records", str(folder), "--version", SECOND, "--check")
     assert check.exit_code == 0 and "would release" in check.stderr and not list((folder / ".releases").glob("2026-12-08*"))
+
+
+def test_explain_shows_release_and_lifecycle(folder: Path, tmp_path: Path, cli: Any) -> None:
+    cut_release(folder, version=FIRST, out=tmp_path / "a")
+    _edit(folder, ONE, status="withdrawn", statusReason="The client no longer parses bodies itself.")
+    cut_release(folder, version=SECOND, out=tmp_path / "b")
+    out = cli("explain", ONE, "--records", str(folder))
+    assert out.exit_code == 0, out.stderr
+    assert "This record is withdrawn: The client no longer parses bodies itself." in out.stdout
+    assert f"release {SECOND}; added in {FIRST}, content last changed in {SECOND}" in out.stdout
+    line = "ERROR CreateOS returned invalid JSON."
+    assert cli("match", "-", "--records", str(folder), "--format", "jsonl", input=line).stdout == ""
+    shown = cli("match", "-", "--records", str(folder), "--format", "jsonl", "--include-retired", input=line)
+    assert json.loads(shown.stdout)["matches"][0]["slug"] == ONE
+
+
+def test_sql_macro_skips_retired_records(folder: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    from errdex.index import build_index
+
+    _edit(folder, ONE, status="withdrawn", statusReason="Gone upstream.")
+    db = build_index([folder], db=tmp_path / "i.duckdb").path
+    con = duckdb.connect(str(db), read_only=True)
+    line = "ERROR CreateOS returned invalid JSON."
+    assert con.execute("SELECT record_id FROM errdex_match($1)", [line]).fetchall() == []
+    assert con.execute("SELECT status, status_reason FROM records WHERE slug = $1", [ONE]).fetchall() == [
+        ("withdrawn", "Gone upstream.")]

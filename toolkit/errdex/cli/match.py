@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -96,7 +97,7 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
       errdex explain 2715d7d48ff9726c
       errdex explain "ERROR CreateOS request failed (HTTP 502) during process creation."
     """
-    kb = load(list(records) or None)
+    kb = load(list(records) or None, include_retired=True)
     try:
         record = kb.get(what)
     except RecordNotFound:
@@ -107,5 +108,12 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
-        echo(explain_text(record, color=color_enabled()))
+        from errdex.records.sources import bundled_records_dir
+        from errdex.releases import record_releases
+
+        folder = Path(records[0]) if records else bundled_records_dir()
+        history = record_releases(folder) if folder.is_dir() else {}
+        position = kb.store.views.index(next(v for v in kb.store.views if v["id"] == record["id"]))
+        echo(explain_text(record, color=color_enabled(), dataset_version=kb.store.dataset_versions[position],
+                          releases=history.get(record["id"])))
     return 0

@@ -53,8 +53,12 @@ def _block(title: str, body: str, color: bool) -> list[str]:
     return ["", _style(title, "1", color), *textwrap.indent(body.rstrip(), "    ").splitlines()]
 
 
-def explain_text(record: dict[str, Any], *, color: bool) -> str:
-    """A record, readable in a terminal (like ``rustc --explain``)."""
+def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | None = None,
+                 releases: tuple[str, str] | None = None) -> str:
+    """A record, readable in a terminal (like ``rustc --explain``).
+
+    ``releases``: the release it was added in and the one its content last changed in.
+    """
     badges = [record["errorClass"], record["severity"], record["errorType"]]
     if record.get("httpStatus"):
         badges.append(f"HTTP {record['httpStatus']}")
@@ -63,6 +67,19 @@ def explain_text(record: dict[str, Any], *, color: bool) -> str:
         f"{' · '.join(badges)}   {record['repo']}  {record['filePath']}:{record['lineNumber']}",
         f"id {record['id']}  slug {record['slug']}",
     ]
+    status = record.get("status", "active")
+    if status != "active":
+        notice = f"This record is {status}: {record.get('statusReason') or 'no reason given'}"
+        if record.get("supersededBy"):
+            notice += f" See errdex explain {record['supersededBy']}."
+        out.append(_style(notice, "1;33", color))
+    if dataset_version or releases:
+        when = f"release {dataset_version}" if dataset_version else "unreleased"
+        if releases:
+            when += f"; added in {releases[0]}"
+            if releases[1] != releases[0]:
+                when += f", content last changed in {releases[1]}"
+        out.append(when)
     out += _block("Pattern", record["messagePattern"], color)
     out += _block("What it means", textwrap.fill(record["documentation"], 76), color)
     out += _block("What triggers it", textwrap.fill(record["triggerScenarios"], 76), color)
