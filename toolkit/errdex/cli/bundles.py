@@ -1,0 +1,112 @@
+"""``errdex import`` and ``errdex export``: thin wrappers over :mod:`errdex.records.bundles`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.records.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
+
+
+def _where(entry: ImportEntry) -> str:
+    name = f"{entry.repo}/{entry.slug}" if entry.repo and entry.slug else "?"
+    return f"{entry.record_id or '?'} {name}"
+
+
+def _entry_line(entry: ImportEntry, report: ImportReport) -> str | None:
+    """One line for a record that is added, conflicting or invalid (None for an unchanged one)."""
+    if entry.status == "unchanged":
+        return None
+    if entry.status == "invalid":
+        more = len(entry.reasons) - 1
+        hint = f" (+{more} more; run 'errdex validate {report.bundle}')" if more else ""
+        return f"invalid   {_where(entry)}: {entry.reasons[0]}{hint}"
+    would = report.check and not report.blocked
+    if entry.status == "conflict":
+        verb = "replaced" if entry.written else "would replace" if would and report.overwrite else "conflict"
+        return f"{verb:<9} {_where(entry)} -> {entry.path}: {'; '.join(entry.reasons)}"
+    verb = "added" if entry.written else "would add" if would else "new"
+    return f"{verb:<9} {_where(entry)} -> {entry.path}"
+
+
+def _summary(report: ImportReport) -> str:
+    counts = report.as_dict()["counts"]
+    text = (f"{report.bundle}: {len(report.entries)} record(s): {counts['added']} new, {counts['unchanged']} unchanged, "
+            f"{counts['conflict']} conflict(s), {counts['invalid']} invalid")
+    if report.blocked:
+        if report.overwrite:
+            return f"{text}; nothing written: a conflicting record sits in a bundle of the records folder; change it there"
+        if report.conflicts:
+            return f"{text}; nothing written: pass --overwrite to replace the conflicting records"
+        return f"{text}; nothing written: fix the invalid record(s), or pass --overwrite to import the others"
+    if report.check:
+        return f"{text}; --check: nothing written"
+    return f"{text}; wrote {len(report.written)} file(s)" + (f", removed {len(report.removed)}" if report.removed else "")
+
+
+@click.command("import")
+@click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--records-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Records folder to import into (default: the project's records/).")
+@click.option("--overwrite", is_flag=True, help="Replace existing records that conflict (invalid records are never imported).")
+@click.option("--check", is_flag=True, help="Change nothing; report what an import would do.")
+@format_option("text", "json")
+@quiet_option
+def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, check: bool, fmt: str, quiet: bool) -> int:
+    """Bring the records of a JSONL bundle of envelopes into the records folder.
+
+    Every record is validated and compared with the folder's records: a new
+    id is added as OWNER/REPO/SLUG.json, the same content is left alone, and
+    the same id with other content or a slug another id holds is a conflict.
+    Conflicts and invalid records block the whole import (nothing is written)
+    unless --overwrite is given: conflicting records then replace the
+    existing ones. Invalid records are never imported. Exit status: 0 when
+    the import went through, 1 when something was blocked or invalid.
+
+    \b
+    Example:
+      errdex import upstream.jsonl.gz --check
+      errdex import upstream.jsonl.gz
+      errdex import upstream.jsonl.gz --overwrite --format json
+    """
+    report = import_bundle(bundle, records_dir=records_dir, overwrite=overwrite, check=check)
+    if fmt == "json":
+        echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        for entry in report.entries:
+            line = _entry_line(entry, report)
+            if line is not None:
+                echo(line + "\n")
+    if not quiet:
+        stderr_line(_summary(report))
+    return 1 if report.blocked or report.invalid else 0
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True,
+              help="jsonl (one envelope per line; .gz to gzip), parquet (one row per record) or duckdb (the index).")
+@click.option("--output", type=click.Path(path_type=Path), required=True, metavar="PATH", help="File to write.")
+@records_option
+@quiet_option
+def export_command(fmt: str, output: Path, records: tuple[str, ...], quiet: bool) -> int:
+    """Write the dataset for others: a JSONL bundle, a Parquet file or a DuckDB database.
+
+    JSONL holds one canonical envelope per line, sorted by id (the same
+    records give the same bytes, gzipped too). Parquet has one row per
+    record, the record's fields as columns with lists as lists (scenarios as
+    a list of JSON) and datasetVersion. The file is written to a temporary
+    file next to PATH, then renamed.
+
+    \b
+    Example:
+      errdex export --format jsonl --output dist/errdex.jsonl.gz
+      errdex export --format parquet --output errdex.parquet
+      duckdb -c "SELECT slug, solutions FROM 'errdex.parquet'"
+    """
+    report = export_dataset(fmt, output, records=list(records) or None)
+    if not quiet:
+        stderr_line(f"exported {report.records} record(s) to {report.path} ({report.format}, {report.bytes:,} bytes)")
+    return 0
