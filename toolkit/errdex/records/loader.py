@@ -27,7 +27,7 @@ __all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "load_record_store", "l
 
 @dataclass(frozen=True)
 class LoadedRecord:
-    """A record that conforms to its schema version, with where it came from."""
+    """A record that conforms to its own schema version, upgraded in memory to the latest, with where it came from."""
 
     path: str
     record: dict[str, Any]
@@ -43,6 +43,7 @@ def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord
     import pydantic  # here, not at the top: a cached load never needs the models
 
     from errdex.records.jsontext import Locator
+    from errdex.records.migrate import upgrade
     from errdex.records.models import RECORD_MODELS
 
     loaded: list[LoadedRecord] = []
@@ -66,7 +67,7 @@ def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord
             line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
             raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
         dataset_version = value.get("datasetVersion") if record is not value else None
-        loaded.append(LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None))
+        loaded.append(LoadedRecord(doc.path, upgrade(record), dataset_version if isinstance(dataset_version, str) else None))
     if not loaded:
         raise DataError("no records found")
     return loaded

@@ -1,0 +1,337 @@
+"""Moving records between format versions, in memory and in files.
+
+Version 3 is version 2 plus a required ``scenarios`` list and three optional
+lifecycle fields (``status``, ``statusReason``, ``supersededBy``). Going up
+adds ``"scenarios": []``. Going down removes every version-3 field; a field
+that holds something other than its default (a scenario, a status other than
+``active``, a reason, a successor) is data that is lost, and is reported as a
+:class:`Loss`.
+
+:func:`migrate` rewrites files in place. It reads and migrates every record
+before it writes anything, so nothing is written when a record cannot be
+read, is invalid, or (without ``allow_loss``) would lose data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from errdex._files import write_atomic
+from errdex.errors import DataError, InputError, UsageError
+from errdex.records.canonical import canonical_text
+from errdex.records.jsontext import Locator
+from errdex.records.models import RECORD_MODELS, RecordV3
+from errdex.records.sources import Document, is_bundle, iter_documents
+
+__all__ = [
+    "ADDED_IN_3",
+    "FileMigration",
+    "LATEST",
+    "Loss",
+    "MigrationRefused",
+    "MigrationReport",
+    "downgrade",
+    "migrate",
+    "migrate_record",
+    "plan",
+    "upgrade",
+]
+
+#: The newest format version; the loader upgrades every record to it.
+LATEST = 3
+
+#: The fields version 3 adds to version 2 (a test ties this to the models).
+ADDED_IN_3 = ("scenarios", "status", "statusReason", "supersededBy")
+
+_V3_RANK = {name: rank for rank, name in enumerate(RecordV3.model_fields)}
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A field that going down a version drops while it holds data, and what it held."""
+
+    field: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.field} ({self.detail})"
+
+
+# --- one record -----------------------------------------------------------------------------------------------
+
+
+def _check_target(to: int) -> None:
+    if isinstance(to, bool) or to not in RECORD_MODELS:
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        raise UsageError(f"cannot migrate to version {to!r}: the supported versions are {supported}")
+
+
+def _version_of(record: dict[str, Any]) -> int:
+    version = record.get("schemaVersion")
+    if isinstance(version, bool) or not isinstance(version, int) or version not in RECORD_MODELS:
+        raise DataError(f"record {record.get('id')!r}: unsupported schemaVersion {version!r}")
+    return version
+
+
+def _with_key(record: dict[str, Any], key: str, value: Any, rank: dict[str, int]) -> dict[str, Any]:
+    """A copy with ``key`` added before the first key that canonical order puts after it; the rest keep their order."""
+    result: dict[str, Any] = {}
+    for name, existing in record.items():
+        if key not in result and rank.get(name, len(rank)) > rank[key]:
+            result[key] = value
+        result[name] = existing
+    result.setdefault(key, value)
+    return result
+
+
+def _v2_to_v3(record: dict[str, Any]) -> dict[str, Any]:
+    upgraded = _with_key(record, "scenarios", [], _V3_RANK)
+    upgraded["schemaVersion"] = 3
+    return upgraded
+
+
+def _dropped_in_2(record: dict[str, Any]) -> list[Loss]:
+    """The version-3 fields that hold data; a field absent or at its default loses nothing."""
+    losses: list[Loss] = []
+    scenarios = record.get("scenarios") or []
+    if scenarios:
+        ids = ", ".join(str(s.get("id")) if isinstance(s, dict) else "?" for s in scenarios)
+        noun = "scenario" if len(scenarios) == 1 else "scenarios"
+        losses.append(Loss("scenarios", f"{len(scenarios)} {noun}: {ids}"))
+    if record.get("status", "active") != "active":
+        losses.append(Loss("status", str(record["status"])))
+    if record.get("statusReason") is not None:
+        losses.append(Loss("statusReason", json.dumps(record["statusReason"], ensure_ascii=False)))
+    if record.get("supersededBy") is not None:
+        losses.append(Loss("supersededBy", str(record["supersededBy"])))
+    return losses
+
+
+def _v3_to_v2(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
+    downgraded = {name: value for name, value in record.items() if name not in ADDED_IN_3}
+    downgraded["schemaVersion"] = 2
+    return downgraded, _dropped_in_2(record)
+
+
+#: Version -> the step to the next version up, and the step to the next version down.
+_UP: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3}
+_DOWN: dict[int, Callable[[dict[str, Any]], tuple[dict[str, Any], list[Loss]]]] = {3: _v3_to_v2}
+
+
+def upgrade(record: dict[str, Any], to: int = LATEST) -> dict[str, Any]:
+    """The record at version ``to`` (default: the latest), as a new dict; going up never loses data.
+
+    Nested values are shared with ``record``, not copied; neither is changed.
+    """
+    _check_target(to)
+    version = _version_of(record)
+    if to < version:
+        raise UsageError(f"cannot upgrade a version {version} record to version {to}; use downgrade")
+    result = dict(record)
+    for step in range(version, to):
+        result = _UP[step](result)
+    return result
+
+
+def downgrade(record: dict[str, Any], to: int) -> tuple[dict[str, Any], list[Loss]]:
+    """The record at version ``to`` as a new dict, with every field dropped while it held data."""
+    _check_target(to)
+    version = _version_of(record)
+    if to > version:
+        raise UsageError(f"cannot downgrade a version {version} record to version {to}; use upgrade")
+    result, losses = dict(record), []
+    for step in range(version, to, -1):
+        result, lost = _DOWN[step](result)
+        losses.extend(lost)
+    return result, losses
+
+
+def migrate_record(record: dict[str, Any], to: int) -> tuple[dict[str, Any], list[Loss]]:
+    """The record at version ``to``, up or down, with what going down drops."""
+    _check_target(to)
+    if _version_of(record) <= to:
+        return upgrade(record, to), []
+    return downgrade(record, to)
+
+
+# --- files ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FileMigration:
+    """What migrating one file does or would do."""
+
+    path: str
+    fs_path: Path
+    from_versions: tuple[int, ...]
+    records: int
+    changed: bool
+    #: (record id, loss) for every field that migrating drops while it holds data.
+    losses: list[tuple[str, Loss]] = field(default_factory=list)
+    #: The file's new bytes when it changes.
+    content: bytes | None = field(default=None, repr=False)
+
+
+@dataclass
+class MigrationReport:
+    """What ``migrate`` did (``applied``) or would do, file by file."""
+
+    to: int
+    files: list[FileMigration] = field(default_factory=list)
+    applied: bool = False
+
+    @property
+    def changed(self) -> list[FileMigration]:
+        return [file for file in self.files if file.changed]
+
+    @property
+    def unchanged(self) -> list[FileMigration]:
+        return [file for file in self.files if not file.changed]
+
+    @property
+    def losses(self) -> list[tuple[str, str, Loss]]:
+        """(path, record id, loss) for every dropped field, in file order."""
+        return [(file.path, record_id, loss) for file in self.files for record_id, loss in file.losses]
+
+
+class MigrationRefused(DataError):
+    """Migrating would drop data and ``allow_loss`` was not given; ``report`` holds every loss."""
+
+    def __init__(self, report: MigrationReport) -> None:
+        self.report = report
+        super().__init__(_refusal(report))
+
+
+def _refusal(report: MigrationReport) -> str:
+    first = next(file for file in report.files if file.losses)
+    by_record: dict[str, list[str]] = {}
+    for record_id, loss in first.losses:
+        by_record.setdefault(record_id, []).append(str(loss))
+    dropped = "; ".join(f"record {record_id}: {', '.join(losses)}" for record_id, losses in by_record.items())
+    others = sum(1 for file in report.files if file.losses) - 1
+    more = f"; {others} more file(s) would lose data" if others else ""
+    return (f"{first.path}: migrating to version {report.to} would drop data from {dropped}{more}; "
+            f"nothing was written (pass --allow-loss to drop it)")
+
+
+def _fail(path: str, line: int, column: int, message: str) -> DataError:
+    """The loader's message shape."""
+    return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
+
+
+def _checked(doc: Document) -> tuple[Any, dict[str, Any]]:
+    """The document's value and its record, which conforms to its own version (else DataError, as the loader)."""
+    if doc.problems:
+        problem = doc.problems[0]
+        raise _fail(doc.path, problem.line, problem.column, problem.message)
+    value = doc.value
+    record = value.get("record") if isinstance(value, dict) and "record" in value else value
+    prefix = "/record" if record is not value else ""
+    if not isinstance(record, dict):
+        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
+    model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
+    if model is None:
+        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
+    try:
+        model.model_validate(record)
+    except pydantic.ValidationError as exc:
+        error = exc.errors()[0]
+        pointer = prefix + "".join(f"/{part}" for part in error["loc"])
+        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
+        raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
+    return value, record
+
+
+def _by_file(paths: Sequence[str | Path] | None) -> list[tuple[Path, str, list[Document]]]:
+    """Each file's documents, once per file even when two arguments name it."""
+    groups: list[tuple[Path, str, list[Document]]] = []
+    for doc in iter_documents(paths):
+        assert doc.fs_path is not None  # stdin is refused before reading
+        if not groups or doc.fs_path != groups[-1][0]:
+            groups.append((doc.fs_path, doc.path, []))
+        groups[-1][2].append(doc)
+    seen: set[Path] = set()
+    unique = []
+    for group in groups:
+        if group[0].resolve() not in seen:
+            seen.add(group[0].resolve())
+            unique.append(group)
+    return unique
+
+
+def _file_bytes(path: Path, values: list[Any]) -> bytes:
+    """The canonical bytes of a file holding these documents (gzipped bundles with a zero timestamp)."""
+    if not is_bundle(path.name):
+        return canonical_text(values[0]).encode("utf-8")
+    data = "".join(canonical_text(value, bundle_line=True) + "\n" for value in values).encode("utf-8")
+    if path.name.lower().endswith(".gz"):
+        return gzip.compress(data, mtime=0)
+    return data
+
+
+def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileMigration:
+    versions: set[int] = set()
+    losses: list[tuple[str, Loss]] = []
+    values: list[Any] = []
+    for doc in docs:
+        value, record = _checked(doc)
+        versions.add(record["schemaVersion"])
+        migrated, dropped = migrate_record(record, to)
+        losses.extend((record["id"], loss) for loss in dropped)
+        values.append({**value, "record": migrated} if record is not value else migrated)
+    changed = versions != {to}
+    content = _file_bytes(path, values) if changed else None
+    return FileMigration(display, path, tuple(sorted(versions)), len(docs), changed, losses, content)
+
+
+def plan(paths: Sequence[str | Path] | None, to: int) -> MigrationReport:
+    """What migrating these files, folders or bundles (default: the bundled dataset) to ``to`` would do.
+
+    Reads and checks every record, writes nothing. Raises DataError at the
+    first document that cannot be read or does not conform to its version.
+    """
+    _check_target(to)
+    if paths and any(str(path) == "-" for path in paths):
+        raise UsageError("migrate rewrites files in place and cannot read stdin ('-'); name the files")
+    report = MigrationReport(to)
+    for path, display, docs in _by_file(paths):
+        report.files.append(_plan_file(path, display, docs, to))
+    return report
+
+
+def _write(report: MigrationReport) -> None:
+    for done, file in enumerate(report.changed):
+        assert file.content is not None
+        try:
+            write_atomic(file.fs_path.resolve(), file.content)  # a symlink keeps pointing at the rewritten file
+        except OSError as exc:
+            raise InputError(f"{file.path}: cannot rewrite file: {exc.strerror or exc} "
+                             f"({done} file(s) before it were migrated)") from exc
+    report.applied = True
+
+
+def migrate(paths: Sequence[str | Path] | None, to: int, *, allow_loss: bool = False,
+            check: bool = False) -> MigrationReport:
+    """Rewrite every record in these files, folders or bundles (default: the bundled dataset) at version ``to``.
+
+    A file whose records all are at ``to`` already is left as it is; any
+    other file is replaced atomically, in canonical form. Going down drops
+    the fields the lower version lacks: when one holds data and
+    ``allow_loss`` is false, :class:`MigrationRefused` (a DataError holding
+    the report) is raised and nothing is written. ``check``: write nothing,
+    report what would change and what would be lost, never refuse.
+    """
+    report = plan(paths, to)
+    if check:
+        return report
+    if report.losses and not allow_loss:
+        raise MigrationRefused(report)
+    _write(report)
+    return report
