@@ -20,9 +20,9 @@ from typing import Any
 
 from errdex._version import __version__
 from errdex.errors import DataError
-from errdex.records.sources import iter_documents, record_files
+from errdex.records.sources import Document, iter_documents, record_files
 
-__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "load_record_store", "load_records"]
+__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records"]
 
 
 @dataclass(frozen=True)
@@ -38,34 +38,42 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
     return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
 
 
-def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
-    """Every record in the given files, folders or bundles (default: the bundled dataset)."""
+def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
+    """A document's value and its record, which conforms to its own schema version; else DataError naming
+    the file, line and column."""
     import pydantic  # here, not at the top: a cached load never needs the models
 
     from errdex.records.jsontext import Locator
-    from errdex.records.migrate import upgrade
     from errdex.records.models import RECORD_MODELS
+
+    if doc.problems:
+        problem = doc.problems[0]
+        raise _fail(doc.path, problem.line, problem.column, problem.message)
+    value = doc.value
+    record = value.get("record") if isinstance(value, dict) and "record" in value else value
+    prefix = "/record" if record is not value else ""
+    if not isinstance(record, dict):
+        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
+    model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
+    if model is None:
+        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
+    try:
+        model.model_validate(record)
+    except pydantic.ValidationError as exc:
+        error = exc.errors()[0]
+        pointer = prefix + "".join(f"/{part}" for part in error["loc"])
+        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
+        raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
+    return value, record
+
+
+def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
+    """Every record in the given files, folders or bundles (default: the bundled dataset), upgraded in memory."""
+    from errdex.records.migrate import upgrade
 
     loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):
-        if doc.problems:
-            problem = doc.problems[0]
-            raise _fail(doc.path, problem.line, problem.column, problem.message)
-        value = doc.value
-        record = value.get("record") if isinstance(value, dict) and "record" in value else value
-        prefix = "/record" if record is not value else ""
-        if not isinstance(record, dict):
-            raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
-        model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
-        if model is None:
-            raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
-        try:
-            model.model_validate(record)
-        except pydantic.ValidationError as exc:
-            error = exc.errors()[0]
-            pointer = prefix + "".join(f"/{part}" for part in error["loc"])
-            line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
-            raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
+        value, record = checked_record(doc)
         dataset_version = value.get("datasetVersion") if record is not value else None
         loaded.append(LoadedRecord(doc.path, upgrade(record), dataset_version if isinstance(dataset_version, str) else None))
     if not loaded:

@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from errdex._files import write_atomic
 from errdex.errors import DataError, InputError, UsageError
 from errdex.records.canonical import canonical_text
-from errdex.records.jsontext import Locator
+from errdex.records.loader import checked_record
 from errdex.records.models import RECORD_MODELS, RecordV3
 from errdex.records.sources import Document, is_bundle, iter_documents
 
@@ -221,34 +219,6 @@ def _refusal(report: MigrationReport) -> str:
             f"nothing was written (pass --allow-loss to drop it)")
 
 
-def _fail(path: str, line: int, column: int, message: str) -> DataError:
-    """The loader's message shape."""
-    return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
-
-
-def _checked(doc: Document) -> tuple[Any, dict[str, Any]]:
-    """The document's value and its record, which conforms to its own version (else DataError, as the loader)."""
-    if doc.problems:
-        problem = doc.problems[0]
-        raise _fail(doc.path, problem.line, problem.column, problem.message)
-    value = doc.value
-    record = value.get("record") if isinstance(value, dict) and "record" in value else value
-    prefix = "/record" if record is not value else ""
-    if not isinstance(record, dict):
-        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
-    model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
-    if model is None:
-        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
-    try:
-        model.model_validate(record)
-    except pydantic.ValidationError as exc:
-        error = exc.errors()[0]
-        pointer = prefix + "".join(f"/{part}" for part in error["loc"])
-        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
-        raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
-    return value, record
-
-
 def _by_file(paths: Sequence[str | Path] | None) -> list[tuple[Path, str, list[Document]]]:
     """Each file's documents, once per file even when two arguments name it."""
     groups: list[tuple[Path, str, list[Document]]] = []
@@ -281,7 +251,7 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
     losses: list[tuple[str, Loss]] = []
     values: list[Any] = []
     for doc in docs:
-        value, record = _checked(doc)
+        value, record = checked_record(doc)
         versions.add(record["schemaVersion"])
         migrated, dropped = migrate_record(record, to)
         losses.extend((record["id"], loss) for loss in dropped)
