@@ -282,3 +282,28 @@ def test_cli_serve_answers_over_http(built_site: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=5)
+
+
+def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cache: Path) -> None:
+    from errdex.releases import cut_release
+
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
+    cut_release(records, version="2026-12-01T00:00:00Z", out=tmp_path / "r1")
+    path = records / "paperclipai/paperclip/createos-returned-invalid-json.json"
+    envelope = json.loads(path.read_text())
+    envelope["record"].update(status="superseded", statusReason="Merged into the response record.",
+                              supersededBy="4360e8268e33e618")
+    path.write_text(json.dumps(envelope, indent=2) + "\n")
+    cut_release(records, version="2026-12-08T00:00:00Z", out=tmp_path / "r2")
+    out = tmp_path / "site"
+    build_site(out, records=[records], search=False)
+    changelog = (out / "changelog/index.html").read_text()
+    assert changelog.index("2026-12-08T00:00:00Z") < changelog.index("2026-12-01T00:00:00Z")
+    assert "status, statusReason, supersededBy" in changelog and "<h3>Superseded</h3>" in changelog
+    page = (out / "records/paperclipai/paperclip/createos-returned-invalid-json.html").read_text()
+    assert "This record is superseded: Merged into the response record." in page
+    assert 'See <a href="../../../records/paperclipai/paperclip/createos-returned-an-invalid-response.html">' in page
+    assert "added in 2026-12-01T00:00:00Z, content last changed in 2026-12-08T00:00:00Z" in page
+    other = (out / "records/paperclipai/paperclip/createos-connection-failed.html").read_text()
+    assert "added in 2026-12-01T00:00:00Z (" in other
