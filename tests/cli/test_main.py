@@ -105,3 +105,11 @@ def test_console_script_works_from_any_folder(tmp_path: Path) -> None:
 def test_pre_commit_hooks_are_declared() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: errdex-validate" in text and "entry: errdex validate" in text
+
+
+def test_every_public_name_resolves() -> None:
+    import errdex
+
+    assert all(getattr(errdex, name) is not None for name in errdex.__all__)
+    with pytest.raises(AttributeError):
+        errdex.no_such_name  # noqa: B018

@@ -21,6 +21,10 @@ _LAZY = {
     "derive_slug": "errdex.records.slug",
     "Document": "errdex.records.sources", "bundled_records_dir": "errdex.records.sources",
     "iter_documents": "errdex.records.sources",
+    "cut_release": "errdex.releases", "diff": "errdex.releases",
+    "migrate": "errdex.records.migrate",
+    "import_bundle": "errdex.records.bundles", "export_dataset": "errdex.records.bundles",
+    "build_site": "errdex.site", "prove": "errdex.prove",
 }
 
 
@@ -45,6 +49,11 @@ if TYPE_CHECKING:
     from errdex.records.models import EnvelopeV2, RecordV2
     from errdex.records.slug import derive_slug
     from errdex.records.sources import Document, bundled_records_dir, iter_documents
+    from errdex.records.bundles import export_dataset, import_bundle
+    from errdex.records.migrate import migrate
+    from errdex.releases import cut_release, diff
+    from errdex.site import build_site
+    from errdex.prove import prove
 
 __all__ = [
     "Check",
@@ -66,13 +75,20 @@ __all__ = [
     "ValidationConfig",
     "ValidationReport",
     "__version__",
+    "build_site",
     "bundled_records_dir",
     "canonical_text",
+    "cut_release",
     "derive_slug",
+    "diff",
+    "export_dataset",
     "fmt",
+    "import_bundle",
     "iter_documents",
     "load",
     "load_config",
+    "migrate",
+    "prove",
     "registry",
     "validate",
 ]
