@@ -228,6 +228,8 @@ def cut_release(
 ) -> ReleaseReport:
     """Cut a release of the records in ``folder`` (see the module's docstring); ``check``: write nothing."""
     folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such folder of records (run from the project's root or pass --records DIR)")
     stamp = _version(version)
     entries = _read_folder(folder)
     history = [m for m in release_history(folder) if m.get("version") != stamp]
