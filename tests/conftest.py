@@ -91,3 +91,14 @@ def single_threaded(request: pytest.FixtureRequest) -> bool:
                           cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     return False
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the children errdex forks during the test (one entry per child)."""
+    from errdex import parallel
+
+    started: list[int] = []
+    start_child = parallel.start_child
+    monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
+    return started
