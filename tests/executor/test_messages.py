@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -239,8 +240,17 @@ def scenario_e16(setup):
 
 def scenario_e17(setup):
     cancel = threading.Event()
-    threading.Timer(0.15, cancel.set).start()
-    fake, error = _run(setup, programs=[program(running=True)], execute={"cancel": cancel})
+    fake, client = setup(programs=[program(running=True)])
+
+    def cancel_once_running() -> None:  # not on a timer: a busy machine could cancel before the process exists
+        deadline = time.monotonic() + 10
+        while fake.facts()["processesCreated"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.05)  # the output stream is being followed by then
+        cancel.set()
+
+    threading.Thread(target=cancel_once_running, daemon=True).start()
+    error = _raise(lambda: execute(client, SANDBOX, "/bin/true", cancel=cancel))
     assert error.__cause__ is not None and error.__cause__.error_class == "AbortError"
     assert fake.facts()["processesTerminated"] == 1
     return error
