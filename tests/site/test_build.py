@@ -225,6 +225,7 @@ def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monke
     build_site(one, search=True)
     monkeypatch.setattr(build_module, "MIN_PARALLEL_RECORDS", 5)
     monkeypatch.setattr(parallel, "available_cpus", lambda: 3)
+    monkeypatch.setattr(build_module, "CHUNK_RECORDS", 3)  # nine chunks shared by three processes
     several = tmp_path / "several"
     build_site(several, search=True)
     assert len(forks) == 3  # validation, then two pieces of record pages
@@ -241,11 +242,27 @@ def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.Mon
     one = tmp_path / "one"
     build_site(one, search=False)
     monkeypatch.setattr(build_module, "MIN_PARALLEL_RECORDS", 5)
+    monkeypatch.setattr(build_module, "CHUNK_RECORDS", 3)
     original = parallel.start_child
     monkeypatch.setattr(parallel, "start_child", lambda work: original(lambda out: os._exit(3)))
     broken = tmp_path / "broken"
-    build_site(broken, search=False)
+    build_site(broken, search=False)  # children that die at once
     assert _tree(broken) == _tree(one)
+    monkeypatch.setattr(parallel, "start_child", original)
+    parent, render = os.getpid(), build_module._render_records
+    calls = []
+
+    def dies_after_one_chunk(*args: Any) -> list[str]:
+        if os.getpid() != parent:
+            calls.append(1)
+            if len(calls) == 2:  # takes a second chunk, then dies before reporting it
+                os._exit(3)
+        return render(*args)
+
+    monkeypatch.setattr(build_module, "_render_records", dies_after_one_chunk)
+    midway = tmp_path / "midway"
+    build_site(midway, search=False)
+    assert _tree(midway) == _tree(one)
 
 
 def test_cli_build_with_proofs_run_now(cli: Any, tmp_path: Path, site_cache: Path) -> None:

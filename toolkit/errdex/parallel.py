@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-__all__ = ["Child", "available_cpus", "can_fork", "child_items", "finished", "start_child", "stop_child"]
+__all__ = ["Child", "WorkQueue", "available_cpus", "can_fork", "child_items", "finished", "partial_items", "start_child",
+           "stop_child"]
 
 
 def available_cpus() -> int:
@@ -93,6 +94,46 @@ def _chunks(path: str) -> Iterator[Any]:
                 yield pickle.load(stream)
             except EOFError:
                 return
+
+
+def partial_items(child: Child) -> list[Any]:
+    """Every chunk a child wrote completely, even when it failed part-way (waits for it to end)."""
+    if child.status is None:
+        _, child.status = os.waitpid(child.pid, 0)
+    found = []
+    try:
+        for chunk in _chunks(child.path):
+            found.append(chunk)
+    except (pickle.UnpicklingError, ValueError, AttributeError, IndexError, OSError):
+        pass  # a chunk cut short by the child's end
+    return found
+
+
+class WorkQueue:
+    """Numbered tasks shared by this process and its forked children: each takes the next one until none is left.
+
+    A pipe filled before forking: a 4-byte read is one task number, and reads
+    from a pipe never split a record written whole, so no task is taken twice.
+    Whoever is free takes the next task, which balances the load by itself.
+    """
+
+    _SIZE = 4
+
+    def __init__(self, count: int) -> None:
+        if count * self._SIZE > 65536:
+            raise ValueError("too many tasks for one pipe")
+        self._read, write = os.pipe()
+        os.write(write, b"".join(index.to_bytes(self._SIZE, "little") for index in range(count)))
+        os.close(write)
+
+    def next(self) -> int | None:
+        """The next task's number, or None when every task is taken."""
+        data = os.read(self._read, self._SIZE)
+        return int.from_bytes(data, "little") if len(data) == self._SIZE else None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._read)
 
 
 def stop_child(child: Child) -> None:

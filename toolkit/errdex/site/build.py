@@ -259,55 +259,72 @@ def _render_records(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, recor
     return writer.pages[start:]
 
 
-#: The share of the record pages this process renders when children render the rest: it also writes the
-#: search index and the listing pages meanwhile (measured to balance at 10,000 records on 2 cores).
-OWN_SHARE = 0.42
+#: Records per task when the record pages are shared out between processes.
+CHUNK_RECORDS = 50
 
 
 class _RecordPages:
-    """Every record's page and JSON; with many records, the later pieces are rendered by forked children."""
+    """Every record's page and JSON; with many records, forked children and this process share them out.
+
+    The records are cut into chunks taken from a shared queue by whoever is
+    free: the children start at once, this process joins once it has
+    written the search index and the listing pages. A child reports each
+    chunk when it is done; chunks a failed child did not report are rendered
+    here, so a dying child costs only time.
+    """
 
     def __init__(self, writer: _Writer, facts: RecordFacts, info: p.SiteInfo) -> None:
         self.writer, self.facts, self.info = writer, facts, info
         self.children: list[Any] = []
-        self.pieces: list[list[dict[str, Any]]] = [facts.records]
+        records = facts.records
+        self.chunks = [records[i : i + CHUNK_RECORDS] for i in range(0, len(records), CHUNK_RECORDS)]
+        self.queue: Any = None
 
     def start(self) -> None:
-        """Fork the children for the later pieces (none for small sites)."""
+        """Fork the children (none for small sites)."""
         from errdex import parallel
 
-        records = self.facts.records
-        jobs = min(parallel.available_cpus(), max(1, len(records) // MIN_PARALLEL_RECORDS))
+        jobs = min(parallel.available_cpus(), max(1, len(self.facts.records) // MIN_PARALLEL_RECORDS))
         if jobs < 2 or not parallel.can_fork():
             return
-        own = int(len(records) * OWN_SHARE) if jobs == 2 else len(records) // jobs
-        size = -(-(len(records) - own) // (jobs - 1))
-        self.pieces = [records[:own], *(records[i : i + size] for i in range(own, len(records), size))]
-        writer, facts, info = self.writer, self.facts, self.info
-        for piece in self.pieces[1:]:
-            def work(out: Any, piece: list[dict[str, Any]] = piece) -> None:
-                pickle.dump(_render_records(_Writer(writer.folder, writer.environment), facts, info, piece), out)
+        self.queue = parallel.WorkQueue(len(self.chunks))
+        writer, facts, info, queue, chunks = self.writer, self.facts, self.info, self.queue, self.chunks
+
+        def work(out: Any) -> None:
+            child_writer = _Writer(writer.folder, writer.environment)
+            while (index := queue.next()) is not None:
+                pickle.dump((index, _render_records(child_writer, facts, info, chunks[index])), out)
+                out.flush()
+
+        for _ in range(jobs - 1):
             self.children.append(parallel.start_child(work))
 
     def finish(self) -> None:
-        """Render this process's piece, then collect the children's pages (or render a failed child's piece)."""
+        """Render the chunks left in the queue (or all of them), then collect what the children rendered."""
         from errdex import parallel
 
         try:
-            _render_records(self.writer, self.facts, self.info, self.pieces[0])
-            for child, piece in zip(self.children, self.pieces[1:], strict=True):
-                chunks = parallel.child_items(child)
-                if chunks is None:
-                    _render_records(self.writer, self.facts, self.info, piece)
-                else:
-                    for paths in chunks:
-                        self.writer.pages.extend(paths)
+            if self.queue is None:
+                _render_records(self.writer, self.facts, self.info, self.facts.records)
+                return
+            done = set()
+            while (index := self.queue.next()) is not None:
+                _render_records(self.writer, self.facts, self.info, self.chunks[index])
+                done.add(index)
+            for child in self.children:
+                for index, paths in parallel.partial_items(child):
+                    self.writer.pages.extend(paths)
+                    done.add(index)
+            for index in sorted(set(range(len(self.chunks))) - done):  # taken by a child that died
+                _render_records(self.writer, self.facts, self.info, self.chunks[index])
         finally:
             self.stop()
 
     def stop(self) -> None:
         from errdex import parallel
 
+        if self.queue is not None:
+            self.queue.close()
         for child in self.children:
             parallel.stop_child(child)
 
