@@ -64,3 +64,13 @@ def test_fmt_bundle_one_compact_line_per_record(tmp_path: Path, seed: dict[str, 
 
 def test_non_ascii_stays_readable(seed: dict[str, Any]) -> None:
     assert "—" in canonical_text(seed)
+
+
+def test_fmt_formats_a_file_named_twice_once(tmp_path: Path, seed: dict[str, Any]) -> None:
+    bundle = tmp_path / "b.jsonl"
+    other = json.loads(json.dumps(seed))
+    other["record"]["id"] = "00000000000000aa"
+    bundle.write_text(json.dumps(seed) + "\n\n" + json.dumps(other) + "\n")
+    fmt([tmp_path, bundle])
+    assert len(bundle.read_text().splitlines()) == 2
+    assert fmt([tmp_path, bundle], check=True).changed == []

@@ -95,9 +95,14 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
     result = FmtResult()
     by_file: dict[Path, list[Document]] = {}
     order: list[tuple[Path, str]] = []
+    seen: set[tuple[Path, int]] = set()  # a file named twice (a folder and a file in it) is formatted once
     for doc in iter_documents(paths):
         if doc.fs_path is None:
             continue
+        place = (doc.fs_path.resolve(), doc.parsed.line_offset)
+        if place in seen:
+            continue
+        seen.add(place)
         if doc.fs_path not in by_file:
             by_file[doc.fs_path] = []
             order.append((doc.fs_path, doc.path))
