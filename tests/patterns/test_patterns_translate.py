@@ -6,6 +6,8 @@ import re
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import re2
 
 from errdex.patterns import (
@@ -116,3 +118,34 @@ def test_translations_agree_on_a_sample(duck) -> None:
         assert n is not None and n.groups() == groups
         assert duck.execute("SELECT regexp_extract($1, $2, 1)", [line, to_re2(src)]).fetchone()[0] \
             == groups[0]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("Connection\\ closed\\ by\\ (.*?)\\ \\[preauth\\]", "Connection closed by (.*?) \\[preauth\\]"),
+    ("a\\-b\\ \\#1\\ \\~\\&\\'\\\"\\%\\:\\@\\=\\!\\,\\`", "a-b #1 ~&'\"%:@=!,`"),
+    ("caf\\é", "café"),
+    ("[\\-a]\\-[\\ x]", "[\\-a]-[ x]"),                 # \- stays inside a class
+    ("\\d\\.\\\\\\/\\n\\[\\]", "\\d\\.\\\\\\/\\n\\[\\]"),  # real escapes stay
+    ("[\\]\\ ]x\\ ", "[\\] ]x "),
+    ("trailing\\", "trailing\\"),
+])
+def test_normalize_escapes(source: str, expected: str) -> None:
+    from errdex.patterns import is_portable, normalize_escapes
+
+    assert normalize_escapes(source) == expected
+    assert normalize_escapes(expected) == expected
+    if not expected.endswith("\\"):
+        assert is_portable(expected)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet="ab -#~&.[]()*?\\é ", max_size=20))
+def test_escaping_with_python_re_escape_then_normalizing_matches_the_literal(text: str) -> None:
+    import re
+
+    from errdex.patterns import normalize_escapes, python_regex
+
+    source = normalize_escapes(re.escape(text))
+    if not text.strip():
+        return  # an empty match is not portable
+    assert python_regex(source).fullmatch(text)

@@ -44,7 +44,7 @@ from errdex.records.sources import bundled_records_dir
 
 __all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 
 _SCALARS = [
     ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
@@ -138,7 +138,7 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         record = item.record
         for name, _ in _SCALARS:
             columns[name].append(record.get(name, "active" if name == "status" else None))
-        pattern = record["messagePattern"]
+        pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
         portable = patterns.is_portable(pattern)
         columns["dataset_version"].append(item.dataset_version)
         columns["source_path"].append(item.path)

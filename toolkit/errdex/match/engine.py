@@ -38,7 +38,7 @@ __all__ = ["Match", "Matcher", "rank_key"]
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "5"
+_PLAN_FORMAT = "6"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
@@ -91,7 +91,9 @@ def rank_key(match: Match) -> tuple[int, int, str]:
 
 
 def _analyse(pattern: str) -> list[Any]:
-    """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern."""
+    """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
+    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
+    pattern = patterns.normalize_escapes(pattern)
     problems = patterns.portability_problems(pattern)
     if problems:
         return [problems[0].message, 0, 0, None, None, []]
@@ -158,7 +160,8 @@ class Matcher:
             else:
                 unique.setdefault(key, []).append(index)
         literal_db, regex_db = self._compile(
-            list(unique), [patterns.to_hyperscan_existence(records[kept[i]]["messagePattern"]) for i in regex_targets])
+            list(unique), [patterns.to_hyperscan_existence(patterns.normalize_escapes(records[kept[i]]["messagePattern"]))
+                           for i in regex_targets])
         return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
                 "key_targets": list(unique.values()), "regex_targets": regex_targets,
                 "literal_db": literal_db, "regex_db": regex_db, "fresh": True}

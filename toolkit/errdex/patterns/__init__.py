@@ -71,8 +71,8 @@ from .syntax import (
     Sequence, class_set, parse,
 )
 from .translate import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, python_regex, to_hyperscan, to_hyperscan_existence,
-    to_js, to_python, to_re2,
+    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, normalize_escapes, python_regex, to_hyperscan,
+    to_hyperscan_existence, to_js, to_python, to_re2,
 )
 
 __all__ = [
@@ -86,6 +86,7 @@ __all__ = [
     "MAX_DEPTH",
     # translation
     "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",
+    "normalize_escapes",
     "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
     # engines
     "compile_problems", "EngineProblem", "CompileReport", "ENGINES",

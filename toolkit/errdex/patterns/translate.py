@@ -27,13 +27,13 @@ from functools import lru_cache
 
 from .analysis import PatternProblem, _portability
 from .syntax import (
-    Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node,
+    SYNTAX_CHARS, Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node,
     PatternSyntaxError, Repeat, Sequence, parse,
 )
 
 __all__ = [
     "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "NonPortablePatternError", "to_python", "to_re2",
-    "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "PYTHON_FLAGS",
+    "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "PYTHON_FLAGS", "normalize_escapes",
 ]
 
 HS_FLAG_UTF8 = 32
@@ -260,3 +260,34 @@ def to_hyperscan_existence(pattern: str) -> bytes:
             items.pop()
         root = Sequence(tuple(items), root.offset, root.end)
     return _emit(root, "hyperscan").encode("utf-8")
+
+
+def normalize_escapes(pattern: str) -> str:
+    """The pattern with needless backslashes dropped: ``\\ ``, ``\\#``, ``\\-`` (outside a class), ``\\é``...
+
+    Python's ``re.escape`` and many hand-written patterns escape characters
+    that have no special meaning; under JavaScript's ``u`` flag such an escape
+    is a syntax error, so the pattern would not be portable. Dropping the
+    backslash keeps the meaning (the character matches itself) in every
+    engine. Real escapes (``\\d``, ``\\n``, ``\\u0041``, ``\\.``, ``\\[``, ``\\/``,
+    ``\\-`` inside a class) are kept as written. Validation still reports the
+    original pattern (EDX121); matching uses this form.
+    """
+    if "\\" not in pattern:
+        return pattern
+    out, i, n, in_class = [], 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            keep = (nxt.isascii() and nxt.isalnum()) or nxt in SYNTAX_CHARS or nxt == "/" or (in_class and nxt == "-")
+            out.append(c + nxt if keep else nxt)
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)

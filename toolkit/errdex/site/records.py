@@ -143,8 +143,10 @@ class RecordFacts:
         from errdex.checks.pattern_facts import PatternFacts
 
         known = PatternFacts(cache_dir() / "pattern-facts.json")
+        from errdex.patterns import normalize_escapes
+
         for record in self.records:
-            analysis = known.analysis(record["messagePattern"])
+            analysis = known.analysis(normalize_escapes(record["messagePattern"]))
             self.matchable[record["id"]] = not analysis["portability"] and not analysis["backtracking"]
         known.save()
 
@@ -154,8 +156,10 @@ class RecordFacts:
         from errdex.patterns import literal_chars, to_js, variable_parts
 
         entries, refused = [], []
+        from errdex.patterns import normalize_escapes
+
         for record in self.records:
-            pattern = record["messagePattern"]
+            pattern = normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
             if not self.matchable.get(record["id"]):
                 refused.append(record["id"])
                 continue
