@@ -316,3 +316,21 @@ def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None
     assert split_file(log, 3, min_part=10**9) is None
     assert split_file("-", 3, min_part=1) is None
     assert split_file(tmp_path / "one-line.log", 3, min_part=1) is None  # missing
+
+
+def test_records_being_written_are_matched_with_a_warning(tmp_path: Path, cli) -> None:
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "draft.json").write_text(json.dumps({"record": {
+        "id": "00000000000000ab", "messagePattern": "disk ([0-9]+) is full", "errorMessage": "disk 3 is full"}}))
+    result = cli("match", "-", "--records", str(folder), "--format", "jsonl", input="ERROR disk 42 is full\n")
+    assert result.exit_code == 0
+    found = json.loads(result.stdout)["matches"][0]
+    assert (found["id"], found["slug"], found["groups"]) == ("00000000000000ab", "disk-3-is-full", ["42"])
+    assert result.stderr.startswith("errdex: warning: 1 record does not conform to its format and is matched anyway")
+    text = cli("match", "-", "--records", str(folder), input="ERROR disk 42 is full\n")
+    assert "fix: (no solution recorded yet)" in text.stdout and text.exit_code == 0
+    (folder / "broken.json").write_text(json.dumps({"record": {"id": 7, "messagePattern": "x"}}))
+    refused = cli("match", "-", "--records", str(folder), input="x\n")
+    assert refused.exit_code == 1 and "broken.json:1:1" in refused.stderr  # no id string: not even matchable
+    assert cli("validate", str(folder)).exit_code == 1  # validation stays strict

@@ -60,7 +60,11 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     """
     if follow and (not files or "-" in files):
         raise UsageError("--follow needs a file, not stdin")
-    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired)
+    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired, partial=True)
+    if kb.store.problems and not quiet:
+        count = len(kb.store.problems)
+        stderr_line(f"errdex: warning: {count} record{'s do' if count > 1 else ' does'} not conform to its format and "
+                    f"{'are' if count > 1 else 'is'} matched anyway (first: {kb.store.problems[0]})")
     color = color_enabled()
     totals = MatchSummary()
     worst = -1

@@ -118,7 +118,8 @@ class KnowledgeBase:
 
 
 def load(records: Sequence[str | Path] | None = None, *, fields: Sequence[str] = DEFAULT_FIELDS,
-         include_retired: bool = False) -> KnowledgeBase:
+         include_retired: bool = False, partial: bool = False) -> KnowledgeBase:
     """The knowledge base of the given records (default: the bundled dataset); retired records are not matched
-    unless ``include_retired``."""
-    return KnowledgeBase(load_record_store(records), fields=fields, include_retired=include_retired)
+    unless ``include_retired``. ``partial``: also match records that do not conform to their format yet but
+    have an ``id`` and a ``messagePattern`` (``kb.store.problems`` says what is wrong with them)."""
+    return KnowledgeBase(load_record_store(records, partial=partial), fields=fields, include_retired=include_retired)

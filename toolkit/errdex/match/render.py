@@ -37,8 +37,8 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     lines = [
         f"{_style(f'{source}:{number}:', '1', color)} {shown}",
         f"  {_style(record['errorClass'], '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
-        f" ({record['severity']}): {first_sentence(record['documentation'])}",
-        f"  fix: {substitute(record['solutions'][0], best.groups)}",
+        f" ({record['severity']}): {first_sentence(record.get('documentation') or '(no documentation yet)')}",
+        f"  fix: {substitute((record.get('solutions') or ['(no solution recorded yet)'])[0], best.groups)}",
     ]
     if any(g is not None for g in best.groups):
         lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in best.groups)}")

@@ -27,11 +27,15 @@ __all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load
 
 @dataclass(frozen=True)
 class LoadedRecord:
-    """A record that conforms to its own schema version, upgraded in memory to the latest, with where it came from."""
+    """A record that conforms to its own schema version, upgraded in memory to the latest, with where it came from.
+
+    ``problem``: set only for a record loaded with ``partial=True`` that does not conform (what is wrong).
+    """
 
     path: str
     record: dict[str, Any]
     dataset_version: str | None
+    problem: str | None = None
 
 
 def _fail(path: str, line: int, column: int, message: str) -> DataError:
@@ -67,15 +71,49 @@ def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     return value, record
 
 
-def load_records(paths: Sequence[str | Path] | None = None) -> list[LoadedRecord]:
-    """Every record in the given files, folders or bundles (default: the bundled dataset), upgraded in memory."""
+def _matchable(doc: Document) -> tuple[Any, dict[str, Any]] | None:
+    """A non-conforming record that still has what matching needs (a string id and messagePattern), with the
+    identifying fields it lacks filled in; None otherwise."""
+    value = doc.value
+    record = value.get("record") if isinstance(value, dict) and isinstance(value.get("record"), dict) else value
+    if doc.problems or not isinstance(record, dict):
+        return None
+    if not isinstance(record.get("id"), str) or not isinstance(record.get("messagePattern"), str):
+        return None
+    from errdex.records.slug import derive_slug
+
+    filled = dict(record)
+    message = record.get("errorMessage") if isinstance(record.get("errorMessage"), str) else ""
+    defaults = {"slug": derive_slug(message) if message else record["id"], "repo": "-", "errorClass": "Error",
+                "severity": "error", "errorMessage": message or record["messagePattern"]}
+    for name, default in defaults.items():
+        if not isinstance(filled.get(name), str) or not filled[name]:
+            filled[name] = default
+    return value, filled
+
+
+def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = False) -> list[LoadedRecord]:
+    """Every record in the given files, folders or bundles (default: the bundled dataset), upgraded in memory.
+
+    ``partial``: also keep records that do not conform but have a string ``id`` and ``messagePattern``
+    (for matching while a record is being written), each with its ``problem``; others still raise.
+    """
     from errdex.records.migrate import upgrade
 
     loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):
-        value, record = checked_record(doc)
-        dataset_version = value.get("datasetVersion") if record is not value else None
-        loaded.append(LoadedRecord(doc.path, upgrade(record), dataset_version if isinstance(dataset_version, str) else None))
+        problem = None
+        try:
+            value, record = checked_record(doc)
+            record = upgrade(record)
+        except DataError as exc:
+            kept = _matchable(doc) if partial else None
+            if kept is None:
+                raise
+            (value, record), problem = kept, str(exc)
+        dataset_version = value.get("datasetVersion") if record is not value and isinstance(value, dict) else None
+        loaded.append(LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None,
+                                   problem))
     if not loaded:
         raise DataError("no records found")
     return loaded
@@ -108,10 +146,12 @@ class RecordStore:
     """
 
     def __init__(self, paths: list[str], views: list[dict[str, Any]], versions: list[str | None],
-                 fetch: Callable[[int], dict[str, Any]]) -> None:
+                 fetch: Callable[[int], dict[str, Any]], problems: list[str] | None = None) -> None:
         self.paths = paths
         self.views = views
         self.dataset_versions = versions
+        #: What is wrong with the records loaded although they do not conform (``partial=True``).
+        self.problems = problems or []
         self._fetch = fetch
         self._full: dict[int, dict[str, Any]] = {}
         self._positions: dict[int, int] | None = None
@@ -120,7 +160,7 @@ class RecordStore:
     def of(cls, loaded: Sequence[LoadedRecord]) -> RecordStore:
         """A store over records already in memory."""
         return cls([r.path for r in loaded], [_view(r.record) for r in loaded], [r.dataset_version for r in loaded],
-                   lambda position: loaded[position].record)
+                   lambda position: loaded[position].record, [r.problem for r in loaded if r.problem])
 
     def __len__(self) -> int:
         return len(self.views)
@@ -155,7 +195,7 @@ def _fetch_from(path: Path, spans: list[tuple[int, int]]) -> Callable[[int], dic
     return fetch
 
 
-def load_record_store(paths: Sequence[str | Path] | None = None) -> RecordStore:
+def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: bool = False) -> RecordStore:
     """Like :func:`load_records`, as a :class:`RecordStore`; reuses the records loaded last time when no file changed.
 
     A file counts as changed when its size or modification time differs. The
@@ -170,7 +210,8 @@ def load_record_store(paths: Sequence[str | Path] | None = None) -> RecordStore:
     files = record_files(paths)
     fingerprint = _fingerprint(files) if files else None
     if fingerprint is None:
-        return RecordStore.of(load_records(paths))
+        return RecordStore.of(load_records(paths, partial=partial))
+    fingerprint = hashlib.sha256(f"{fingerprint}\0{partial}".encode()).hexdigest()
     folder = cache_dir() / "records"
     index, bodies = folder / f"{fingerprint[:32]}.views", folder / f"{fingerprint[:32]}.records"
     try:
@@ -178,10 +219,10 @@ def load_record_store(paths: Sequence[str | Path] | None = None) -> RecordStore:
         if data["fingerprint"] == fingerprint and bodies.stat().st_size == data["size"]:
             entries = data["entries"]
             return RecordStore([e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries],
-                               _fetch_from(bodies, [(e[3], e[4]) for e in entries]))
+                               _fetch_from(bodies, [(e[3], e[4]) for e in entries]), data.get("problems", []))
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         pass
-    loaded = load_records(paths)
+    loaded = load_records(paths, partial=partial)
     texts = [json.dumps(r.record).encode("ascii") for r in loaded]  # ASCII escapes keep even lone surrogates
     entries, offset = [], 0
     for item, text in zip(loaded, texts, strict=True):
@@ -190,7 +231,8 @@ def load_record_store(paths: Sequence[str | Path] | None = None) -> RecordStore:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(bodies, b"".join(texts))  # the bodies first: the index names their size
-        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "entries": entries}))
+        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "entries": entries,
+                                           "problems": [r.problem for r in loaded if r.problem]}))
     except OSError:
         pass  # a cache that cannot be written only costs time
     return RecordStore.of(loaded)
