@@ -109,3 +109,18 @@ def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) 
     path.write_text('{"record": ')
     with pytest.raises(DataError):
         load_record_store([folder])
+
+
+def test_fingerprint_sees_sizes_times_and_missing_files(tmp_path: Path) -> None:
+    from errdex.records import loader
+
+    files = []
+    for i in range(12):
+        path = tmp_path / f"{i}.json"
+        path.write_text("{}" * i)
+        files.append(str(path))
+    alone = loader._fingerprint(files)
+    assert alone is not None and loader._fingerprint(files) == alone
+    assert loader._fingerprint([*files, str(tmp_path / "gone.json")]) is None
+    (tmp_path / "3.json").write_text("changed")
+    assert loader._fingerprint(files) != alone

@@ -119,15 +119,21 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     return loaded
 
 
+def _stat_all(files: list[str]) -> list[os.stat_result] | None:
+    """Each file's stat, or None when one is gone. (Threads were tried: with the GIL taken back after each
+    stat they were slower, 0.67-0.92 s against 0.40 s for 100,000 files.)"""
+    try:
+        return [os.stat(name) for name in files]
+    except OSError:
+        return None
+
+
 def _fingerprint(files: list[str]) -> str | None:
-    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{os.getcwd()}".encode("utf-8", "surrogatepass"))
-    for name in files:
-        try:
-            info = os.stat(name)
-        except OSError:
-            return None
-        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    infos = _stat_all(files)
+    if infos is None:
+        return None
+    text = "".join(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n" for name, info in zip(files, infos, strict=True))
+    return hashlib.sha256(f"{__version__}\0{sys.version}\0{os.getcwd()}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 #: The fields of a record that matching needs; the rest of a record is read when asked for.
@@ -217,9 +223,8 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     try:
         data = marshal.loads(index.read_bytes())
         if data["fingerprint"] == fingerprint and bodies.stat().st_size == data["size"]:
-            entries = data["entries"]
-            return RecordStore([e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries],
-                               _fetch_from(bodies, [(e[3], e[4]) for e in entries]), data.get("problems", []))
+            paths_, views, versions, spans = data["columns"]
+            return RecordStore(paths_, views, versions, _fetch_from(bodies, spans), data.get("problems", []))
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         pass
     loaded = load_records(paths, partial=partial)
@@ -231,7 +236,9 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(bodies, b"".join(texts))  # the bodies first: the index names their size
-        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "entries": entries,
+        columns = [[e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries],
+                   [(e[3], e[4]) for e in entries]]  # column by column: read back without rebuilding lists
+        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "columns": columns,
                                            "problems": [r.problem for r in loaded if r.problem]}))
     except OSError:
         pass  # a cache that cannot be written only costs time
