@@ -334,3 +334,26 @@ def test_records_being_written_are_matched_with_a_warning(tmp_path: Path, cli) -
     refused = cli("match", "-", "--records", str(folder), input="x\n")
     assert refused.exit_code == 1 and "broken.json:1:1" in refused.stderr  # no id string: not even matchable
     assert cli("validate", str(folder)).exit_code == 1  # validation stays strict
+
+
+def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [_record(1, "([0-9]+) zz", "1 zz"), _record(2, "([0-9]+) yy", "2 yy"),
+               _record(3, "disk ([0-9]+) is full", "disk 1 is full")]
+    compile_ = Matcher._compile
+
+    def refuses_zz(keys: list[bytes], expressions: list[bytes]) -> Any:
+        if any(b"zz" in e for e in expressions):
+            raise errdex.DataError("hyperscan cannot compile the patterns: simulated; run 'errdex validate'")
+        return compile_(keys, expressions)
+
+    monkeypatch.setattr(Matcher, "_compile", staticmethod(refuses_zz))
+    matcher = Matcher(records)
+    assert [(r["id"], reason) for r, reason in matcher.skipped] == [
+        ("0000000000000001", "hyperscan cannot compile the patterns: simulated")]
+    assert [m.view["id"] for m in matcher.match("5 yy and 7 zz")] == ["0000000000000002"]
+    monkeypatch.setattr(Matcher, "_compile", staticmethod(compile_))
+    broken = Matcher(records)
+    index = next(i for i, r in enumerate(broken.records) if r["id"] == "0000000000000003")
+    broken._re2_sources[index] = "(unclosed"  # RE2 refuses it at the first hit
+    assert [m.view["id"] for m in broken.match("disk 9 is full; 5 yy")] == ["0000000000000002"]
+    assert broken.skipped[-1][1].startswith("RE2 cannot compile the pattern")

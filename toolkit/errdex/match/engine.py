@@ -44,6 +44,17 @@ _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
 
 
+class _Never:
+    """Stands for a pattern RE2 refused: it confirms nothing."""
+
+    @staticmethod
+    def Match(anchor: Any, text: bytes, start: int, end: int) -> list[tuple[int, int]]:  # noqa: N802 (RE2's name)
+        return [_NO_SPAN]
+
+
+_NEVER = _Never()
+
+
 @dataclass(frozen=True)
 class Match:
     """One record whose pattern occurs in a line.
@@ -159,9 +170,22 @@ class Matcher:
                 regex_targets.append(index)
             else:
                 unique.setdefault(key, []).append(index)
-        literal_db, regex_db = self._compile(
-            list(unique), [patterns.to_hyperscan_existence(patterns.normalize_escapes(records[kept[i]]["messagePattern"]))
-                           for i in regex_targets])
+        pairs = [(target, patterns.to_hyperscan_existence(patterns.normalize_escapes(records[kept[target]]["messagePattern"])))
+                 for target in regex_targets]
+        try:
+            literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
+        except DataError:
+            # One expression hyperscan refuses must not stop the others: find it, leave it out, say why.
+            refused: dict[int, str] = {}
+            for target, expression in pairs:
+                try:
+                    self._compile([], [expression])
+                except DataError as exc:
+                    refused[target] = str(exc).split("; run")[0]
+            pairs = [(target, expression) for target, expression in pairs if target not in refused]
+            regex_targets = [target for target, _ in pairs]
+            skipped += [[kept[target], message] for target, message in refused.items()]
+            literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
         return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
                 "key_targets": list(unique.values()), "regex_targets": regex_targets,
                 "literal_db": literal_db, "regex_db": regex_db, "fresh": True}
@@ -216,8 +240,9 @@ class Matcher:
             source = self._re2_sources[index]
             # The compiled RE2 object itself: the wrapper's per-call work costs more than the search on short lines.
             regex = re2._re2.RE2(source.encode("utf-8"), _RE2_OPTIONS)
-            if not regex.ok():
-                raise DataError(f"RE2 cannot compile the pattern of record {self.records[index]['id']}: {regex.error()}")
+            if not regex.ok():  # never a reason to stop matching the others: this record just cannot match
+                self.skipped.append((self.records[index], f"RE2 cannot compile the pattern: {regex.error()}"))
+                regex = _NEVER
             self._regexes[index] = regex
         return regex
 
