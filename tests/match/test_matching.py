@@ -357,3 +357,15 @@ def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytes
     broken._re2_sources[index] = "(unclosed"  # RE2 refuses it at the first hit
     assert [m.view["id"] for m in broken.match("disk 9 is full; 5 yy")] == ["0000000000000002"]
     assert broken.skipped[-1][1].startswith("RE2 cannot compile the pattern")
+
+
+def test_cli_warns_about_records_it_cannot_match(tmp_path: Path, cli) -> None:
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "r.json").write_text(json.dumps({"record": {"id": "00000000000000ab", "messagePattern": "a(?=b)",
+                                                           "errorMessage": "ab"}}))
+    result = cli("match", "-", "--records", str(folder), input="ab\n")
+    assert result.exit_code == 0
+    assert "errdex: warning: 1 record is not matched: its pattern cannot run in every engine (first: 00000000000000ab:" \\
+        in result.stderr
+    assert "warning" not in cli("match", "-", "--records", str(folder), "-q", input="ab\n").stderr

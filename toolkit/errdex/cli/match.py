@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import click
@@ -27,6 +28,17 @@ def _summary_text(summary: MatchSummary) -> str:
     for sample in data["unclassifiedSamples"][:20]:
         lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
     return "\n".join(lines) + "\n"
+
+
+def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
+    """One warning line for the records no engine can match (skipped since ``already``); the count so far."""
+    skipped = kb.matcher.skipped
+    fresh = skipped[already:]
+    if fresh and not quiet:
+        record, reason = fresh[0]
+        stderr_line(f"errdex: warning: {len(fresh)} record{'s are' if len(fresh) > 1 else ' is'} not matched: "
+                    f"its pattern cannot run in every engine (first: {record['id']}: {reason}; run 'errdex validate')")
+    return len(skipped)
 
 
 @click.command("match")
@@ -65,6 +77,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
         count = len(kb.store.problems)
         stderr_line(f"errdex: warning: {count} record{'s do' if count > 1 else ' does'} not conform to its format and "
                     f"{'are' if count > 1 else 'is'} matched anyway (first: {kb.store.problems[0]})")
+    skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
     totals = MatchSummary()
     worst = -1
@@ -79,6 +92,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
         echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
     elif summary:
         (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
+    _warn_skipped(kb, skipped_before, quiet)
     for problem in totals.problems:
         stderr_line(f"errdex: error: {problem}")
     if not quiet and fmt == "text" and not summary:
