@@ -369,3 +369,12 @@ def test_cli_warns_about_records_it_cannot_match(tmp_path: Path, cli) -> None:
     expected = "errdex: warning: 1 record is not matched: its pattern cannot run in every engine (first: 00000000000000ab:"
     assert expected in result.stderr
     assert "warning" not in cli("match", "-", "--records", str(folder), "-q", input="ab\n").stderr
+
+
+def test_text_output_points_at_the_site_page(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "w.log"
+    log.write_text(API_LINE + "\n")
+    page = "records/paperclipai/paperclip/createos-request-failed-http-404-during-sandbox-lifecycle.html"
+    assert f"· build/site/{page}" in cli("match", str(log)).stdout
+    monkeypatch.setenv("ERRDEX_SITE_URL", "https://errors.example.org/docs")
+    assert f"· https://errors.example.org/docs/{page}" in cli("match", str(log)).stdout

@@ -42,11 +42,22 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     ]
     if any(g is not None for g in best.groups):
         lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in best.groups)}")
-    more = f"  more: errdex explain {record['slug']}"
+    more = f"  more: errdex explain {record['slug']} · {site_page(record)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
     lines.append(more)
     return "\n".join(lines) + "\n"
+
+
+def site_page(record: dict[str, Any]) -> str:
+    """Where the record's page is: under $ERRDEX_SITE_URL (where the team publishes the site) when set, else
+    in a site built here with ``errdex site build`` (``build/site/``)."""
+    import os
+
+    from errdex.site.urls import record_path
+
+    base = os.environ.get("ERRDEX_SITE_URL", "").strip()
+    return (base.rstrip("/") + "/" if base else "build/site/") + record_path(record)
 
 
 def _block(title: str, body: str, color: bool) -> list[str]:

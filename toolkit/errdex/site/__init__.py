@@ -3,10 +3,28 @@
 ``build_site`` renders the jinja2 templates in the project's ``site/`` folder
 (one typed context per page kind, :mod:`errdex.site.pages`) into a folder
 that works from any sub-path and makes no request outside itself;
-``serve_site`` serves such a folder on 127.0.0.1.
+``serve_site`` serves such a folder on 127.0.0.1. (Loaded on first use, so
+that reading a record's URL does not import the renderer.)
 """
 
-from errdex.site.build import SiteReport, build_site
-from errdex.site.serve import serve_site
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["SiteReport", "build_site", "serve_site"]
+
+_LAZY = {"SiteReport": "errdex.site.build", "build_site": "errdex.site.build", "serve_site": "errdex.site.serve"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'errdex.site' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from errdex.site.build import SiteReport, build_site
+    from errdex.site.serve import serve_site
