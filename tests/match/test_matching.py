@@ -316,6 +316,8 @@ def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None
     assert split_file(log, 3, min_part=10**9) is None
     assert split_file("-", 3, min_part=1) is None
     assert split_file(tmp_path / "one-line.log", 3, min_part=1) is None  # missing
+    first, second = split_file(log, 2, min_part=100, first_share=0.3) or []
+    assert abs(first[1] / second[1] - 0.3) < 0.01 and first[1] == second[0]
 
 
 def test_records_being_written_are_matched_with_a_warning(tmp_path: Path, cli) -> None:

@@ -152,12 +152,13 @@ class _Range:
         return data
 
 
-def split_file(source: str | Path, parts: int, *, min_part: int) -> list[tuple[int, int]] | None:
+def split_file(source: str | Path, parts: int, *, min_part: int, first_share: float | None = None) -> list[tuple[int, int]] | None:
     """Byte ranges that cut a plain (not gzip) regular file into up to ``parts`` pieces at line breaks.
 
     None when the input cannot be cut: stdin, gzip, not a regular file, or
     smaller than two pieces of ``min_part`` bytes. Each range but the first
     starts right after a line break, so every piece holds whole lines.
+    ``first_share``: the first piece's share of the bytes (default: an equal share); the others share the rest.
     """
     if str(source) == "-" or parts < 2:
         return None
@@ -170,8 +171,9 @@ def split_file(source: str | Path, parts: int, *, min_part: int) -> list[tuple[i
             if parts < 2:
                 return None
             cuts = [0]
+            first = int(size * first_share) if first_share is not None else size // parts
             for k in range(1, parts):
-                handle.seek(max(size * k // parts, cuts[-1]))
+                handle.seek(max(first + (size - first) * (k - 1) // (parts - 1), cuts[-1]))
                 handle.readline(MAX_LINE_BYTES)  # to the end of the line the cut falls in
                 cut = handle.tell()
                 if cut >= size:

@@ -23,6 +23,9 @@ ERROR_LOOKING = re.compile(rb"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|t
 MAX_UNCLASSIFIED_SAMPLES = 50
 #: A file is cut into pieces for several processes only when each piece would hold at least this many bytes.
 MIN_PART_BYTES = 16 * 1024 * 1024
+#: This process's piece, as a fraction of an equal share: it also writes every matched line and reads the
+#: children's results (measured on 1M lines: 0.9 of a share was 3-13% faster than an equal share).
+FIRST_SHARE = 0.9
 
 
 @dataclass
@@ -147,7 +150,8 @@ def _from_child(kb: KnowledgeBase, chunks: Iterator[list[tuple[Any, ...]]]) -> I
 def _pieces(path: str | Path, kb: KnowledgeBase, unclassified: bool, jobs: int,
             children: list[parallel.Child]) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
     """The file's pieces in order, each a function giving its events; later pieces run in forked children."""
-    ranges = split_file(path, jobs, min_part=MIN_PART_BYTES) if jobs > 1 and parallel.can_fork() else None
+    ranges = (split_file(path, jobs, min_part=MIN_PART_BYTES, first_share=FIRST_SHARE / jobs)
+              if jobs > 1 and parallel.can_fork() else None)
     if not ranges:
         return [lambda: _scan(read_blocks(path), kb, unclassified)]
     pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
