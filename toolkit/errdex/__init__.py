@@ -3,8 +3,9 @@
 The public API; the ``errdex`` command line is a thin wrapper over it.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from errdex._lazy import lazy_names
 from errdex._version import __version__
 
 # Names load their module on first use, so `import errdex` (and every CLI start) stays fast.
@@ -28,15 +29,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'errdex' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names("errdex", _LAZY, globals())
 
 
 if TYPE_CHECKING:

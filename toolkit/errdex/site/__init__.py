@@ -7,22 +7,16 @@ that works from any sub-path and makes no request outside itself;
 that reading a record's URL does not import the renderer.)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from errdex._lazy import lazy_names
 
 __all__ = ["SiteReport", "build_site", "serve_site"]
 
 _LAZY = {"SiteReport": "errdex.site.build", "build_site": "errdex.site.build", "serve_site": "errdex.site.serve"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'errdex.site' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names("errdex.site", _LAZY, globals())
 
 
 if TYPE_CHECKING:
