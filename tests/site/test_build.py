@@ -322,3 +322,20 @@ def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cac
     assert "added in 2026-12-01T00:00:00Z, content last changed in 2026-12-08T00:00:00Z" in page
     other = (out / "records/paperclipai/paperclip/createos-connection-failed.html").read_text()
     assert "added in 2026-12-01T00:00:00Z (" in other
+
+
+def test_patterns_that_backtrack_badly_are_left_out_of_the_browser_matcher(tmp_path: Path, site_cache: Path) -> None:
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
+    path = records / "paperclipai/paperclip/createos-returned-invalid-json.json"
+    envelope = json.loads(path.read_text())
+    envelope["record"]["messagePattern"] = "CreateOS returned (a|aa)+ invalid JSON\\."  # exponential in a backtracker
+    path.write_text(json.dumps(envelope, indent=2) + "\n")
+    out = tmp_path / "site"
+    build_site(out, records=[records], search=False)
+    patterns = json.loads((out / "api/patterns.json").read_text())
+    assert patterns["refused"] == [envelope["record"]["id"]]
+    assert envelope["record"]["id"] not in {p["id"] for p in patterns["patterns"]}
+    page = (out / "records/paperclipai/paperclip/createos-returned-invalid-json.html").read_text()
+    assert "(not used by the in-browser matcher)" in page
+    assert "EDX123" in page  # validation's finding is shown on the page too
