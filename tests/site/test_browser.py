@@ -217,3 +217,18 @@ def test_search_as_you_type_and_no_results(site_page: tuple[Page, list[str]], se
     expect(page.locator("#search-status")).to_have_text("0 records found")
     assert page.locator("#search-results li").count() == 0
     assert problems == []
+
+
+def test_the_matcher_bounds_its_work(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+    page, problems = site_page
+    page.goto(served.url + "index.html")
+    huge = "x" * 500_000 + " CreateOS returned invalid JSON."  # the message lies past the 10,000 characters matched
+    many = "\n".join(["CreateOS returned invalid JSON."] * 80)
+    page.fill("#matcher-input", huge)
+    page.click("#matcher button")
+    expect(page.locator(".match-result").first).to_contain_text("No record matches this line.", timeout=5000)
+    page.fill("#matcher-input", many)
+    page.click("#matcher button")
+    expect(page.get_by_text("Only the first 50 lines were matched.")).to_be_visible(timeout=5000)
+    assert page.locator(".match-result").count() == 50
+    assert problems == []
