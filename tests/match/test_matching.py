@@ -380,3 +380,30 @@ def test_text_output_points_at_the_site_page(cli, tmp_path: Path, monkeypatch: p
     assert f"· build/site/{page}" in cli("match", str(log)).stdout
     monkeypatch.setenv("ERRDEX_SITE_URL", "https://errors.example.org/docs")
     assert f"· https://errors.example.org/docs/{page}" in cli("match", str(log)).stdout
+
+
+def test_a_pattern_that_can_match_empty_matches_every_line_in_cli_and_sql(tmp_path: Path) -> None:
+    """A template such as ``<*>`` (``(.*?)``) occurs in every line: the CLI and SQL both match it, ranked last."""
+    import duckdb
+
+    from errdex.index import build_index
+
+    records = [_record(1, "(.*?)", "anything"), _record(2, "disk ([0-9]+) full", "disk 1 full")]
+    kb = errdex.KnowledgeBase(records)
+    assert [(m.view["id"][-1], m.groups) for m in kb.match("disk 4 full")] == [("2", ("4",)), ("1", ("",))]
+    assert [(m.view["id"][-1], m.groups) for m in kb.match("hello")] == [("1", ("",))]
+    log = tmp_path / "x.log"
+    log.write_text("hello\ndisk 5 full\n\n")
+    found = [(f.number, [m.view["id"][-1] for m in f.matches]) for f in match_files([log], kb=kb)]
+    assert found == [(1, ["1"]), (2, ["2", "1"]), (3, ["1"])]
+    folder = tmp_path / "records"
+    folder.mkdir()
+    base = json.loads((Path(__file__).resolve().parents[2] / "records/paperclipai/paperclip/"
+                       "createos-returned-invalid-json.json").read_text())
+    for record in records:
+        full = {**base["record"], **{k: record[k] for k in ("id", "slug", "messagePattern", "errorMessage")}}
+        (folder / f"{record['slug']}.json").write_text(json.dumps({**base, "record": full}))
+    db = build_index([folder], db=tmp_path / "i.duckdb").path
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT record_id, groups FROM errdex_match($1) ORDER BY rank", ["disk 4 full"]).fetchall()
+    assert [(r[-1], g) for r, g in rows] == [("2", ["4"]), ("1", [""])]

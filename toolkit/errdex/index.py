@@ -44,7 +44,7 @@ from errdex.records.sources import bundled_records_dir
 
 __all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 
 _SCALARS = [
     ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
@@ -139,13 +139,14 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         for name, _ in _SCALARS:
             columns[name].append(record.get(name, "active" if name == "status" else None))
         pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
-        portable = patterns.is_portable(pattern)
+        every_line = patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
+        portable = patterns.is_portable(pattern) or every_line
         columns["dataset_version"].append(item.dataset_version)
         columns["source_path"].append(item.path)
-        columns["pattern_re2"].append(patterns.to_re2(pattern) if portable else None)
+        columns["pattern_re2"].append(patterns.to_re2(pattern, allow_empty=every_line) if portable else None)
         columns["literal_chars"].append(patterns.literal_chars(pattern) if portable else 0)
         columns["variable_parts"].append(patterns.variable_parts(pattern) if portable else 0)
-        literals = patterns.required_literals(pattern) if portable else []
+        literals = patterns.required_literals(pattern) if portable and not every_line else []
         columns["group_count"].append(patterns.group_count(pattern) if portable else 0)
         columns["prefilter"].append(max(literals, key=len) if literals else "")
         columns["key_word"].append(_key_word(literals))

@@ -38,7 +38,7 @@ __all__ = ["Match", "Matcher", "rank_key"]
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "6"
+_PLAN_FORMAT = "7"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = re2.Options()
 _NO_SPAN = (-1, -1)
@@ -106,8 +106,11 @@ def _analyse(pattern: str) -> list[Any]:
     (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
     pattern = patterns.normalize_escapes(pattern)
     problems = patterns.portability_problems(pattern)
-    if problems:
-        return [problems[0].message, 0, 0, None, None, []]
+    if problems and not patterns.matches_every_line(pattern):
+        return [problems[0].message, 0, 0, None, None, None]
+    if problems:  # it can match the empty string: it occurs in every line (no prefilter can help)
+        return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
+                patterns.to_re2(pattern, allow_empty=True), None, None]
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
             patterns.exact_text(pattern), patterns.required_literals(pattern)]
 
@@ -142,6 +145,7 @@ class Matcher:
         self._keys: list[tuple[int, int]] = plan["ranks"]  # (literal characters, variable parts)
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
         self._regex_targets: list[int] = plan["regex_targets"]  # full-expression id -> record index
+        self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
         self._literal_db, self._regex_db = plan["literal_db"], plan["regex_db"]
         self._regexes: list[Any] = [None] * len(self.records)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
@@ -151,12 +155,15 @@ class Matcher:
 
     def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Analyse every pattern, choose the keys and compile the databases."""
-        kept, skipped, re2_sources, exact, ranks, literals = [], [], [], [], [], []
+        kept, skipped, re2_sources, exact, ranks, literals, always = [], [], [], [], [], [], []
         for position, record in enumerate(records):
             problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"])
             if problem:
                 skipped.append([position, problem])
                 continue
+            if required is None:  # matches every line: a candidate on each one, never in a database
+                always.append(len(kept))
+                required = []
             kept.append(position)
             re2_sources.append(re2_source)
             exact.append(text.encode("utf-8", "replace") if text else None)
@@ -165,7 +172,10 @@ class Matcher:
         keys = prefilter.choose_keys(literals)
         unique: dict[bytes, list[int]] = {}
         regex_targets: list[int] = []
+        every = set(always)
         for index, key in enumerate(keys):
+            if index in every:
+                continue
             if key is None:
                 regex_targets.append(index)
             else:
@@ -187,7 +197,7 @@ class Matcher:
             skipped += [[kept[target], message] for target, message in refused.items()]
             literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
         return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
-                "key_targets": list(unique.values()), "regex_targets": regex_targets,
+                "key_targets": list(unique.values()), "regex_targets": regex_targets, "always": always,
                 "literal_db": literal_db, "regex_db": regex_db, "fresh": True}
 
     @staticmethod
@@ -308,7 +318,7 @@ class Matcher:
         """Every record whose pattern occurs in the line, best first."""
         data = line.encode("utf-8", "replace")  # a lone surrogate becomes '?', one character for one
         candidates = set().union(*self._hits(data).values()) if data else set()
-        return self.confirm(data, candidates)
+        return self.confirm(data, candidates.union(self._always))
 
     def match_block(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
         """``(line start, line end, matches)`` for each line of the block that matches, in order.
@@ -316,6 +326,14 @@ class Matcher:
         ``block``: lines of valid UTF-8 separated by ``\\n``.
         """
         hits = self._hits(block)
+        if self._always:  # every line is a candidate
+            start = 0
+            for line in block.split(b"\n"):
+                matches = self.confirm(line, hits.get(start, set()).union(self._always))
+                if matches:
+                    yield start, start + len(line), matches
+                start += len(line) + 1
+            return
         for start in sorted(hits):
             end = block.find(b"\n", start)
             end = len(block) if end < 0 else end

@@ -61,8 +61,8 @@ persistent verdict cache keyed by engine, engine version and translation).
 from __future__ import annotations
 
 from .analysis import (
-    MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, exact_text, group_count, is_portable,
-    literal_chars, portability_problems, required_literals, variable_parts,
+    EMPTY_MATCH, MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, exact_text, group_count, is_portable,
+    literal_chars, matches_every_line, portability_problems, required_literals, variable_parts,
 )
 from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
 from .syntax import (
@@ -83,6 +83,7 @@ __all__ = [
     # analysis
     "PatternProblem", "portability_problems", "is_portable", "backtracking_problems",
     "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count", "MAX_REPEAT",
+    "EMPTY_MATCH", "matches_every_line",
     "MAX_DEPTH",
     # translation
     "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",

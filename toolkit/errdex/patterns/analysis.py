@@ -410,6 +410,21 @@ class _PortabilityWalker:
                                   "never match (hyperscan rejects it); remove it")
 
 
+#: The portability problem of a pattern that can match the empty string.
+EMPTY_MATCH = ("pattern can match the empty string, so it would match every line (hyperscan rejects it); "
+               "make at least one character required")
+
+
+def matches_every_line(pattern: str) -> bool:
+    """True when the pattern's only portability problem is that it can match the empty string.
+
+    Such a pattern occurs in every line; matchers can still run it (RE2 and
+    DuckDB accept it, it just needs no prefilter), though validation rejects it.
+    """
+    problems = _portability(pattern)
+    return bool(problems) and all(p.message == EMPTY_MATCH for p in problems)
+
+
 @lru_cache(maxsize=65536)
 def _portability(pattern: str) -> tuple[PatternProblem, ...]:
     try:
@@ -422,8 +437,7 @@ def _portability(pattern: str) -> tuple[PatternProblem, ...]:
     root = parsed.root
     w.visit(root, _Ctx(0, False, False, cs.ALL, True, cs.ALL, True, 1))
     if w.facts(root).nullable:
-        w.add(0, "pattern can match the empty string, so it would match every line (hyperscan "
-                 "rejects it); make at least one character required")
+        w.add(0, EMPTY_MATCH)
     seen: set[PatternProblem] = set()
     out: list[PatternProblem] = []
     for p in sorted(w.problems, key=lambda p: p.offset):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .analysis import PatternProblem, _portability
+from .analysis import PatternProblem, _portability, matches_every_line
 from .syntax import (
     SYNTAX_CHARS, Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node,
     PatternSyntaxError, Repeat, Sequence, parse,
@@ -67,9 +67,9 @@ class NonPortablePatternError(ValueError):
         self.offset = first.offset
 
 
-def _checked(pattern: str) -> Node:
+def _checked(pattern: str, allow_empty: bool = False) -> Node:
     problems = _portability(pattern)
-    if problems:
+    if problems and not (allow_empty and matches_every_line(pattern)):
         try:
             parse(pattern)
         except PatternSyntaxError:
@@ -205,9 +205,13 @@ def to_python(pattern: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def to_re2(pattern: str) -> str:
-    """Source for google-re2 (default options) and DuckDB's ``regexp_*`` functions."""
-    return _emit(_checked(pattern), "re2")
+def to_re2(pattern: str, allow_empty: bool = False) -> str:
+    """Source for google-re2 (default options) and DuckDB's ``regexp_*`` functions.
+
+    ``allow_empty``: also translate a pattern whose only problem is that it can match the empty string
+    (it then matches every line; see :func:`errdex.patterns.matches_every_line`).
+    """
+    return _emit(_checked(pattern, allow_empty), "re2")
 
 
 @lru_cache(maxsize=65536)
