@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from errdex.match.engine import Matcher
 from errdex.match.prefilter import KEY_BYTES, MIN_KEY_BYTES, choose_keys, windows
-from errdex.patterns import is_portable, python_regex
+from errdex.patterns import is_portable, matches_every_line, python_regex
 
 
 def test_windows_start_at_words_and_skip_short_pieces() -> None:
@@ -54,9 +54,10 @@ def test_keyed_and_unkeyed_patterns_match_exactly_what_the_reference_finds(sourc
     ]
     matcher = Matcher(records)
     portable = [r for r in records if is_portable(r["messagePattern"])]
+    every_line = {r["id"] for r in records if matches_every_line(r["messagePattern"])}  # they occur in every line
     block = "\n".join(lines).encode()
     at_once = {block.count(b"\n", 0, start): {m.record["id"] for m in ms} for start, _, ms in matcher.match_block(block)}
     for number, line in enumerate(lines):
-        expected = {r["id"] for r in portable if python_regex(r["messagePattern"]).search(line)}
+        expected = {r["id"] for r in portable if python_regex(r["messagePattern"]).search(line)} | every_line
         assert {m.record["id"] for m in matcher.match(line)} == expected
         assert at_once.get(number, set()) == expected
