@@ -156,3 +156,14 @@ def test_sql_macro_skips_retired_records(folder: Path, tmp_path: Path) -> None:
     assert con.execute("SELECT record_id FROM errdex_match($1)", [line]).fetchall() == []
     assert con.execute("SELECT status, status_reason FROM records WHERE slug = $1", [ONE]).fetchall() == [
         ("withdrawn", "Gone upstream.")]
+
+
+def test_diff_finds_the_bundle_of_a_manifest_kept_in_the_records(folder: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cut_release(folder, version=FIRST)  # the bundle goes to build/releases/VERSION/ under the working folder
+    manifest = folder / ".releases" / "2026-12-01T000000Z.json"
+    assert diff(manifest, folder).same
+    shutil.rmtree(tmp_path / "build")
+    with pytest.raises(Exception, match="neither beside it nor in build/releases/"):
+        diff(manifest, folder)

@@ -340,9 +340,12 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
         except (OSError, ValueError):
             value = None
         if isinstance(value, dict) and "bundle" in value and "records" in value and "version" in value:
-            bundle = path.parent / value["bundle"]["file"]
+            name = value["bundle"]["file"]
+            places = [path.parent / name, Path("build") / "releases" / str(value["version"]).replace(":", "") / name]
+            bundle = next((place for place in places if place.is_file()), places[0])
             if not bundle.is_file():
-                raise InputError(f"{path}: its bundle {bundle.name} is not beside it; diff the bundle or a folder")
+                raise InputError(f"{path}: its bundle {name} is neither beside it nor in build/releases/; "
+                                 "diff the bundle or a folder")
             path = bundle
     if not path.exists():
         raise InputError(f"{source}: no such file or folder")
