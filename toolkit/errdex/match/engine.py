@@ -32,6 +32,7 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
+from errdex.match.readers import line_end, line_start
 
 __all__ = ["Match", "Matcher", "rank_key"]
 
@@ -266,9 +267,8 @@ class Matcher:
         found: dict[int, set[int]] = {}
         if not block:
             return found
-        rfind = block.rfind
-
-        def add(line: int, targets: Iterable[int]) -> None:
+        def add(end: int, targets: Iterable[int]) -> None:
+            line = line_start(block, end)
             hit = found.get(line)
             if hit is None:
                 found[line] = set(targets)
@@ -278,12 +278,11 @@ class Matcher:
         if self._literal_db is not None:
             key_targets = self._key_targets
             self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=(
-                lambda key, start, end, flags, context: add(rfind(b"\n", 0, end) + 1 if end else 0, key_targets[key])))
+                lambda key, start, end, flags, context: add(end, key_targets[key])))
         if self._regex_db is not None:
             regex_targets = self._regex_targets
             self._regex_db.scan(block, scratch=self._regex_scratch, match_event_handler=(
-                lambda index, start, end, flags, context: add(rfind(b"\n", 0, end) + 1 if end else 0,
-                                                               (regex_targets[index],))))
+                lambda index, start, end, flags, context: add(end, (regex_targets[index],))))
         return found
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
@@ -335,8 +334,7 @@ class Matcher:
                 start += len(line) + 1
             return
         for start in sorted(hits):
-            end = block.find(b"\n", start)
-            end = len(block) if end < 0 else end
+            end = line_end(block, start)
             matches = self.confirm(block[start:end], hits[start])
             if matches:
                 yield start, end, matches

@@ -12,6 +12,7 @@ from typing import Any
 from errdex.cache import cache_dir
 from errdex.errors import RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
+from errdex.match.readers import line_end, numbered_lines
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
@@ -56,15 +57,19 @@ class KnowledgeBase:
         self.matcher = Matcher(views, cache_dir=cache_dir() / "hyperscan", resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
 
-    def get(self, key: str) -> dict[str, Any]:
-        """The whole record with this id or slug."""
+    def position(self, key: str) -> int:
+        """The store position of the record with this id or slug."""
         if self._by_key is None:
             views = self.store.views
             self._by_key = {v["slug"]: i for i, v in enumerate(views)} | {v["id"]: i for i, v in enumerate(views)}
         try:
-            return self.store.full(self._by_key[key])
+            return self._by_key[key]
         except KeyError:
             raise RecordNotFound(f"no record with id or slug {key!r}") from None
+
+    def get(self, key: str) -> dict[str, Any]:
+        """The whole record with this id or slug."""
+        return self.store.full(self.position(key))
 
     def _json_fields(self, line: str) -> list[str]:
         if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip().startswith("{"):
@@ -96,17 +101,12 @@ class KnowledgeBase:
             if block.lstrip(b" \t")[:1] == b"{":
                 starts.insert(0, 0)
             for start in starts:
-                end = block.find(b"\n", start)
-                end = len(block) if end < 0 else end
+                end = line_end(block, start)
                 matches = self.match(block[start:end].decode("utf-8", "replace"))
                 if matches:
                     found[start] = (end, matches)
-        number, previous = 0, 0
-        for start in sorted(found):
-            number += block.count(b"\n", previous, start)
-            previous = start
-            end, matches = found[start]
-            yield number, block[start:end].decode("utf-8", "replace"), matches
+        for number, start, end in numbered_lines(block, found):
+            yield number, block[start:end].decode("utf-8", "replace"), found[start][1]
 
     def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
         """The lines that match a record, numbered from 1, with their ranked matches."""

@@ -15,14 +15,15 @@ import stat
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from io import BufferedReader
 from typing import BinaryIO, TypeVar
 
 from errdex.errors import InputError
 
-__all__ = ["MAX_LINE_BYTES", "read_blocks", "read_blocks_range", "read_lines", "split_file"]
+__all__ = ["MAX_LINE_BYTES", "line_end", "line_start", "numbered_lines", "read_blocks", "read_blocks_range",
+           "read_lines", "split_file"]
 
 T = TypeVar("T")
 
@@ -128,6 +129,26 @@ def _blocks(handle: BinaryIO) -> Iterator[bytes]:
             if first < 0:
                 continue
         yield _normalised(head)
+
+
+def line_start(block: bytes, offset: int) -> int:
+    """Where the line holding the byte before ``offset`` starts (``offset``: the end of a hit in the block)."""
+    return block.rfind(b"\n", 0, offset) + 1 if offset else 0
+
+
+def line_end(block: bytes, start: int) -> int:
+    """Where the line starting at ``start`` ends (its line break, or the end of the block)."""
+    end = block.find(b"\n", start)
+    return len(block) if end < 0 else end
+
+
+def numbered_lines(block: bytes, starts: Iterable[int]) -> Iterator[tuple[int, int, int]]:
+    """``(line index, start, end)`` of the lines starting at ``starts`` (sorted here), counting line breaks once."""
+    number, previous = 0, 0
+    for start in sorted(starts):
+        number += block.count(b"\n", previous, start)
+        previous = start
+        yield number, start, line_end(block, start)
 
 
 def read_blocks(source: str | Path) -> Iterator[bytes]:

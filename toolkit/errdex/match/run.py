@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 from errdex.errors import InputError
 from errdex import parallel
 from errdex.match.knowledge import KnowledgeBase, LineMatch
-from errdex.match.readers import read_blocks, read_blocks_range, read_lines, split_file
+from errdex.match.readers import line_start, numbered_lines, read_blocks, read_blocks_range, read_lines, split_file
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
 
@@ -85,19 +85,14 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
     takes seconds on a large log); the result is the same, line for line.
     """
     starts: set[int] = set()
-    rfind = block.rfind
 
     def on_hit(index: int, start: int, end: int, flags: int, context: Any) -> None:
-        starts.add(rfind(b"\n", 0, end) + 1)
+        starts.add(line_start(block, end))
 
     if block:
         _error_looking_database().scan(block, match_event_handler=on_hit)
-    number, previous = 0, 0
-    for start in sorted(starts):
-        number += block.count(b"\n", previous, start)
-        previous = start
-        end = block.find(b"\n", start)
-        yield number, block[start : (len(block) if end < 0 else end)].decode("utf-8", "replace")
+    for number, start, end in numbered_lines(block, starts):
+        yield number, block[start:end].decode("utf-8", "replace")
 
 
 def _scan(blocks: Iterable[bytes], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
