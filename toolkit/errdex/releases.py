@@ -29,6 +29,7 @@ import io
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,6 +109,16 @@ def release_history(folder: Path) -> list[dict[str, Any]]:
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: not a release manifest: {exc}") from exc
     return sorted(manifests, key=lambda m: m.get("version", ""))
+
+
+def history_folder(records: Sequence[str | Path] | None) -> Path | None:
+    """The folder whose release manifests tell the records' history: the first folder given, or the bundled one."""
+    from errdex.records.sources import bundled_records_dir
+
+    if not records:
+        return bundled_records_dir()
+    first = Path(records[0])
+    return first if first.is_dir() else None
 
 
 def record_releases(folder: Path) -> dict[str, tuple[str, str]]:
@@ -257,8 +268,10 @@ def cut_release(
             report.changed.append((record, changed))
             record["contentChangedAt"] = stamp
             status = record.get("status", "active")
-            if status != old.get("status", "active"):
-                (report.withdrawn if status == "withdrawn" else report.superseded if status == "superseded" else []).append(record)
+            if status != old.get("status", "active") and status == "withdrawn":
+                report.withdrawn.append(record)
+            elif status != old.get("status", "active") and status == "superseded":
+                report.superseded.append(record)
         else:
             report.unchanged += 1
         entry.envelope["datasetVersion"] = stamp

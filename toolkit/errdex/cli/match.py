@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from pathlib import Path
 
 import click
 
@@ -126,12 +125,10 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
-        from errdex.records.sources import bundled_records_dir
-        from errdex.releases import record_releases
+        from errdex.releases import history_folder, record_releases
 
-        folder = Path(records[0]) if records else bundled_records_dir()
-        history = record_releases(folder) if folder.is_dir() else {}
-        position = kb.store.views.index(next(v for v in kb.store.views if v["id"] == record["id"]))
-        echo(explain_text(record, color=color_enabled(), dataset_version=kb.store.dataset_versions[position],
+        folder = history_folder(list(records) or None)
+        history = record_releases(folder) if folder else {}
+        echo(explain_text(record, color=color_enabled(), dataset_version=kb.store.dataset_versions[kb.position(record["id"])],
                           releases=history.get(record["id"])))
     return 0

@@ -27,7 +27,7 @@ from errdex._version import __version__
 from errdex.errors import InputError
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
-from errdex.releases import record_releases, release_changes
+from errdex.releases import history_folder, record_releases, release_changes
 from errdex.site.search import build_search_index
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
@@ -170,7 +170,7 @@ def build_site(
     loaded = load_record_store(records).loaded()
     findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
-    history = _records_folder(records)
+    history = history_folder(records)
     facts.releases = record_releases(history) if history else {}
     changes = release_changes(history) if history else []
     info = facts.site_info(__version__)
@@ -327,16 +327,6 @@ class _RecordPages:
             self.queue.close()
         for child in self.children:
             parallel.stop_child(child)
-
-
-def _records_folder(records: Sequence[str | Path] | None) -> Path | None:
-    """The folder whose release manifests tell each record's history (the first folder given, or the bundled one)."""
-    from errdex.records.sources import bundled_records_dir
-
-    if not records:
-        return bundled_records_dir()
-    first = Path(records[0])
-    return first if first.is_dir() else None
 
 
 def _write_changelog(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, changes: list[Any]) -> None:

@@ -287,6 +287,7 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
     root = page_root(path)
     proof = facts.proof_of(record)
     lifecycle, successor = _lifecycle(record, facts, root)
+    added_in, changed_in = facts.releases.get(record["id"], (None, None))
     pattern = record["messagePattern"]
     return p.RecordPage(
         site=info, path=path, root=root, kind="record",
@@ -320,6 +321,5 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         analyzed_at=record.get("analyzedAt", ""),
         content_changed_at=record.get("contentChangedAt", ""),
         lifecycle=lifecycle, successor=successor,
-        added_in=facts.releases.get(record["id"], (None, None))[0],
-        changed_in=facts.releases.get(record["id"], (None, None))[1],
+        added_in=added_in, changed_in=changed_in,
     )
