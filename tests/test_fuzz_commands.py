@@ -229,7 +229,10 @@ def test_what_validate_accepts_every_command_accepts(tmp_path: Path) -> None:
         folder = _record_dir(tmp, data)
         verdict, _ = run_bounded("validate", str(folder))
         for command in STRICT_COMMANDS:
-            args = tuple(RECORD_COMMANDS[command](tmp, folder, _bundle(tmp, data)))
+            if command == "explain":
+                args = ("explain", "--records", str(folder), BASE["record"]["id"])
+            else:
+                args = tuple(RECORD_COMMANDS[command](tmp, folder, _bundle(tmp, data)))
             code, stderr = run_bounded(*args)
             assert_handled(code, stderr, args)
             assert (code == 0) == (verdict == 0), (
