@@ -112,7 +112,7 @@ def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: An
     assert out.exit_code == 1 and out.json()["changed"][0]["fields"][0] == {"field": "severity", "old": "error", "new": "warning"}
     assert cli("diff", str(old), str(old)).exit_code == 0
     missing = cli("diff", str(tmp_path / "nope"), str(old))
-    assert missing.exit_code == 1 and "no such file or folder" in missing.stderr
+    assert missing.exit_code == 2 and "no such file or folder" in missing.stderr  # trouble, as diff(1)
 
 
 def test_content_hash_ignores_volatile_fields() -> None:
@@ -167,3 +167,14 @@ def test_diff_finds_the_bundle_of_a_manifest_kept_in_the_records(folder: Path, t
     shutil.rmtree(tmp_path / "build")
     with pytest.raises(Exception, match="neither beside it nor in build/releases/"):
         diff(manifest, folder)
+
+
+def test_diff_exits_2_for_trouble_and_1_only_when_the_sides_differ(folder: Path, tmp_path: Path, cli: Any) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"record": ', encoding="utf-8")
+    for args in ((str(folder), str(tmp_path / "nope.json")), (str(broken), str(folder))):
+        result = cli("diff", *args)
+        assert result.exit_code == 2, result.stderr
+        assert result.stderr.startswith("errdex: error: ") and result.stderr.count("\n") == 1
+    _edit(folder, ONE, severity="warning")
+    assert cli("diff", str(ROOT / "records"), str(folder)).exit_code == 1

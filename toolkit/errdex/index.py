@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -120,6 +121,8 @@ class IndexInfo:
 class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
+    #: More rows than the limit: only the first ``limit`` are in ``rows``.
+    truncated: bool = False
 
 
 def content_hash(records: Sequence[LoadedRecord]) -> str:
@@ -273,20 +276,81 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     return build_index(db=target, loaded=items)
 
 
-def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None) -> QueryResult:
-    """Run read-only SQL against the index (built or refreshed first when needed)."""
-    path = Path(db) if db is not None and Path(db).exists() and records is None else ensure_index(records, db=db).path
+#: Settings of every connection that runs user SQL: the index file is all it can read, and the SQL cannot
+#: change them (DuckDB's advice for untrusted SQL).
+QUERY_CONFIG: dict[str, Any] = {
+    "enable_external_access": False,  # no COPY TO, ATTACH, read_csv/read_text/glob of files, INSTALL, httpfs
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_unsigned_extensions": False,
+    "memory_limit": "512MB",
+    "threads": 2,
+    "lock_configuration": True,  # no SET, RESET or PRAGMA that would undo the above
+}
+#: Rows ``query`` returns unless told otherwise; 0 means every row.
+QUERY_ROW_LIMIT = 10_000
+#: Seconds a query may run unless told otherwise.
+QUERY_TIMEOUT_S = 30.0
+
+
+def _existing_index(db: str | Path) -> Path:
+    path = Path(db)
+    if not path.exists():
+        raise InputError(f"{path}: no such index (build one with 'errdex index --db {path}', "
+                         "or leave --db out to use the cached one); nothing was created")
+    if not path.is_file():
+        raise InputError(f"{path}: not an index file")
+    return path
+
+
+def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None,
+          limit: int = QUERY_ROW_LIMIT, timeout: float | None = QUERY_TIMEOUT_S) -> QueryResult:
+    """Run user SQL against the index, read-only, with no access to anything but the index.
+
+    The index at ``db`` must exist (a typo never creates a file); with
+    ``records`` it is refreshed first when they changed. Without ``db`` the
+    cached index is built or refreshed. At most ``limit`` rows are returned
+    (0: all; ``truncated`` says when more were left), and a query running
+    longer than ``timeout`` seconds is interrupted.
+    """
+    if not sql.strip():
+        raise UsageError("no SQL given (pass a statement, or - to read one from stdin)")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise UsageError(f"limit must be a whole number from 0 (0: every row), not {limit!r}")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if db is not None:
+        path = _existing_index(db)
+        if records is not None:
+            path = ensure_index(records, db=path).path
+    else:
+        path = ensure_index(records).path
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=QUERY_CONFIG)
     except duckdb.Error as exc:
-        raise InputError(f"cannot open the index at {path}: {exc}") from exc
+        raise InputError(f"cannot open the index at {path}: {' '.join(str(exc).split())}") from exc
+    timer = threading.Timer(timeout, con.interrupt) if timeout is not None else None
     try:
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         cursor = con.execute(sql)
-        columns = [d[0] for d in cursor.description or ()]
-        rows = cursor.fetchall() if cursor.description else []
+        if cursor is None or not cursor.description:
+            return QueryResult([], [])
+        columns = [d[0] for d in cursor.description]
+        rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
+    except duckdb.InterruptException as exc:
+        raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
+        if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in message:
+            raise UsageError(f"query refused: {message} (errdex query reads the index and nothing else, "
+                             "and cannot change settings)") from exc
         raise UsageError(f"query failed: {message}") from exc
     finally:
+        if timer is not None:
+            timer.cancel()
         con.close()
-    return QueryResult(columns, rows)
+    truncated = bool(limit) and len(rows) > limit
+    return QueryResult(columns, rows[:limit] if truncated else rows, truncated)
