@@ -226,7 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fault_stall(self, index: int, params: dict[str, Any], act: _Act) -> None:
         fake = self.server.fake
-        stopped = fake.stopping.wait(params["ms"] / 1000)
+        stopped = fake.stopping.wait(min(params["ms"] / 1000, threading.TIMEOUT_MAX))
         handled = bool(params.get("handle")) and not stopped
         fake.ledger.settle(index, "stalled", handled=handled)
         if handled:
