@@ -188,3 +188,43 @@ def test_query_never_creates_the_index_a_typo_names(tmp_path: Path, cli) -> None
     with pytest.raises(InputError, match="no such index"):
         query("SELECT 1", db=typo, records=[str(ROOT / "records")])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_index_build_leaves_nothing_behind_after_the_next_run(tmp_path: Path) -> None:
+    from tests.processes import leftovers, run
+
+    killed = run("index", "--db", "errdex.duckdb", cwd=tmp_path, ERRDEX_CRASH_AT="index:written")
+    assert killed.returncode == -9
+    left = leftovers(tmp_path)
+    assert left and all(p.name.startswith(".errdex.duckdb.") for p in left)
+    assert not (tmp_path / "errdex.duckdb").exists()
+    again = run("index", "--db", "errdex.duckdb", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["errdex.duckdb"]
+    assert query("SELECT count(*) FROM records", db=tmp_path / "errdex.duckdb").rows[0][0] > 0
+
+
+def test_a_killed_build_of_the_cached_index_is_cleaned_from_the_cache(tmp_path: Path) -> None:
+    import os
+
+    from tests.processes import leftovers, run
+
+    cache = tmp_path / "cache"
+    killed = run("query", "SELECT 1", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache), ERRDEX_CRASH_AT="index:written")
+    assert killed.returncode == -9 and leftovers(cache / "index")
+    again = run("query", "SELECT count(*) AS n FROM records", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache))
+    assert again.returncode == 0, again.stderr
+    assert leftovers(cache) == [] and len(os.listdir(cache / "index")) == 1
+
+
+def test_two_runs_that_need_the_same_index_build_it_once(tmp_path: Path, seed: dict[str, Any]) -> None:
+    from tests.processes import start
+
+    write_envelope(tmp_path / "records", seed)
+    cache = tmp_path / "cache"
+    runs = [start("query", "SELECT value FROM metadata WHERE key = 'built_at'", "--records", "records",
+                  "--format", "csv", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache)) for _ in range(3)]
+    outputs = [process.communicate(timeout=60) for process in runs]
+    assert [process.returncode for process in runs] == [0, 0, 0], outputs
+    built = {out.splitlines()[1] for out, _ in outputs}
+    assert len(built) == 1  # the ones that waited found the first one's index fresh

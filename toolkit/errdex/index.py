@@ -37,6 +37,7 @@ from typing import Any
 import duckdb
 
 from errdex import patterns
+from errdex._files import clean_leftovers, crash_point
 from errdex._version import __version__
 from errdex.cache import cache_dir
 from errdex.errors import DataError, InputError, UsageError
@@ -222,8 +223,29 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
     digest = content_hash(items)
+    with _build_lock(target):
+        _build(target, items, digest)
+    return IndexInfo(target, digest, len(items), True)
+
+
+#: How long an index build waits for another run building the same index.
+INDEX_LOCK_WAIT_S = 120.0
+
+
+def _build_lock(target: Path) -> Any:
+    """The lock two runs building the same index file share (the second waits, then finds it fresh)."""
+    from errdex._locks import hold
+
+    return hold(target.with_name(f".{target.name}.lock"), what="index build", wait=INDEX_LOCK_WAIT_S)
+
+
+def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
+    clean_leftovers(target.parent)  # the .tmp and .wal of builds that were killed
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
         leftover.unlink(missing_ok=True)
@@ -231,6 +253,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         con = duckdb.connect(str(tmp))
         try:
             _write(con, items, digest)
+            crash_point("index:written")
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -241,7 +264,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         raise InputError(f"cannot write the index at {target}: {exc.strerror or exc}") from exc
     finally:
         tmp.unlink(missing_ok=True)
-    return IndexInfo(target, digest, len(items), True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
 
 
 def default_index_path(records: Sequence[str | Path] | None = None) -> Path:
@@ -269,11 +292,22 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     items = load_records(records)
     target = Path(db) if db is not None else default_index_path(records)
     digest = content_hash(items)
-    stored = _stored(target) if target.exists() else None
-    if stored and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
-            and stored.get("index_format") == str(INDEX_FORMAT):
+    if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
-    return build_index(db=target, loaded=items)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
+    with _build_lock(target):
+        if _fresh(target, digest):  # another run built it while this one waited
+            return IndexInfo(target, digest, len(items), False)
+        return build_index(db=target, loaded=items)
+
+
+def _fresh(target: Path, digest: str) -> bool:
+    stored = _stored(target) if target.exists() else None
+    return bool(stored) and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
+        and stored.get("index_format") == str(INDEX_FORMAT)
 
 
 #: Settings of every connection that runs user SQL: the index file is all it can read, and the SQL cannot

@@ -39,6 +39,8 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
     from errdex.releases import cut_release
 
     report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
+    for note in report.notes:
+        stderr_line(f"errdex: {note}")
     counts = report.manifest["counts"]
     for record in report.added:
         echo(f"added      {record['slug']} ({record['id']})\n")
