@@ -110,10 +110,10 @@ class ScenarioBounds(Check):
             over = [(place, ms) for place, ms in scenario_times(scenario) if not 0 <= ms <= MAX_SCENARIO_MS]
             for place, ms in over:
                 yield Problem(f"scenarios/{index}/{place}",
-                              f"{ms:g} ms is outside 0-{MAX_SCENARIO_MS} ms, the longest a scenario may wait; "
+                              f"{ms:.0f} ms is outside 0-{MAX_SCENARIO_MS} ms, the longest a scenario may wait; "
                               "a proof must end in seconds")
             need = scenario_need_ms(scenario)
             if not over and need > MAX_SCENARIO_TOTAL_MS:
                 yield Problem(f"scenarios/{index}",
-                              f"the scenario's times add up to {need:g} ms (the client's timeout counted twice, for "
+                              f"the scenario's times add up to {need:.0f} ms (the client's timeout counted twice, for "
                               f"the cleanup), more than {MAX_SCENARIO_TOTAL_MS} ms; shorten them")
