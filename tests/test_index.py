@@ -10,10 +10,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from errdex.errors import DataError, UsageError
+from errdex.errors import DataError, InputError, UsageError
 from errdex.index import build_index, ensure_index, query
 from errdex.records.loader import load_records
-from tests.conftest import write_envelope
+from tests.conftest import ROOT, write_envelope
 
 
 def test_bundled_dataset_index_has_every_record_and_list(tmp_path: Path) -> None:
@@ -124,3 +124,107 @@ def test_fingerprint_sees_sizes_times_and_missing_files(tmp_path: Path) -> None:
     assert loader._fingerprint([*files, str(tmp_path / "gone.json")]) is None
     (tmp_path / "3.json").write_text("changed")
     assert loader._fingerprint(files) != alone
+
+
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_index(db=tmp_path_factory.mktemp("index") / "x.duckdb").path
+
+
+@pytest.mark.parametrize("sql", [
+    "COPY (SELECT 1) TO '{out}/copied.csv'",
+    "EXPORT DATABASE '{out}/exported'",
+    "ATTACH '{out}/attached.duckdb' (READ_WRITE)",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_text('/etc/hostname')",
+    "SELECT * FROM glob('/etc/*')",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET enable_external_access = true",
+    "SET threads = 1",
+    "RESET memory_limit",
+    "PRAGMA threads = 4",
+])
+def test_query_reaches_nothing_but_the_index(built_index: Path, tmp_path: Path, cli, sql: str) -> None:
+    result = cli("query", sql.format(out=tmp_path), "--db", str(built_index))
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert result.stderr.startswith("errdex: error: query refused: ") and result.stderr.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+def test_query_settings_are_the_bounded_ones(built_index: Path) -> None:
+    rows = query("SELECT current_setting('enable_external_access'), current_setting('threads'), "
+                 "current_setting('lock_configuration')", db=built_index).rows
+    assert rows == [(False, 2, True)]
+
+
+def test_empty_sql_is_a_usage_error(built_index: Path, cli) -> None:
+    for given in ("", "\n", "   \n\t"):
+        result = cli("query", "-", "--db", str(built_index), input=given)
+        assert result.exit_code == 2 and "no SQL given" in result.stderr and result.stderr.count("\n") == 1
+    assert cli("query", "-", "--db", str(built_index), input="SELECT 41 + 1 AS n").stdout.splitlines()[2] == "42"
+
+
+def test_query_rows_are_limited(built_index: Path, cli) -> None:
+    result = query("SELECT range FROM range(100000000)", db=built_index, limit=5)
+    assert result.rows == [(i,) for i in range(5)] and result.truncated
+    assert not query("SELECT range FROM range(5)", db=built_index, limit=5).truncated
+    assert len(query("SELECT range FROM range(20000)", db=built_index, limit=0).rows) == 20000
+    out = cli("query", "SELECT range FROM range(10)", "--db", str(built_index), "--limit", "3", "--format", "csv")
+    assert out.exit_code == 0 and out.stdout.split() == ["range", "0", "1", "2"]
+    assert "only the first 3 rows" in out.stderr
+
+
+def test_a_long_query_is_stopped_by_its_timeout(built_index: Path, cli) -> None:
+    result = cli("query", "SELECT count(*) FROM range(1000000000000)", "--db", str(built_index), "--timeout", "0.5")
+    assert result.exit_code == 1 and "query stopped after 0.5 s" in result.stderr
+
+
+def test_query_never_creates_the_index_a_typo_names(tmp_path: Path, cli) -> None:
+    typo = tmp_path / "typo.duckdb"
+    result = cli("query", "SELECT 1", "--db", str(typo))
+    assert result.exit_code == 1 and f"{typo}: no such index" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(InputError, match="no such index"):
+        query("SELECT 1", db=typo, records=[str(ROOT / "records")])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_index_build_leaves_nothing_behind_after_the_next_run(tmp_path: Path) -> None:
+    from tests.processes import leftovers, run
+
+    killed = run("index", "--db", "errdex.duckdb", cwd=tmp_path, ERRDEX_CRASH_AT="index:written")
+    assert killed.returncode == -9
+    left = leftovers(tmp_path)
+    assert left and all(p.name.startswith(".errdex.duckdb.") for p in left)
+    assert not (tmp_path / "errdex.duckdb").exists()
+    again = run("index", "--db", "errdex.duckdb", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["errdex.duckdb"]
+    assert query("SELECT count(*) FROM records", db=tmp_path / "errdex.duckdb").rows[0][0] > 0
+
+
+def test_a_killed_build_of_the_cached_index_is_cleaned_from_the_cache(tmp_path: Path) -> None:
+    import os
+
+    from tests.processes import leftovers, run
+
+    cache = tmp_path / "cache"
+    killed = run("query", "SELECT 1", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache), ERRDEX_CRASH_AT="index:written")
+    assert killed.returncode == -9 and leftovers(cache / "index")
+    again = run("query", "SELECT count(*) AS n FROM records", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache))
+    assert again.returncode == 0, again.stderr
+    assert leftovers(cache) == [] and len(os.listdir(cache / "index")) == 1
+
+
+def test_two_runs_that_need_the_same_index_build_it_once(tmp_path: Path, seed: dict[str, Any]) -> None:
+    from tests.processes import start
+
+    write_envelope(tmp_path / "records", seed)
+    cache = tmp_path / "cache"
+    runs = [start("query", "SELECT value FROM metadata WHERE key = 'built_at'", "--records", "records",
+                  "--format", "csv", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache)) for _ in range(3)]
+    outputs = [process.communicate(timeout=60) for process in runs]
+    assert [process.returncode for process in runs] == [0, 0, 0], outputs
+    built = {out.splitlines()[1] for out, _ in outputs}
+    assert len(built) == 1  # the ones that waited found the first one's index fresh

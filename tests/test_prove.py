@@ -105,3 +105,66 @@ def test_prove_json_shape(cli) -> None:
         assert {"id", "slug", "scenarios"} <= set(record)
         for scenario in record["scenarios"]:
             assert {"id", "passed", "observed"} <= set(scenario)
+
+
+def _endless(seed: dict[str, Any]) -> dict[str, Any]:
+    envelope = _seed_v3(seed)
+    envelope["record"]["scenarios"][0].update({
+        "call": {"operation": "get-sandbox", "clientTimeoutMs": 10**6},
+        "server": {"faults": [{"on": "get-sandbox", "action": "stall", "ms": 10**12, "handle": True}]},
+        "expect": {"outcome": "raises", "errorClass": "CreateosTimeoutError"},
+    })
+    return envelope
+
+
+def _wait_for(condition: Any, seconds: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_an_endless_scenario_times_out_and_its_server_is_stopped(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    import threading
+    import time
+
+    path = write_envelope(tmp_path, _endless(seed))
+    before = {t.ident for t in threading.enumerate()}
+    started = time.monotonic()
+    result = cli("prove", "--records", str(path), "--timeout", "0.5", "--format", "json")
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 1
+    scenario = result.json()["records"][0]["scenarios"][0]
+    assert scenario["passed"] is False and scenario["observed"] == {"outcome": "unfinished"}
+    assert scenario["failures"] == ["timed out after 0.5 s (the scenario's call did not finish; see --timeout)"]
+    assert scenario["ledger"]["requests"]["get-sandbox"] == 1
+    # the fake server and the cancelled call are gone, not left running
+    assert _wait_for(lambda: {t.ident for t in threading.enumerate()} <= before, 3)
+
+
+def test_the_default_time_limit_follows_the_scenario_and_is_bounded(seed: dict[str, Any]) -> None:
+    from errdex.executor.createos.bounds import MAX_SCENARIO_TOTAL_MS, SLACK_S, scenario_limit_s
+
+    endless = _endless(seed)["record"]["scenarios"][0]
+    assert scenario_limit_s(endless) == MAX_SCENARIO_TOTAL_MS / 1000 + SLACK_S
+    recorded = [scenario_limit_s(scenario) for _, scenario in CASES]
+    assert max(recorded) < 20 and min(recorded) > SLACK_S
+
+
+def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall(seed: dict[str, Any]) -> None:
+    record = _seed_v3(seed)["record"]
+    scenario = {"id": "huge-stall", "summary": "The server never answers.",
+                "call": {"operation": "get-sandbox", "clientTimeoutMs": 200},
+                "server": {"faults": [{"on": "get-sandbox", "action": "stall", "ms": 10**15}]},
+                "expect": {"outcome": "raises", "errorClass": "CreateosTimeoutError", "matchesRecord": False}}
+    proof = prove_scenario(record, scenario, timeout=5)
+    assert proof.observed["errorClass"] == "TimeoutError", proof.observed  # the client gave up, as on a stall
+
+
+def test_prove_refuses_a_timeout_that_is_not_a_positive_time(cli) -> None:
+    result = cli("prove", "--timeout", "0")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from errdex.errors import DataError, UsageError
-from errdex.releases import content_hash, cut_release, diff, record_releases
+from errdex.releases import content_hash, cut_release, diff, record_releases, release_history
 from tests.conftest import ROOT
 
 FIRST, SECOND = "2026-12-01T00:00:00Z", "2026-12-08T00:00:00Z"
@@ -112,7 +112,7 @@ def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: An
     assert out.exit_code == 1 and out.json()["changed"][0]["fields"][0] == {"field": "severity", "old": "error", "new": "warning"}
     assert cli("diff", str(old), str(old)).exit_code == 0
     missing = cli("diff", str(tmp_path / "nope"), str(old))
-    assert missing.exit_code == 1 and "no such file or folder" in missing.stderr
+    assert missing.exit_code == 2 and "no such file or folder" in missing.stderr  # trouble, as diff(1)
 
 
 def test_content_hash_ignores_volatile_fields() -> None:
@@ -167,3 +167,88 @@ def test_diff_finds_the_bundle_of_a_manifest_kept_in_the_records(folder: Path, t
     shutil.rmtree(tmp_path / "build")
     with pytest.raises(Exception, match="neither beside it nor in build/releases/"):
         diff(manifest, folder)
+
+
+def test_diff_exits_2_for_trouble_and_1_only_when_the_sides_differ(folder: Path, tmp_path: Path, cli: Any) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"record": ', encoding="utf-8")
+    for args in ((str(folder), str(tmp_path / "nope.json")), (str(broken), str(folder))):
+        result = cli("diff", *args)
+        assert result.exit_code == 2, result.stderr
+        assert result.stderr.startswith("errdex: error: ") and result.stderr.count("\n") == 1
+    _edit(folder, ONE, severity="warning")
+    assert cli("diff", str(ROOT / "records"), str(folder)).exit_code == 1
+
+
+# ---- a release killed half-way, and two at once --------------------------------------------------------
+
+
+def _reference_release(tmp_path: Path) -> dict[str, bytes]:
+    """What cutting FIRST from a fresh copy writes: the records, the bundle folder and the changelog."""
+    from tests.processes import run
+
+    work = tmp_path / "reference"
+    shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
+    result = run("release", "--version", FIRST, "--out", "out", cwd=work)
+    assert result.returncode == 0, result.stderr
+    return _snapshot(work)
+
+
+@pytest.mark.parametrize("point", ["change:staged-one", "change:journaled", "change:renamed-one"])
+def test_a_release_killed_half_way_is_finished_or_undone_by_the_next_run(tmp_path: Path, point: str) -> None:
+    from tests.processes import leftovers, run
+
+    reference = _reference_release(tmp_path)
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
+    before = _snapshot(work)
+    killed = run("release", "--version", FIRST, "--out", "out", cwd=work, ERRDEX_CRASH_AT=point)
+    assert killed.returncode == -9, killed.stderr
+    assert leftovers(work)  # the kill left temporary files (and maybe a journal) behind
+    records_now = {k: v for k, v in _snapshot(work).items() if k.startswith("records/") and "/." not in k}
+    if point == "change:staged-one":  # killed before the journal: nothing was changed
+        assert records_now == {k: v for k, v in before.items() if k.startswith("records/")}
+    again = run("release", "--version", FIRST, "--out", "out", cwd=work)
+    assert again.returncode == 0, again.stderr
+    if point != "change:staged-one":
+        assert "finished a change that process" in again.stderr
+    assert leftovers(work) == []
+    assert _snapshot(work) == reference
+
+
+def test_a_release_refuses_while_another_holds_the_folder(folder: Path, tmp_path: Path) -> None:
+    import os
+
+    from errdex._locks import LOCK_FILE, hold
+    from tests.processes import run
+
+    before = _snapshot(folder)
+    with hold(folder / LOCK_FILE, what="release"):
+        result = run("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
+                     cwd=tmp_path, ERRDEX_LOCK_WAIT="0.2")
+        assert result.returncode == 1
+        assert f"errdex (pid {os.getpid()}, release" in result.stderr and "gave up" in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert {k: v for k, v in _snapshot(folder).items() if k != LOCK_FILE} == before
+    assert not (tmp_path / "out").exists() and not (tmp_path / "CHANGELOG.md").exists()
+
+
+def test_two_releases_at_once_take_turns(tmp_path: Path) -> None:
+    from tests.processes import leftovers, start
+
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
+    first, second = (start("release", "--version", version, "--out", f"out-{n}", cwd=work)
+                     for n, version in enumerate((FIRST, SECOND)))
+    first_err, second_err = first.communicate(timeout=60)[1], second.communicate(timeout=60)[1]
+    assert second.returncode == 0, second_err
+    manifests = {m["version"]: m for m in release_history(work / "records")}
+    changelog = (work / "CHANGELOG.md").read_text(encoding="utf-8")
+    if first.returncode == 0:  # the first went first: the second builds on it
+        assert manifests[SECOND]["previous"] == FIRST and manifests[SECOND]["counts"]["added"] == 0
+        assert changelog.count(f"## {SECOND}\n") == changelog.count(f"## {FIRST}\n") == 1
+        assert changelog.index(f"## {SECOND}") < changelog.index(f"## {FIRST}")
+    else:  # the second went first: the first is now older than the last release, and refused
+        assert first.returncode == 2 and "is older than the previous release" in first_err
+        assert set(manifests) == {SECOND} and f"## {FIRST}" not in changelog
+    assert leftovers(work) == []

@@ -54,6 +54,15 @@ SCENARIO_DEFECTS: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] =
     ("no-error-class", lambda r: r["scenarios"][0]["expect"].pop("errorClass"), "EDX203", "/record/scenarios/0/expect"),
     ("uncovered-clause", lambda r: r["scenarios"][0]["covers"].pop(), "EDX204", "/record/commonSituations"),
     ("clause-out-of-range", lambda r: r["scenarios"][0]["covers"].append("triggerScenarios:5"), "EDX204", "/record/scenarios/0/covers/3"),
+    ("endless-stall", _fault(on="get-sandbox", action="stall", ms=10**12), "EDX205", "/record/scenarios/0/server/faults/0/ms"),
+    ("endless-client-timeout", lambda r: r["scenarios"][0]["call"].__setitem__("clientTimeoutMs", 10**9), "EDX205",
+     "/record/scenarios/0/call/clientTimeoutMs"),
+    ("late-output", lambda r: r["scenarios"][0]["server"].__setitem__(
+        "programs", [{"output": [{"stream": "stdout", "text": "x", "atMs": 10**7}]}]), "EDX205",
+     "/record/scenarios/0/server/programs/0/output/0/atMs"),
+    ("times-add-up", lambda r: r["scenarios"][0]["server"].__setitem__(
+        "faults", [{"on": "get-sandbox", "action": "stall", "ms": 25_000, "nth": n} for n in (1, 2, 3)]), "EDX205",
+     "/record/scenarios/0"),
 ]
 
 

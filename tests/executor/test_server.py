@@ -259,3 +259,67 @@ def test_every_action_has_a_handler() -> None:
 def test_malformed_programs_are_refused(bad) -> None:
     with pytest.raises(ValueError, match="program"):
         FakeCreateos(programs=[bad])
+
+
+def _raw(fake: FakeCreateos, data: bytes, timeout: float = 5) -> bytes:
+    """Send raw bytes on a fresh connection; everything the server sends until it closes."""
+    host, port = fake.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as connection:
+        connection.sendall(data)
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+    return received
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GET /x%00 HTTP/1.1\r\n\r\n", b"404"),
+    (b"GET /x\x00\xff HTTP/1.1\r\n\r\n", b"404"),
+    (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", b"413"),
+    (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n", b"413"),
+    (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: -5\r\n\r\n", b"400"),
+    (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 1e3\r\n\r\n", b"400"),
+    (b"GET / HTTP/1.1 extra\r\n\r\n", b"400"),
+    (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", b"414"),
+])
+def test_bad_requests_get_an_answer_and_no_traceback(make_fake, capfd, request_bytes: bytes, status: bytes) -> None:
+    fake = make_fake()
+    answer = _raw(fake, request_bytes)
+    assert answer.split(b" ", 2)[1] == status, answer[:200]
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200  # still serving
+    assert capfd.readouterr().err == ""
+
+
+def test_a_body_over_the_limit_is_refused_unread(make_fake) -> None:
+    fake = make_fake(max_body_bytes=1000)
+    status, body = _request(fake, "PUT", f"/v1/sandboxes/{SANDBOX}/files?path=/tmp/a", b"x" * 1001)
+    assert status == 413 and b"larger than 1000 bytes" in body
+    assert fake.facts()["stagedFilesWritten"] == 0
+    assert _request(fake, "PUT", f"/v1/sandboxes/{SANDBOX}/files?path=/tmp/a", b"x" * 1000)[0] == 200
+
+
+def test_a_connection_that_sends_too_little_is_closed_after_the_timeout(make_fake) -> None:
+    fake = make_fake(request_timeout_s=0.3)
+    started = time.monotonic()
+    # promises two bytes of body and sends one: the server gives up instead of waiting forever
+    answer = _raw(fake, b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 2\r\n\r\n{", timeout=5)
+    assert answer == b"" and time.monotonic() - started < 3
+    started = time.monotonic()
+    assert _raw(fake, b"", timeout=5) == b"" and time.monotonic() - started < 3  # idle: closed too
+
+
+def test_idle_connections_are_bounded_and_time_out(make_fake) -> None:
+    fake = make_fake(request_timeout_s=0.5, max_connections=8)
+    host, port = fake.url.removeprefix("http://").split(":")
+    before = threading.active_count()
+    idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(40)]
+    try:
+        for connection in idle[8:]:  # beyond the bound: refused at once, no thread held
+            assert connection.recv(200).startswith(b"HTTP/1.1 503 ")
+        assert threading.active_count() - before <= 8
+        for connection in idle[:8]:  # the served ones are closed once their time is up
+            assert connection.recv(200) == b""
+    finally:
+        for connection in idle:
+            connection.close()
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200

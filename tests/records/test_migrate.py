@@ -320,3 +320,22 @@ def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
     assert loaded.record["schemaVersion"] == 3 and loaded.record["scenarios"] == []
     assert loaded.record == upgrade(variant(SEED_V2, 1)["record"])
     assert path.read_bytes() == before
+
+
+def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path) -> None:
+    from tests.processes import leftovers, run
+
+    folder = tmp_path / "records"
+    for number in range(4):
+        write_envelope(folder, variant(SEED_V2, number))
+    killed = run("migrate", "--to", "3", "records", cwd=tmp_path, ERRDEX_CRASH_AT="change:renamed-one")
+    assert killed.returncode == -9
+    versions = sorted(r.record["schemaVersion"] for r in load_records([folder]))
+    assert versions == [3, 3, 3, 3]  # the loader upgrades; the files are half migrated:
+    raw = sorted(json.loads(p.read_text())["record"]["schemaVersion"] for p in folder.rglob("*.json") if not p.name.startswith("."))
+    assert raw == [2, 2, 2, 3] and leftovers(folder)
+    again = run("migrate", "--to", "3", "records", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "finished a change that process" in again.stderr and "3 of 4 file(s)" in again.stderr
+    assert sorted(json.loads(p.read_text())["record"]["schemaVersion"] for p in folder.rglob("*.json") if not p.name.startswith(".")) == [3] * 4
+    assert leftovers(folder) == []

@@ -1,26 +1,68 @@
-"""Writing files so that a crash never leaves a half-written one."""
+"""Writing files so that a crash never leaves a half-written one, nor a half-made change of many files.
+
+Every temporary file errdex makes is named so it can be told apart and its
+owner found: ``.NAME.PID-XXXXXXXX.tmp`` (beside NAME, by :func:`write_atomic`
+and :func:`stage`) and ``.NAME.PID.tmp`` / ``.NAME.PID.tmp.wal`` (a DuckDB
+index being built). :func:`clean_leftovers` removes the ones whose process is
+gone (killed before it could clean up), and never anything else.
+
+A change of many files (a release, a migration) is all or nothing with
+:class:`Change`: every new file is staged beside its target, then a journal
+naming every rename is written atomically, then the renames happen, then the
+journal goes. A run killed before the journal leaves only temporary files
+(cleaned up later, the old files untouched); a run killed after it leaves a
+journal that :func:`recover` rolls forward.
+"""
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import json
 import os
+import re
+import signal
 import tempfile
+import time
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["Change", "clean_leftovers", "crash_point", "recover", "stage", "write_atomic"]
+
+#: The journal of a change of many files, in the folder that was locked for it.
+JOURNAL = ".errdex-journal.json"
+_TEMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)(?:-[a-z0-9_]{8}\.tmp|\.tmp|\.tmp\.wal)$")
+_OLD_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # before the owner's pid was in the name
+_OLD_AGE_S = 3600.0
+
+
+def crash_point(name: str) -> None:
+    """Die here as ``kill -9`` would when ``$ERRDEX_CRASH_AT`` names this point (for crash tests)."""
+    if os.environ.get("ERRDEX_CRASH_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process writes it: a cleaner leaves it alone
+    return fd, tmp
+
+
+def _fill(fd: int, tmp: str, path: Path, data: bytes) -> None:
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    try:
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+    except OSError:
+        os.chmod(tmp, 0o644)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write through a temporary file in the same folder, flushed to disk, then a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        except OSError:
-            os.chmod(tmp, 0o644)
+        _fill(fd, tmp, path, data)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -28,3 +70,168 @@ def write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def stage(path: Path, data: bytes) -> Path:
+    """A temporary file beside ``path`` holding ``data``, flushed to disk; the rename is the caller's."""
+    fd, tmp = _temp_beside(path)
+    try:
+        _fill(fd, tmp, path, data)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return Path(tmp)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError as exc:  # EPERM: it exists, owned by someone else
+        return exc.errno != errno.ESRCH
+    return True
+
+
+def _unowned(path: Path) -> bool:
+    """Nobody holds the file's lock (a writer holds it while it writes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _leftover(entry: os.DirEntry[str]) -> bool:
+    if not entry.is_file(follow_symlinks=False):
+        return False
+    found = _TEMP.match(entry.name)
+    if found is not None:
+        return not _alive(int(found["pid"])) and _unowned(Path(entry.path))
+    if _OLD_TEMP.match(entry.name):
+        try:
+            old = time.time() - entry.stat(follow_symlinks=False).st_mtime > _OLD_AGE_S
+        except OSError:
+            return False
+        return old and _unowned(Path(entry.path))
+    return False
+
+
+def clean_leftovers(folder: Path, *, recursive: bool = False, keep: frozenset[str] = frozenset()) -> list[Path]:
+    """Remove the temporary files of dead errdex processes in ``folder`` (and below it); what was removed.
+
+    Symbolic links are never followed, and no other file is touched; ``keep``
+    names paths to leave alone (those a journal still needs).
+    """
+    removed: list[Path] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            if recursive and entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif entry.path not in keep and _leftover(entry):
+                try:
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+                except OSError:
+                    pass
+    return removed
+
+
+class Change:
+    """Many files replaced all or nothing (see the module's docstring); ``journal`` is where the journal goes."""
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.journaled = False  # from here on the change is made: a failure leaves it to be rolled forward
+        self._staged: list[tuple[Path, Path]] = []
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Stage ``data`` as the new content of ``path`` (written when the change is committed)."""
+        self._staged.append((stage(path, data), path))
+        crash_point("change:staged-one")
+
+    def commit(self) -> None:
+        """Write the journal, rename every staged file onto its target, remove the journal."""
+        if not self._staged:
+            return
+        record = {"pid": os.getpid(), "renames": [[str(tmp), str(target)] for tmp, target in self._staged]}
+        write_atomic(self.journal, json.dumps(record, indent=1).encode("utf-8"))
+        self.journaled = True
+        crash_point("change:journaled")
+        for number, (tmp, target) in enumerate(self._staged, start=1):
+            os.replace(tmp, target)
+            if number == 1:
+                crash_point("change:renamed-one")
+        self.journal.unlink()
+        self._staged = []
+
+    def abandon(self) -> None:
+        """Remove every staged file (the targets were never touched); nothing once the journal is written."""
+        if self.journaled:
+            return
+        for tmp, _ in self._staged:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+        self._staged = []
+
+
+def journal_paths(journal: Path) -> frozenset[str]:
+    """The staged files a journal still needs (empty when there is no readable journal)."""
+    try:
+        record = json.loads(journal.read_text(encoding="utf-8"))
+        return frozenset(str(tmp) for tmp, _ in record["renames"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+
+
+def recover(journal: Path) -> str | None:
+    """Finish the change a killed run left in ``journal`` (roll it forward); what was done, or None."""
+    try:
+        text = journal.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        from errdex.errors import InputError
+
+        raise InputError(f"{journal}: cannot read the journal of an interrupted change: "
+                         f"{(exc.strerror or str(exc)).lower()}") from exc
+    try:
+        record = json.loads(text)
+        renames = [(Path(tmp), Path(target)) for tmp, target in record["renames"]]
+        pid = int(record["pid"])
+    except (ValueError, KeyError, TypeError) as exc:
+        from errdex.errors import DataError
+
+        raise DataError(f"{journal}: not the journal of an errdex change; remove it once you have "
+                        "checked the files it names") from exc
+    if _alive(pid) and pid != os.getpid():
+        from errdex.errors import InputError
+
+        raise InputError(f"{journal}: process {pid} is still making this change; wait for it to finish")
+    done = 0
+    for tmp, target in renames:
+        if tmp.exists():
+            os.replace(tmp, target)
+            done += 1
+    journal.unlink()
+    return (f"finished a change that process {pid} was killed in the middle of: "
+            f"{done} of {len(renames)} file(s) were still to be renamed into place")

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -36,6 +37,7 @@ from typing import Any
 import duckdb
 
 from errdex import patterns
+from errdex._files import clean_leftovers, crash_point
 from errdex._version import __version__
 from errdex.cache import cache_dir
 from errdex.errors import DataError, InputError, UsageError
@@ -120,6 +122,8 @@ class IndexInfo:
 class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
+    #: More rows than the limit: only the first ``limit`` are in ``rows``.
+    truncated: bool = False
 
 
 def content_hash(records: Sequence[LoadedRecord]) -> str:
@@ -219,8 +223,29 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
     digest = content_hash(items)
+    with _build_lock(target):
+        _build(target, items, digest)
+    return IndexInfo(target, digest, len(items), True)
+
+
+#: How long an index build waits for another run building the same index.
+INDEX_LOCK_WAIT_S = 120.0
+
+
+def _build_lock(target: Path) -> Any:
+    """The lock two runs building the same index file share (the second waits, then finds it fresh)."""
+    from errdex._locks import hold
+
+    return hold(target.with_name(f".{target.name}.lock"), what="index build", wait=INDEX_LOCK_WAIT_S)
+
+
+def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
+    clean_leftovers(target.parent)  # the .tmp and .wal of builds that were killed
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
         leftover.unlink(missing_ok=True)
@@ -228,6 +253,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         con = duckdb.connect(str(tmp))
         try:
             _write(con, items, digest)
+            crash_point("index:written")
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -238,7 +264,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         raise InputError(f"cannot write the index at {target}: {exc.strerror or exc}") from exc
     finally:
         tmp.unlink(missing_ok=True)
-    return IndexInfo(target, digest, len(items), True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
 
 
 def default_index_path(records: Sequence[str | Path] | None = None) -> Path:
@@ -266,27 +292,99 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     items = load_records(records)
     target = Path(db) if db is not None else default_index_path(records)
     digest = content_hash(items)
-    stored = _stored(target) if target.exists() else None
-    if stored and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
-            and stored.get("index_format") == str(INDEX_FORMAT):
+    if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
-    return build_index(db=target, loaded=items)
-
-
-def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None) -> QueryResult:
-    """Run read-only SQL against the index (built or refreshed first when needed)."""
-    path = Path(db) if db is not None and Path(db).exists() and records is None else ensure_index(records, db=db).path
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
+    with _build_lock(target):
+        if _fresh(target, digest):  # another run built it while this one waited
+            return IndexInfo(target, digest, len(items), False)
+        return build_index(db=target, loaded=items)
+
+
+def _fresh(target: Path, digest: str) -> bool:
+    stored = _stored(target) if target.exists() else None
+    return bool(stored) and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
+        and stored.get("index_format") == str(INDEX_FORMAT)
+
+
+#: Settings of every connection that runs user SQL: the index file is all it can read, and the SQL cannot
+#: change them (DuckDB's advice for untrusted SQL).
+QUERY_CONFIG: dict[str, Any] = {
+    "enable_external_access": False,  # no COPY TO, ATTACH, read_csv/read_text/glob of files, INSTALL, httpfs
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_unsigned_extensions": False,
+    "memory_limit": "512MB",
+    "threads": 2,
+    "lock_configuration": True,  # no SET, RESET or PRAGMA that would undo the above
+}
+#: Rows ``query`` returns unless told otherwise; 0 means every row.
+QUERY_ROW_LIMIT = 10_000
+#: Seconds a query may run unless told otherwise.
+QUERY_TIMEOUT_S = 30.0
+
+
+def _existing_index(db: str | Path) -> Path:
+    path = Path(db)
+    if not path.exists():
+        raise InputError(f"{path}: no such index (build one with 'errdex index --db {path}', "
+                         "or leave --db out to use the cached one); nothing was created")
+    if not path.is_file():
+        raise InputError(f"{path}: not an index file")
+    return path
+
+
+def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None,
+          limit: int = QUERY_ROW_LIMIT, timeout: float | None = QUERY_TIMEOUT_S) -> QueryResult:
+    """Run user SQL against the index, read-only, with no access to anything but the index.
+
+    The index at ``db`` must exist (a typo never creates a file); with
+    ``records`` it is refreshed first when they changed. Without ``db`` the
+    cached index is built or refreshed. At most ``limit`` rows are returned
+    (0: all; ``truncated`` says when more were left), and a query running
+    longer than ``timeout`` seconds is interrupted.
+    """
+    if not sql.strip():
+        raise UsageError("no SQL given (pass a statement, or - to read one from stdin)")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise UsageError(f"limit must be a whole number from 0 (0: every row), not {limit!r}")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if db is not None:
+        path = _existing_index(db)
+        if records is not None:
+            path = ensure_index(records, db=path).path
+    else:
+        path = ensure_index(records).path
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=QUERY_CONFIG)
     except duckdb.Error as exc:
-        raise InputError(f"cannot open the index at {path}: {exc}") from exc
+        raise InputError(f"cannot open the index at {path}: {' '.join(str(exc).split())}") from exc
+    timer = threading.Timer(timeout, con.interrupt) if timeout is not None else None
     try:
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         cursor = con.execute(sql)
-        columns = [d[0] for d in cursor.description or ()]
-        rows = cursor.fetchall() if cursor.description else []
+        if cursor is None or not cursor.description:
+            return QueryResult([], [])
+        columns = [d[0] for d in cursor.description]
+        rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
+    except duckdb.InterruptException as exc:
+        raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
+        if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in message:
+            raise UsageError(f"query refused: {message} (errdex query reads the index and nothing else, "
+                             "and cannot change settings)") from exc
         raise UsageError(f"query failed: {message}") from exc
     finally:
+        if timer is not None:
+            timer.cancel()
         con.close()
-    return QueryResult(columns, rows)
+    truncated = bool(limit) and len(rows) > limit
+    return QueryResult(columns, rows[:limit] if truncated else rows, truncated)

@@ -21,15 +21,15 @@ from typing import Any
 import pydantic
 import re2
 
+from errdex.errors import UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
+from errdex.executor.createos.bounds import scenario_limit_s
 from errdex.patterns import to_re2
 from errdex.records.models import Scenario
 from errdex.records.sources import iter_documents
 
 __all__ = ["ProofReport", "RecordProof", "ScenarioProof", "prove", "prove_scenario"]
 
-#: A scenario that has not finished after this long has failed (the executor must never hang).
-SCENARIO_LIMIT_S = 30.0
 PROOF_API_KEY = "errdex-proof-key"
 
 
@@ -151,9 +151,15 @@ def _fact(facts: dict[str, Any], dotted: str) -> Any:
     return node
 
 
-def prove_scenario(record: dict[str, Any], raw: dict[str, Any]) -> ScenarioProof:
-    """Run one scenario of a record against a fresh fake server and judge what was observed."""
+def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: float | None = None) -> ScenarioProof:
+    """Run one scenario of a record against a fresh fake server and judge what was observed.
+
+    A scenario still running after ``timeout`` seconds (default: what its own
+    times need, see :func:`~errdex.executor.createos.bounds.scenario_limit_s`)
+    has failed: it is cancelled and its fake server is stopped.
+    """
     started = time.monotonic()
+    limit = scenario_limit_s(raw) if timeout is None else timeout
     scenario_id = raw.get("id") if isinstance(raw.get("id"), str) else "?"
     try:
         scenario = Scenario.model_validate(raw)
@@ -194,15 +200,18 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any]) -> ScenarioProof
 
         worker = threading.Thread(target=run, name=f"proof-{scenario.id}", daemon=True)
         worker.start()
-        worker.join(SCENARIO_LIMIT_S)
+        worker.join(limit)
         if timer:
             timer.cancel()
-        if worker.is_alive():
+        timed_out = worker.is_alive()
+        if timed_out:
             cancel.set()
-            failures.append(f"the call did not finish within {SCENARIO_LIMIT_S:.0f} s")
+            failures.append(f"timed out after {limit:g} s (the scenario's call did not finish; see --timeout)")
         facts = server.facts()
     observed: dict[str, Any]
-    if "raises" in outcome:
+    if timed_out:  # what the cancelled call does while its server stops is not an observation
+        observed = {"outcome": "unfinished"}
+    elif "raises" in outcome:
         error = outcome["raises"]
         observed = {"outcome": "raises", "errorClass": error.error_class, "message": str(error)}
     elif "returns" in outcome:
@@ -219,7 +228,9 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any]) -> ScenarioProof
 def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     expect = scenario.expect
     failures = []
-    if observed["outcome"] != expect.outcome:
+    if observed["outcome"] == "unfinished":
+        pass  # the timeout is the failure
+    elif observed["outcome"] != expect.outcome:
         detail = f" ({observed.get('errorClass')}: {observed.get('message')})" if "message" in observed else ""
         failures.append(f"expected the call to {expect.outcome}, but it {observed['outcome']}{detail}")
     elif expect.outcome == "raises":
@@ -245,8 +256,14 @@ def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any],
     return failures
 
 
-def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | None = None) -> ProofReport:
-    """Prove every scenario of every record (``only``: record ids or slugs to keep)."""
+def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | None = None,
+          timeout: float | None = None) -> ProofReport:
+    """Prove every scenario of every record (``only``: record ids or slugs to keep).
+
+    ``timeout``: seconds each scenario may run (default: what its own times need and a few seconds more).
+    """
+    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
     started = time.monotonic()
     report = ProofReport()
     wanted = set(only or ())
@@ -264,7 +281,7 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
             proof.problem = "the record has no scenarios"
         else:
             proof.scenarios = [
-                prove_scenario(record, raw) if isinstance(raw, dict) else ScenarioProof("?", False, {}, ["not an object"])
+                prove_scenario(record, raw, timeout=timeout) if isinstance(raw, dict) else ScenarioProof("?", False, {}, ["not an object"])
                 for raw in scenarios
             ]
         report.records.append(proof)

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from errdex._files import write_atomic
+from errdex._files import JOURNAL, Change, clean_leftovers
 from errdex.errors import DataError, InputError, UsageError
 from errdex.records.canonical import canonical_text
 from errdex.records.timestamps import parse_rfc3339
@@ -183,6 +183,8 @@ class ReleaseReport:
     files_written: list[str] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
     bundle: Path | None = None
+    #: What the run did besides the release: an interrupted change it finished first.
+    notes: list[str] = field(default_factory=list)
 
 
 def _bundle_bytes(entries: list[_Entry]) -> bytes:
@@ -237,11 +239,29 @@ def cut_release(
     changelog: str | Path | None = None,
     check: bool = False,
 ) -> ReleaseReport:
-    """Cut a release of the records in ``folder`` (see the module's docstring); ``check``: write nothing."""
+    """Cut a release of the records in ``folder`` (see the module's docstring); ``check``: write nothing.
+
+    The release holds the folder's lock from reading to the last write (a
+    second release waits, then refuses), and writes every file all or
+    nothing: a release killed half-way is finished by the next run that
+    locks the folder (``notes`` says so).
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder of records (run from the project's root or pass --records DIR)")
     stamp = _version(version)
+    if check:
+        return _cut(folder, stamp, out, changelog, check=True)
+    from errdex._locks import records_lock
+
+    with records_lock([folder], what="release") as notes:
+        report = _cut(folder, stamp, out, changelog, check=False)
+    report.notes = notes + report.notes
+    return report
+
+
+def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path | None, *,
+         check: bool) -> ReleaseReport:
     entries = _read_folder(folder)
     history = [m for m in release_history(folder) if m.get("version") != stamp]
     previous = history[-1] if history else None
@@ -288,19 +308,39 @@ def cut_release(
                        "records": manifest_records}
     if check:
         return report
+    change = Change(folder / JOURNAL)
+    try:
+        _write_release(report, folder, entries, bundle, out, changelog, change)
+        change.commit()
+    except OSError as exc:
+        change.abandon()
+        outcome = "the next release finishes it" if change.journaled else "nothing was changed"
+        raise InputError(f"cannot write the release: {exc.filename or ''}: {(exc.strerror or str(exc)).lower()}; "
+                         f"{outcome}") from exc
+    except BaseException:
+        change.abandon()
+        raise
+    return report
+
+
+def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], bundle: bytes,
+                   out: str | Path | None, changelog: str | Path | None, change: Change) -> None:
+    """Stage every file of the release in ``change``: records, manifest, bundle, its copy, the changelog."""
+    stamp, bundle_name = report.version, report.manifest["bundle"]["file"]
     for entry in entries:
         text = canonical_text(entry.envelope).encode("utf-8", "surrogatepass")
         if entry.path.read_bytes() != text:
-            write_atomic(entry.path, text)
+            change.write(entry.path, text)
             report.files_written.append(str(entry.path))
     manifest_text = (json.dumps(report.manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
     (folder / RELEASES).mkdir(exist_ok=True)
-    write_atomic(folder / RELEASES / f"{stamp.replace(':', '')}.json", manifest_text)
+    change.write(folder / RELEASES / f"{stamp.replace(':', '')}.json", manifest_text)
     target = Path(out) if out is not None else Path("build") / "releases" / stamp.replace(":", "")
     target.mkdir(parents=True, exist_ok=True)
-    write_atomic(target / bundle_name, bundle)
-    write_atomic(target / f"{bundle_name}.sha256", f"{report.manifest['bundle']['sha256']}  {bundle_name}\n".encode())
-    write_atomic(target / "manifest.json", manifest_text)
+    clean_leftovers(target)
+    change.write(target / bundle_name, bundle)
+    change.write(target / f"{bundle_name}.sha256", f"{report.manifest['bundle']['sha256']}  {bundle_name}\n".encode())
+    change.write(target / "manifest.json", manifest_text)
     report.bundle = target / bundle_name
     if changelog is not None:
         path = Path(changelog)
@@ -310,9 +350,9 @@ def cut_release(
             existing = ""
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        clean_leftovers(path.parent if str(path.parent) else Path("."))
         successors = {e.record["id"]: e.record["slug"] for e in entries}
-        write_atomic(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
-    return report
+        change.write(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
 
 
 # ---- diff ----------------------------------------------------------------------------------------------

@@ -96,3 +96,24 @@ class ScenarioCoverage(Check):
                 if f"{name}:{position}" not in covered:
                     clause = clauses(ctx.text(name) or "")[position - 1]
                     yield Problem(name, f"clause {position} of {name} ({clause[:60]!r}) is proved by no scenario; add one")
+
+
+@register
+class ScenarioBounds(Check):
+    code, name = "EDX205", "scenario-bounds"
+    summary = "Every time a scenario names (stall ms, atMs, exitAtMs, timeouts) is within the executor's bound."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        from errdex.executor.createos.bounds import MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS, scenario_need_ms, scenario_times
+
+        for index, scenario in _scenarios(ctx):
+            over = [(place, ms) for place, ms in scenario_times(scenario) if not 0 <= ms <= MAX_SCENARIO_MS]
+            for place, ms in over:
+                yield Problem(f"scenarios/{index}/{place}",
+                              f"{ms:.0f} ms is outside 0-{MAX_SCENARIO_MS} ms, the longest a scenario may wait; "
+                              "a proof must end in seconds")
+            need = scenario_need_ms(scenario)
+            if not over and need > MAX_SCENARIO_TOTAL_MS:
+                yield Problem(f"scenarios/{index}",
+                              f"the scenario's times add up to {need:.0f} ms (the client's timeout counted twice, for "
+                              f"the cleanup), more than {MAX_SCENARIO_TOTAL_MS} ms; shorten them")

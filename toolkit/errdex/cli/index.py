@@ -12,7 +12,8 @@ from typing import Any
 import click
 
 from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
-from errdex.index import build_index, query
+from errdex.errors import UsageError
+from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
 
 _DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
                    help="Index file (default: a per-user cache, refreshed when the records change).")
@@ -57,25 +58,46 @@ def _table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: SQL read from stdin longer than this is refused rather than read whole.
+_MAX_SQL_BYTES = 1 << 20
+
+
+def _sql_from_stdin() -> str:
+    data = sys.stdin.buffer.read(_MAX_SQL_BYTES + 1)
+    if len(data) > _MAX_SQL_BYTES:
+        raise UsageError(f"the SQL on stdin is longer than {_MAX_SQL_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the SQL on stdin is not UTF-8 (byte {exc.start + 1})") from exc
+
+
 @click.command("query")
 @click.argument("sql")
 @records_option
-@_DB
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="An index file made by 'errdex index --db' (default: the per-user cache). It must exist.")
 @format_option("text", "json", "csv")
-def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str) -> int:
+@click.option("--limit", type=click.IntRange(min=0), default=QUERY_ROW_LIMIT, show_default=True,
+              help="Print at most this many rows (0: every row).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=QUERY_TIMEOUT_S, show_default=True,
+              metavar="SECONDS", help="Stop the query after this long.")
+def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str, limit: int, timeout: float) -> int:
     """Run read-only SQL against the index (SQL may be - to read it from stdin).
 
     Tables: records, solutions, prevention_tips, tags, scenarios, metadata
-    (see the README for their columns).
+    (see the README for their columns). The SQL sees the index and nothing
+    else: no files, no extensions, no settings (see the README).
 
     \b
     Example:
       errdex query "SELECT slug, error_class, severity FROM records ORDER BY slug"
       errdex query "SELECT tag, count(*) FROM tags GROUP BY tag" --format csv
+      echo "SELECT count(*) FROM records" | errdex query -
     """
     if sql == "-":
-        sql = sys.stdin.read()
-    result = query(sql, records=list(records) or None, db=db)
+        sql = _sql_from_stdin()
+    result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout)
     if fmt == "json":
         rows = [dict(zip(result.columns, row)) for row in result.rows]
         echo(json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n")
@@ -85,6 +107,8 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str)
         writer.writerow(result.columns)
         writer.writerows(result.rows)
         echo(buffer.getvalue())
-    else:
+    elif result.columns:
         echo(_table(result.columns, result.rows))
+    if result.truncated:
+        stderr_line(f"only the first {limit} rows are shown (--limit 0 for every row)")
     return 0

@@ -63,6 +63,8 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
         for file in exc.report.files:
             _loss_lines(file, "would drop")
         raise
+    for note in report.notes:
+        stderr_line(f"errdex: {note}")
     for file in report.changed:
         echo(f"{'migrated' if report.applied else 'would migrate'} {file.path}: {_versions(file)} -> v{report.to}\n")
         _loss_lines(file, "drops" if report.applied else "would drop")

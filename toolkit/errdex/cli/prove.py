@@ -39,15 +39,19 @@ def _text(report: ProofReport, color: bool) -> str:
 @click.argument("only", nargs=-1, metavar="[RECORD ...]")
 @records_option
 @format_option("text", "json")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=3600), default=None, metavar="SECONDS",
+              help="Fail a scenario still running after this long (default: what its own times need, plus 5 s).")
 @quiet_option
-def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, quiet: bool) -> int:
+def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, timeout: float | None,
+                  quiet: bool) -> int:
     """Run every trigger scenario of every record against a fresh fake CreateOS server.
 
     RECORD is a record id or slug (default: every record). A scenario passes
     when the reference executor raises the recorded error class with a message
     the record's own messagePattern matches (or returns what is expected) and
-    the server's ledger shows the expected facts. Exit 1 when a scenario fails
-    or a record has none.
+    the server's ledger shows the expected facts. A scenario still running
+    after its time limit fails as "timed out" and its fake server is stopped.
+    Exit 1 when a scenario fails or a record has none.
 
     \b
     Example:
@@ -55,7 +59,7 @@ def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, qui
       errdex prove createos-process-creation-could-not-be-confirmed-destroy-the
       errdex prove --format json > proofs.json
     """
-    report = prove(list(records) or None, only=list(only) or None)
+    report = prove(list(records) or None, only=list(only) or None, timeout=timeout)
     if fmt == "json":
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -8,8 +8,11 @@ from pathlib import Path
 import click
 
 from errdex.cli._common import echo, quiet_option, stderr_line
+from errdex.errors import ErrdexError
 
 DEFAULT_RECORDS = "records"
+#: diff's exit status when it cannot compare (0: same, 1: they differ), as diff(1).
+DIFF_TROUBLE = 2
 
 
 @click.command("release")
@@ -36,6 +39,8 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
     from errdex.releases import cut_release
 
     report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
+    for note in report.notes:
+        stderr_line(f"errdex: {note}")
     counts = report.manifest["counts"]
     for record in report.added:
         echo(f"added      {record['slug']} ({record['id']})\n")
@@ -57,7 +62,10 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
 @click.argument("new")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def diff_command(old: str, new: str, fmt: str) -> int:
-    """Compare two releases, bundles or folders record by record and field by field (exit 1 when they differ).
+    """Compare two releases, bundles or folders record by record and field by field.
+
+    Exit status, as diff(1): 0 when they are the same, 1 when they differ, 2
+    when a side cannot be read or is not valid.
 
     \b
     Example:
@@ -66,7 +74,12 @@ def diff_command(old: str, new: str, fmt: str) -> int:
     """
     from errdex.releases import diff
 
-    result = diff(old, new)
+    try:
+        result = diff(old, new)
+    except ErrdexError as exc:
+        trouble = click.ClickException(str(exc))
+        trouble.exit_code = DIFF_TROUBLE
+        raise trouble from exc
     if fmt == "json":
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -90,8 +90,23 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
     """Rewrite record files into canonical form (``check``: only report which would change).
 
     Files that cannot be parsed are left untouched and reported in ``failed``.
-    Gzipped bundles and stdin are not rewritten.
+    Gzipped bundles and stdin are not rewritten. While it rewrites, the
+    folders are locked (a release or migration there waits, and so does a
+    second fmt).
     """
+    if check:
+        return _fmt(paths, check=True)
+    from errdex._locks import records_lock
+    from errdex.records.sources import bundled_records_dir
+
+    places = [p for p in paths if str(p) != "-"] if paths else [bundled_records_dir()]
+    if not places:
+        return _fmt(paths, check=False)
+    with records_lock(places, what="fmt"):
+        return _fmt(paths, check=False)
+
+
+def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
     result = FmtResult()
     by_file: dict[Path, list[Document]] = {}
     order: list[tuple[Path, str]] = []

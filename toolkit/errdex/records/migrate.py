@@ -9,7 +9,8 @@ that holds something other than its default (a scenario, a status other than
 
 :func:`migrate` rewrites files in place. It reads and migrates every record
 before it writes anything, so nothing is written when a record cannot be
-read, is invalid, or (without ``allow_loss``) would lose data.
+read, is invalid, or (without ``allow_loss``) would lose data; and it
+replaces the files all or nothing, under the folders' lock.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import write_atomic
+from errdex._files import Change
 from errdex.errors import DataError, InputError, UsageError
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import checked_record
@@ -184,6 +185,8 @@ class MigrationReport:
     to: int
     files: list[FileMigration] = field(default_factory=list)
     applied: bool = False
+    #: What the run did besides the migration: an interrupted change it finished first.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FileMigration]:
@@ -261,29 +264,40 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
     return FileMigration(display, path, tuple(sorted(versions)), len(docs), changed, losses, content)
 
 
+def _check_arguments(paths: Sequence[str | Path] | None, to: int) -> None:
+    _check_target(to)
+    if paths and any(str(path) == "-" for path in paths):
+        raise UsageError("migrate rewrites files in place and cannot read stdin ('-'); name the files")
+
+
 def plan(paths: Sequence[str | Path] | None, to: int) -> MigrationReport:
     """What migrating these files, folders or bundles (default: the bundled dataset) to ``to`` would do.
 
     Reads and checks every record, writes nothing. Raises DataError at the
     first document that cannot be read or does not conform to its version.
     """
-    _check_target(to)
-    if paths and any(str(path) == "-" for path in paths):
-        raise UsageError("migrate rewrites files in place and cannot read stdin ('-'); name the files")
+    _check_arguments(paths, to)
     report = MigrationReport(to)
     for path, display, docs in _by_file(paths):
         report.files.append(_plan_file(path, display, docs, to))
     return report
 
 
-def _write(report: MigrationReport) -> None:
-    for done, file in enumerate(report.changed):
-        assert file.content is not None
-        try:
-            write_atomic(file.fs_path.resolve(), file.content)  # a symlink keeps pointing at the rewritten file
-        except OSError as exc:
-            raise InputError(f"{file.path}: cannot rewrite file: {exc.strerror or exc} "
-                             f"({done} file(s) before it were migrated)") from exc
+def _write(report: MigrationReport, journal: Path) -> None:
+    change = Change(journal)
+    try:
+        for file in report.changed:
+            assert file.content is not None
+            change.write(file.fs_path.resolve(), file.content)  # a symlink keeps pointing at the rewritten file
+        change.commit()
+    except OSError as exc:
+        change.abandon()
+        outcome = "the next migrate finishes the change" if change.journaled else "no file was changed"
+        raise InputError(f"{exc.filename or 'a record file'}: cannot rewrite file: "
+                         f"{(exc.strerror or str(exc)).lower()}; {outcome}") from exc
+    except BaseException:
+        change.abandon()
+        raise
     report.applied = True
 
 
@@ -291,17 +305,28 @@ def migrate(paths: Sequence[str | Path] | None, to: int, *, allow_loss: bool = F
             check: bool = False) -> MigrationReport:
     """Rewrite every record in these files, folders or bundles (default: the bundled dataset) at version ``to``.
 
-    A file whose records all are at ``to`` already is left as it is; any
-    other file is replaced atomically, in canonical form. Going down drops
-    the fields the lower version lacks: when one holds data and
-    ``allow_loss`` is false, :class:`MigrationRefused` (a DataError holding
-    the report) is raised and nothing is written. ``check``: write nothing,
-    report what would change and what would be lost, never refuse.
+    A file whose records all are at ``to`` already is left as it is; the
+    others are replaced all or nothing, in canonical form: every new file is
+    written beside its target first, then they are renamed into place under
+    a journal, so a migration killed half-way is finished by the next run
+    (``notes`` says so). The folders are locked meanwhile: a second run
+    waits, then refuses. Going down drops the fields the lower version
+    lacks: when one holds data and ``allow_loss`` is false,
+    :class:`MigrationRefused` (a DataError holding the report) is raised and
+    nothing is written. ``check``: write nothing, report what would change
+    and what would be lost, never refuse.
     """
-    report = plan(paths, to)
     if check:
-        return report
-    if report.losses and not allow_loss:
-        raise MigrationRefused(report)
-    _write(report)
+        return plan(paths, to)
+    _check_arguments(paths, to)
+    from errdex._locks import journal_for, records_lock
+    from errdex.records.sources import bundled_records_dir
+
+    places = list(paths) if paths else [bundled_records_dir()]
+    with records_lock(places, what="migrate") as notes:
+        report = plan(paths, to)
+        report.notes = notes
+        if report.losses and not allow_loss:
+            raise MigrationRefused(report)
+        _write(report, journal_for(places))
     return report

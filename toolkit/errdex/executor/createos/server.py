@@ -45,6 +45,12 @@ _ROUTES = [
     ("DELETE", re.compile(rf"/v1/sandboxes/{_ID}/processes/{_PID}"), "terminate"),
 ]
 _STREAM_TICK_SECONDS = 0.01
+#: How long a connection may take to send its request (line, headers, body) before it is closed.
+REQUEST_TIMEOUT_S = 10.0
+#: Connections served at once; one more is answered 503 at once and closed.
+MAX_CONNECTIONS = 64
+#: The largest request body read (an upload, a JSON document); a longer one is answered 413 unread.
+MAX_BODY_BYTES = 16 * 1024 * 1024
 
 
 def route(method: str, path: str) -> tuple[str | None, dict[str, str]]:
@@ -74,7 +80,10 @@ class FakeCreateos:
     ``programs`` are given to created processes in order, then
     ``default_program``; ``listen=False`` gives a URL whose port refuses
     connections; ``api_key`` makes requests without that ``X-Api-Key`` fail
-    with HTTP 401.
+    with HTTP 401. A connection must send its request within
+    ``request_timeout_s``; at most ``max_connections`` are served at once
+    (more get 503); a body over ``max_body_bytes`` gets 413 unread; a request
+    that cannot be parsed gets 400. The server never prints a traceback.
     """
 
     def __init__(
@@ -89,7 +98,12 @@ class FakeCreateos:
         api_key: str | None = None,
         listen: bool = True,
         heartbeat_ms: int = 100,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
+        if not request_timeout_s > 0 or max_connections < 1 or max_body_bytes < 0:
+            raise ValueError("request_timeout_s and max_connections must be positive, max_body_bytes not negative")
         self.host, self.port = host, port
         self.plan = FaultPlan(plan)
         self.ledger = Ledger()
@@ -97,6 +111,9 @@ class FakeCreateos:
         self.api_key = api_key
         self.listen = listen
         self.heartbeat_ms = heartbeat_ms
+        self.request_timeout_s = request_timeout_s
+        self.max_connections = max_connections
+        self.max_body_bytes = max_body_bytes
         self.stopping = threading.Event()
         self.url = ""
         self._httpd: _Server | None = None
@@ -115,6 +132,7 @@ class FakeCreateos:
             return self
         self._httpd = _Server((self.host, self.port), _Handler)
         self._httpd.fake = self
+        self._httpd.slots = threading.BoundedSemaphore(self.max_connections)
         self.url = f"http://{self.host}:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self._thread.start()
@@ -142,25 +160,72 @@ class FakeCreateos:
         return self.ledger.facts()
 
 
+_BUSY = json.dumps({"status": "error", "error": {"message": "too many connections"}}).encode()
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # connections beyond the bound are answered 503, not left to time out in the backlog
     fake: FakeCreateos
+    slots: threading.BoundedSemaphore
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in its own thread while a slot is free; else answer 503 and close it."""
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY), _BUSY))
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that broke the handler is closed without a traceback (it was answered 500 when it could be)."""
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.1"  # a request line that cannot be parsed still gets a status line (400)
     server: _Server
+
+    def setup(self) -> None:
+        self.timeout = self.server.fake.request_timeout_s  # applies to every read and write of this connection
+        self.answered = False
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.answered = True
+        super().send_response(code, message)
 
     def do_GET(self) -> None:
         self.close_connection = True
         try:
             self._handle()
         except OSError:
-            pass  # the client went away
+            pass  # the client went away or was too slow
+        except Exception:  # noqa: BLE001  (a bug must not take the server down or print a traceback)
+            if not self.answered:
+                try:
+                    self._send_json(Reply.fail(500, "the fake server could not handle the request"))
+                except OSError:
+                    pass
 
     do_POST = do_PUT = do_DELETE = do_GET
 
@@ -170,8 +235,16 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         split = urlsplit(self.path)
         call, ids = route(self.command, split.path)
-        length = self.headers.get("Content-Length", "0")
-        body = self.rfile.read(int(length)) if length.isdigit() else b""
+        length = self.headers.get("Content-Length", "0").strip()
+        if not (length.isascii() and length.isdigit()):
+            self._send_json(Reply.fail(400, "Content-Length must be a whole number of bytes"))
+            return
+        if len(length) > 18 or int(length) > fake.max_body_bytes:
+            self._send_json(Reply.fail(413, f"the body is larger than {fake.max_body_bytes} bytes"))
+            return
+        body = self.rfile.read(int(length))
+        if len(body) < int(length):
+            return  # the client closed before sending the body it announced
         matched = fake.plan.match(call) if call is not None else None
         index = fake.ledger.request(method=self.command, path=self.path, call=call, rule=matched and matched[0])
 
@@ -226,7 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fault_stall(self, index: int, params: dict[str, Any], act: _Act) -> None:
         fake = self.server.fake
-        stopped = fake.stopping.wait(params["ms"] / 1000)
+        stopped = fake.stopping.wait(min(params["ms"] / 1000, threading.TIMEOUT_MAX))
         handled = bool(params.get("handle")) and not stopped
         fake.ledger.settle(index, "stalled", handled=handled)
         if handled:

@@ -1,0 +1,65 @@
+"""Temporary files errdex makes, all-or-nothing changes, and cleaning what killed runs left."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from errdex._files import Change, clean_leftovers, recover, stage, write_atomic
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_only_temporary_files_of_dead_processes_are_removed(tmp_path: Path) -> None:
+    dead, alive = _dead_pid(), os.getpid()
+    names = {
+        f".a.json.{dead}-abcdefgh.tmp": False,   # write_atomic of a killed run: removed
+        f".x.duckdb.{dead}.tmp": False,          # an index build of a killed run
+        f".x.duckdb.{dead}.tmp.wal": False,
+        f".a.json.{alive}-abcdefgh.tmp": True,   # a live process is still writing it
+        "a.json": True, f"a.json.{dead}.tmp": True, ".a.json": True, f".notes.{dead}.txt": True,
+    }
+    for name in names:
+        (tmp_path / name).write_text("x")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / f".b.json.{dead}-abcdefgh.tmp").write_text("x")
+    outside = tmp_path.parent / f"outside-{dead}"
+    outside.mkdir(exist_ok=True)
+    (outside / f".c.json.{dead}-abcdefgh.tmp").write_text("x")
+    (tmp_path / "link").symlink_to(outside)  # never followed
+    removed = clean_leftovers(tmp_path, recursive=True)
+    assert sorted(p.name for p in removed) == sorted(
+        [n for n, kept in names.items() if not kept] + [f".b.json.{dead}-abcdefgh.tmp"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([n for n, kept in names.items() if kept] + ["sub", "link"])
+    assert (outside / f".c.json.{dead}-abcdefgh.tmp").exists()
+
+
+def test_a_temporary_file_being_written_is_never_removed(tmp_path: Path) -> None:
+    staged = stage(tmp_path / "a.json", b"new")
+    assert clean_leftovers(tmp_path) == [] and staged.read_bytes() == b"new"
+    write_atomic(tmp_path / "a.json", b"done")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a.json", staged.name])
+
+
+def test_a_change_is_all_or_nothing(tmp_path: Path) -> None:
+    targets = [tmp_path / f"{n}.json" for n in range(3)]
+    for target in targets:
+        target.write_text("old")
+    change = Change(tmp_path / ".errdex-journal.json")
+    for target in targets:
+        change.write(target, b"new")
+    assert [t.read_text() for t in targets] == ["old"] * 3
+    change.abandon()
+    assert [t.read_text() for t in targets] == ["old"] * 3 and sorted(tmp_path.iterdir()) == targets
+    change = Change(tmp_path / ".errdex-journal.json")
+    for target in targets:
+        change.write(target, b"new")
+    change.commit()
+    assert [t.read_text() for t in targets] == ["new"] * 3 and sorted(tmp_path.iterdir()) == targets
+    assert recover(tmp_path / ".errdex-journal.json") is None
