@@ -24,7 +24,7 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 
 from errdex._version import __version__
-from errdex.errors import InputError
+from errdex.errors import DataError, InputError
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
 from errdex.releases import history_folder, record_releases, release_changes
@@ -131,6 +131,17 @@ def _index_search(writer: _Writer, facts: RecordFacts) -> None:
         writer.write(f"search/{name}", text)
 
 
+def _unique_files(loaded: Sequence[Any]) -> None:
+    """Refuse records that would share a page or a JSON file, rather than let one overwrite the other."""
+    for path_of, what in ((record_path, "page"), (record_json_path, "JSON file")):
+        seen: dict[str, Any] = {}
+        for item in loaded:
+            first = seen.setdefault(path_of(item.record), item)
+            if first is not item:
+                raise DataError(f"{item.path}: this record and the one in {first.path} would share the {what} "
+                                f"{path_of(item.record)}; 'errdex validate' tells what to change")
+
+
 def _replace(folder: Path, out: Path) -> None:
     """Put the new build where the old one was, never leaving neither."""
     old = None
@@ -168,6 +179,7 @@ def build_site(
     out = Path(out)
     proof_index = _load_proofs(proofs)
     loaded = load_record_store(records).loaded()
+    _unique_files(loaded)
     findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
     history = history_folder(records)
