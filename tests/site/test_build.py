@@ -198,8 +198,10 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
     assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json: not JSON" in result.stderr
-    result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", "javascript:alert(1)")
-    assert result.exit_code == 1 and "expected an http(s) URL" in result.stderr
+    for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
+        result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
+    assert not (tmp_path / "b").exists()
     other = tmp_path / "notes"
     other.mkdir()
     (other / "keep.txt").write_text("mine")

@@ -53,7 +53,8 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
 
         proof_data = prove(list(records) or None).as_dict()
     report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
-                        search=not no_search)
+                        search=not no_search,
+                        on_wait=lambda: stderr_line(f"waiting for another errdex site build beside {out} to finish"))
     if not quiet:
         stderr_line(f"built {report.pages} pages for {report.records} record{'' if report.records == 1 else 's'} in {report.out} "
                     f"({report.seconds:.1f} s, search index {report.search_seconds:.1f} s); "
