@@ -52,7 +52,13 @@ def test_a_site_of_an_older_errdex_is_refused_with_what_to_do(cli: Any, tmp_path
     assert (old / "index.html").is_file()
 
 
-def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, site_cache: Path) -> None:
+@pytest.mark.parametrize("swap", [True, False], ids=["folders-swapped-in-one-step", "old-site-renamed-aside"])
+def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, site_cache: Path,
+                                                               monkeypatch: pytest.MonkeyPatch, swap: bool) -> None:
+    if not swap:  # as on a system without renameat2
+        from errdex.site import folder
+
+        monkeypatch.setattr(folder, "_exchange", lambda first, second: False)
     missing = tmp_path / "a" / "b" / "site"
     build_site(missing, search=False)
     assert (missing / MARKER).is_file() and (missing / "index.html").is_file()
@@ -66,6 +72,7 @@ def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, s
     (empty / "stale.html").write_text("from an earlier build")
     build_site(empty, search=False)  # replaced as a whole
     assert _tree(empty) == _tree(missing)
+    assert _children(tmp_path) == ["a", "empty"]  # and the old one removed
 
 
 def test_a_link_or_a_file_is_not_replaced(tmp_path: Path, site_cache: Path) -> None:

@@ -12,6 +12,7 @@ replaced), when errdex made them.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -160,18 +161,45 @@ def remove_leftovers(out: Path) -> list[Path]:
     return removed
 
 
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); False where that cannot be done."""
+    try:
+        import ctypes
+
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # an older kernel or a filesystem without it
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
 def replace_folder(folder: Path, out: Path) -> None:
-    """Put the new build where the old one was (call holding :func:`build_lock`), never leaving neither."""
+    """Put the new build where the old one was (call holding :func:`build_lock`), never leaving neither.
+
+    Where the system can, the two folders trade places in one step, so ``out``
+    is never missing; elsewhere the old site is renamed aside first.
+    """
     check_out(out)
     old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
-        out.rename(old)
     try:
-        folder.rename(out)
+        if out.exists() and _exchange(folder, out):
+            old = folder  # now holding the old site
+        else:
+            if out.exists():
+                old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+                out.rename(old)
+            try:
+                folder.rename(out)
+            except OSError:
+                if old is not None:
+                    old.rename(out)
+                raise
     except OSError as exc:
-        if old is not None:
-            old.rename(out)
         raise _oserror(out, exc) from exc
     if old is not None:
         if is_marked(old):
