@@ -101,6 +101,8 @@ def build_lock(out: Path, *, on_wait: Callable[[], None] | None = None) -> Itera
             if on_wait is not None:
                 on_wait()
             fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a filesystem without flock on folders (some network ones): builds are not serialized
+            pass
         yield
     finally:
         os.close(fd)  # releases the lock
