@@ -124,6 +124,26 @@ def test_duplicate_ids_and_slugs_across_files(tmp_path: Path, seed: dict[str, An
     assert {f.pointer for f in report.findings} == {"/record/id", "/record/slug"}
 
 
+def _in_repo(seed: dict[str, Any], repo: str, record_id: str) -> dict[str, Any]:
+    envelope = json.loads(json.dumps(seed))
+    envelope["record"].update(repo=repo, id=record_id)
+    return envelope
+
+
+def test_records_that_would_share_a_page(tmp_path: Path, seed: dict[str, Any]) -> None:
+    first = write_envelope(tmp_path, _in_repo(seed, "Evil/Repo", "0000000000000001"))
+    second = write_envelope(tmp_path, _in_repo(seed, "evil/repo", "0000000000000002"))
+    found = [f for f in validate([first, second]).findings if f.code in ("EDX112", "EDX115")]
+    assert [(f.code, f.name, f.path, f.pointer) for f in found] == [("EDX115", "page-path-unique", str(second), "/record/repo")]
+    assert "records/evil/repo/" in found[0].message and str(first) in found[0].message
+
+
+def test_names_that_once_shared_a_page_no_longer_do(tmp_path: Path, seed: dict[str, Any]) -> None:
+    paths = [write_envelope(tmp_path, _in_repo(seed, repo, f"000000000000000{n}"))
+             for n, repo in enumerate(("evil/repo", "evil/-repo", "evil/repo-", "evil/re--po"), start=1)]
+    assert [f for f in validate(paths).findings if f.code in ("EDX112", "EDX115")] == []
+
+
 def test_file_name_and_folder_must_follow_the_record(tmp_path: Path, seed: dict[str, Any]) -> None:
     path = write_envelope(tmp_path, seed, name="other-name.json", folder="someone/else")
     codes = {(f.code, f.pointer) for f in validate([path]).findings}
@@ -165,10 +185,10 @@ def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes
 
 
 def test_record_stage_checks_are_all_exercised() -> None:
-    """Every record check has a defect above that triggers it (EDX102/112-114/122 and EDX161-162 have own tests)."""
+    """Every record check has a defect above that triggers it (EDX102/112-115/122 and EDX161-162 have own tests)."""
     from tests.checks.test_scenario_checks import SCENARIO_DEFECTS
 
-    covered = {code for _, _, code, _ in DEFECTS} | {"EDX102", "EDX112", "EDX113", "EDX114", "EDX122"}
+    covered = {code for _, _, code, _ in DEFECTS} | {"EDX102", "EDX112", "EDX113", "EDX114", "EDX115", "EDX122"}
     covered |= {code for _, _, code, _ in SCENARIO_DEFECTS}
     covered |= {"EDX161", "EDX162"}  # tests/checks/test_lifecycle_checks.py
     missing = {code for code, cls in registry().items() if cls.stage == "record"} - covered

@@ -198,8 +198,10 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
     assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json: not JSON" in result.stderr
-    result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", "javascript:alert(1)")
-    assert result.exit_code == 1 and "expected an http(s) URL" in result.stderr
+    for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
+        result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
+    assert not (tmp_path / "b").exists()
     other = tmp_path / "notes"
     other.mkdir()
     (other / "keep.txt").write_text("mine")
@@ -339,3 +341,34 @@ def test_patterns_that_backtrack_badly_are_left_out_of_the_browser_matcher(tmp_p
     page = (out / "records/paperclipai/paperclip/createos-returned-invalid-json.html").read_text()
     assert "(not used by the in-browser matcher)" in page
     assert "EDX123" in page  # validation's finding is shown on the page too
+
+
+def _record_in(folder: Path, repo: str, record_id: str) -> dict[str, Any]:
+    envelope = json.loads((RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
+    envelope["record"].update(repo=repo, id=record_id, documentation=f"The record of {repo}.")
+    target = folder / repo / "createos-returned-invalid-json.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(envelope, indent=2) + "\n")
+    return envelope["record"]
+
+
+def test_every_record_gets_a_page_of_its_own(tmp_path: Path, site_cache: Path) -> None:
+    records = tmp_path / "records"
+    made = [_record_in(records, repo, f"00000000000000a{n}") for n, repo in enumerate(("evil/repo", "evil/-repo", "evil/repo-"))]
+    out = tmp_path / "site"
+    build_site(out, records=[records], search=False)
+    listing = json.loads((out / "api/records.json").read_text())["records"]
+    assert len({entry["url"] for entry in listing}) == len(made)
+    for entry in listing:
+        record = next(r for r in made if r["id"] == entry["id"])
+        assert f"The record of {record['repo']}." in (out / entry["url"]).read_text()
+
+
+def test_records_that_would_share_a_page_are_refused(tmp_path: Path, site_cache: Path, cli: Any) -> None:
+    records = tmp_path / "records"
+    _record_in(records, "Evil/Repo", "00000000000000a1")
+    _record_in(records, "evil/repo", "00000000000000a2")
+    result = cli("site", "build", "--records", str(records), "--out", str(tmp_path / "site"), "--no-search")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert "would share the page records/evil/repo/createos-returned-invalid-json.html" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["records"]

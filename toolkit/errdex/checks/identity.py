@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.paths import page_path
 from errdex.records.slug import derive_slug, slug_variants
 
 _ID = re.compile(r"[0-9a-f]{16}")
@@ -125,3 +126,30 @@ class RecordPath(Check):
                 "repo",
                 f"a record of {repo} must sit in records/{repo}/, not in {parent.parent.name}/{parent.name}/; move the file",
             )
+
+
+@register
+class PagePathUnique(Check):
+    code, name = "EDX115", "page-path-unique"
+    summary = "No two records share a page of the site (repositories compared without case, as GitHub does)."
+
+    def __init__(self) -> None:
+        self.seen: dict[str, RecordContext] = {}
+        self.clashes: list[tuple[RecordContext, RecordContext, str]] = []
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        slug, repo = ctx.text("slug"), ctx.text("repo")
+        if slug is None or repo is None:
+            return ()
+        page = page_path(repo, slug)
+        first = self.seen.setdefault(page, ctx)
+        if first is not ctx and (first.text("repo"), first.text("slug")) != (repo, slug):  # the same pair: EDX112
+            self.clashes.append((ctx, first, page))
+        return ()
+
+    def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
+        for ctx, first, page in self.clashes:
+            yield ctx, Problem("repo", (
+                f"repo {ctx.text('repo')!r} and slug {ctx.text('slug')!r} give the page {page}, which "
+                f"{first.text('repo')!r} / {first.text('slug')!r} of {first.path} already has (GitHub does not tell "
+                "repositories apart by case); spell the repository as that record does, or give this record another slug"))

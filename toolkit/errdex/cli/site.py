@@ -53,7 +53,8 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
 
         proof_data = prove(list(records) or None).as_dict()
     report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
-                        search=not no_search)
+                        search=not no_search,
+                        on_wait=lambda: stderr_line(f"waiting for another errdex site build beside {out} to finish"))
     if not quiet:
         stderr_line(f"built {report.pages} pages for {report.records} record{'' if report.records == 1 else 's'} in {report.out} "
                     f"({report.seconds:.1f} s, search index {report.search_seconds:.1f} s); "
@@ -62,11 +63,11 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
 
 
 @site_group.command("serve")
-@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
-              help="The built site (built first when the folder holds none).")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help=f"The built site [default: {DEFAULT_OUT}, built first when it holds none].")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @records_option
-def serve_command(folder: Path, port: int, records: tuple[str, ...]) -> int:
+def serve_command(folder: Path | None, port: int, records: tuple[str, ...]) -> int:
     """Serve a built site on 127.0.0.1 (search and the matcher need HTTP, not file://).
 
     \b
@@ -76,8 +77,10 @@ def serve_command(folder: Path, port: int, records: tuple[str, ...]) -> int:
     """
     from errdex.site import build_site, serve_site
 
-    if not (folder / "index.html").is_file():
-        build_site(folder, records=list(records) or None)
+    if folder is None:  # a folder named on the command line is served as it is, never created
+        folder = Path(DEFAULT_OUT)
+        if not (folder / "index.html").is_file():
+            build_site(folder, records=list(records) or None)
     server = serve_site(folder, port=port)
     stderr_line(f"serving {folder} at {server.url} (Ctrl-C to stop)")
     try:

@@ -12,7 +12,6 @@ import os
 import pickle
 import re
 import shutil
-import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -24,7 +23,8 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 
 from errdex._version import __version__
-from errdex.errors import InputError
+from errdex.errors import DataError, InputError, UsageError
+from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
 from errdex.releases import history_folder, record_releases, release_changes
@@ -131,17 +131,15 @@ def _index_search(writer: _Writer, facts: RecordFacts) -> None:
         writer.write(f"search/{name}", text)
 
 
-def _replace(folder: Path, out: Path) -> None:
-    """Put the new build where the old one was, never leaving neither."""
-    old = None
-    if out.exists():
-        if not (out / "index.html").exists() and any(out.iterdir()):
-            raise InputError(f"{out}: exists and is not a site built by errdex; choose another --out")
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(old)
-    folder.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _unique_files(loaded: Sequence[Any]) -> None:
+    """Refuse records that would share a page or a JSON file, rather than let one overwrite the other."""
+    for path_of, what in ((record_path, "page"), (record_json_path, "JSON file")):
+        seen: dict[str, Any] = {}
+        for item in loaded:
+            first = seen.setdefault(path_of(item.record), item)
+            if first is not item:
+                raise DataError(f"{item.path}: this record and the one in {first.path} would share the {what} "
+                                f"{path_of(item.record)}; 'errdex validate' tells what to change")
 
 
 def build_site(
@@ -151,6 +149,7 @@ def build_site(
     base_url: str | None = None,
     proofs: Path | dict[str, Any] | None = None,
     search: bool = True,
+    on_wait: Callable[[], None] | None = None,
 ) -> SiteReport:
     """Build the site for the records (default: the bundled dataset) into ``out``.
 
@@ -158,16 +157,24 @@ def build_site(
     parsed object), shown as each scenario's status; without it scenarios
     say "not proven in this build". ``base_url`` makes the sitemap's and the
     404 page's links absolute. ``search=False`` skips the search index.
+
+    ``out`` must be missing, empty or a site errdex built (see
+    :mod:`errdex.site.folder`); while another build writes beside it, this
+    one waits (``on_wait()`` is called when it starts waiting).
     """
     from errdex.records.loader import load_record_store
-    from errdex.site.schemaref import schema_reference
 
     started = time.perf_counter()
     if base_url is not None and safe_url(base_url) is None:
-        raise InputError(f"--base-url {base_url!r}: expected an http(s) URL")
-    out = Path(out)
+        raise UsageError(f"--base-url {base_url!r}: expected an http(s) URL")
+    given = Path(out)
+    out = Path(os.path.normpath(given))
+    if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
+        out = Path(os.path.abspath(out))
+    folders.check_out(out)
     proof_index = _load_proofs(proofs)
     loaded = load_record_store(records).loaded()
+    _unique_files(loaded)
     findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
     history = history_folder(records)
@@ -179,8 +186,23 @@ def build_site(
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out.parent}: cannot create: {(exc.strerror or str(exc)).lower()}") from exc
+    with folders.build_lock(out, on_wait=on_wait):
+        folders.remove_leftovers(out)
+        folders.check_out(out)  # again: another build may have written it meanwhile
+        folder = folders.new_build_folder(out)
+        writer, search_seconds = _write_site(folder, out, facts, findings, info, changes, base_url, search)
+    return SiteReport(given, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
+
+
+def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
+                info: p.SiteInfo, changes: list[Any], base_url: str | None, search: bool) -> tuple[_Writer, float]:
+    """Write the whole site into ``folder``, then put it in ``out``'s place; the writer and the search index's time."""
+    from errdex.site.schemaref import schema_reference
+
     try:
         writer = _Writer(folder, _environment())
         shutil.copytree(site_dir() / "assets", folder / "assets")
@@ -204,11 +226,11 @@ def build_site(
         finally:
             record_pages.stop()
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
-        _replace(folder, out)
+        folders.replace_folder(folder, out)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        folders.remove_tree(folder)
         raise
-    return SiteReport(out, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
+    return writer, search_seconds
 
 
 #: Below this many records, everything runs in this process (a fork costs more than it saves).

@@ -1,26 +1,90 @@
-"""``errdex site serve``: a built site over HTTP on 127.0.0.1 (modules and fetch need HTTP, not file://)."""
+"""``errdex site serve``: a built site over HTTP on 127.0.0.1 (modules and fetch need HTTP, not file://).
+
+The server holds up to :data:`MAX_CONNECTIONS` connections at once, one
+thread each; a connection beyond that is answered 503 at once. A client that
+sends nothing for :data:`TIMEOUT` seconds is dropped. A request path that is
+not clean (bad percent-encoding, not UTF-8, a NUL or other control
+character, a ``..`` segment) is answered 400, an overlong one 414, one that
+leads out of the folder (through a symbolic link) 404; none prints more than
+nothing at all.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
+import re
+import socket
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from errdex.errors import InputError
 
-__all__ = ["SiteServer", "running_site", "serve_site"]
+__all__ = ["MAX_CONNECTIONS", "MAX_PATH", "TIMEOUT", "SiteServer", "running_site", "serve_site"]
+
+#: Connections served at once (one thread each).
+MAX_CONNECTIONS = 64
+#: Seconds a connection may stay silent before it is dropped.
+TIMEOUT = 10.0
+#: The longest request path served (the site's own are far shorter).
+MAX_PATH = 2048
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n"
+         b"Content-Length: 19\r\nConnection: close\r\n\r\nServer too busy.\r\n\r\n")
 
 
 class _Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".json": "application/json",
                       ".wasm": "application/wasm", ".pf_meta": "application/octet-stream"}
 
+    def setup(self) -> None:
+        self.timeout = self.server.timeout_seconds  # type: ignore[attr-defined]
+        super().setup()
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the command prints its address)
         pass
+
+    def _refusal(self) -> tuple[HTTPStatus, str | None] | None:
+        """Why the request path is not served, or None when it is clean."""
+        raw = urlsplit(self.path).path if self.path.startswith("/") else None
+        if raw is None:
+            return HTTPStatus.BAD_REQUEST, "the path must start with /"
+        if len(raw) > MAX_PATH:
+            return HTTPStatus.REQUEST_URI_TOO_LONG, f"paths are at most {MAX_PATH} characters"
+        if _BAD_ESCAPE.search(raw):
+            return HTTPStatus.BAD_REQUEST, "bad percent-encoding"
+        try:
+            path = unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            return HTTPStatus.BAD_REQUEST, "the path is not UTF-8"
+        if _CONTROL.search(path):
+            return HTTPStatus.BAD_REQUEST, "control character in the path"
+        if ".." in path.replace("\\", "/").split("/"):
+            return HTTPStatus.BAD_REQUEST, "'..' in the path"
+        root = os.path.realpath(self.directory)
+        target = os.path.realpath(self.translate_path(self.path))
+        if target != root and not target.startswith(root + os.sep):
+            return HTTPStatus.NOT_FOUND, None
+        return None
+
+    def send_head(self) -> Any:
+        refusal = self._refusal()
+        if refusal is not None:
+            self.send_error(refusal[0], refusal[1])
+            return None
+        try:
+            return super().send_head()
+        except (OSError, ValueError):
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"
@@ -37,13 +101,19 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 class SiteServer(ThreadingHTTPServer):
-    """Serves one built site folder."""
+    """Serves one built site folder, to a bounded number of clients at a time."""
 
     daemon_threads = True
+    request_queue_size = 256  # a burst of connections waits in the kernel to be answered (or refused), not dropped
 
-    def __init__(self, folder: Path, port: int = 8000, host: str = "127.0.0.1") -> None:
+    def __init__(self, folder: Path, port: int = 8000, host: str = "127.0.0.1", *,
+                 max_connections: int = MAX_CONNECTIONS, timeout: float = TIMEOUT) -> None:
+        if not folder.is_dir():
+            raise InputError(f"{folder}: no such folder (build a site there with 'errdex site build --out {folder}')")
         if not (folder / "index.html").is_file():
             raise InputError(f"{folder}: no built site here (run 'errdex site build --out {folder}')")
+        self.timeout_seconds = timeout
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), functools.partial(_Handler, directory=str(folder)))
 
     @property
@@ -51,20 +121,54 @@ class SiteServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread to be had: this connection only is lost
+            self._slots.release()
+            self.shutdown_request(request)
 
-def serve_site(folder: str | Path, *, port: int = 8000, host: str = "127.0.0.1") -> SiteServer:
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def _busy(self, request: socket.socket) -> None:
+        try:
+            request.setblocking(False)
+            request.send(_BUSY)
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed unexpectedly: one line on stderr, no traceback; the server goes on."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        text = _CONTROL.sub("?", f"{type(error).__name__}: {error}")
+        sys.stderr.write(f"errdex: error answering {client_address[0]}: {text}\n")
+
+
+def serve_site(folder: str | Path, *, port: int = 8000, host: str = "127.0.0.1",
+               max_connections: int = MAX_CONNECTIONS, timeout: float = TIMEOUT) -> SiteServer:
     """A server for the folder, bound and ready; call ``serve_forever()`` on it."""
     try:
-        return SiteServer(Path(folder), port, host)
+        return SiteServer(Path(folder), port, host, max_connections=max_connections, timeout=timeout)
     except OSError as exc:
         raise InputError(f"cannot listen on {host}:{port}: {(exc.strerror or str(exc)).lower()}") from exc
 
 
 @contextmanager
-def running_site(folder: str | Path, *, port: int = 0) -> Iterator[SiteServer]:
+def running_site(folder: str | Path, *, port: int = 0, max_connections: int = MAX_CONNECTIONS,
+                 timeout: float = TIMEOUT) -> Iterator[SiteServer]:
     """The folder served from a background thread for as long as the block runs (port 0: any free port)."""
-    server = serve_site(folder, port=port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    server = serve_site(folder, port=port, max_connections=max_connections, timeout=timeout)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield server

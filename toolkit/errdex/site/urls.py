@@ -8,38 +8,30 @@ opened as it is.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
-from urllib.parse import quote
+
+from errdex.records.paths import page_path, path_segment
 
 __all__ = ["page_root", "record_json_path", "record_path", "safe_url", "segment"]
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._~-]+")
-
 
 def segment(text: str) -> str:
-    """A path segment made of URL-safe characters only (an owner, a repository name or a slug)."""
-    cleaned = _UNSAFE.sub("-", text).strip("-.")
-    return cleaned or "-"
+    """A path segment of URL-safe characters that no other text maps to (an owner, a repository or a slug)."""
+    return path_segment(text)
 
 
 def record_path(record: dict[str, Any]) -> str:
     """A record's page, relative to the site root: ``records/OWNER/REPO/SLUG.html``.
 
     A file, not a folder of its own: at 10,000 records, creating a folder per
-    page cost more than rendering the pages."""
-    return _record_path(str(record["repo"]), str(record["slug"]))
-
-
-@lru_cache(maxsize=1 << 17)
-def _record_path(repo: str, slug: str) -> str:
-    owner, _, name = repo.partition("/")
-    return f"records/{segment(owner)}/{segment(name)}/{segment(slug)}.html"
+    page cost more than rendering the pages. One page per repository (without
+    case, as GitHub compares) and slug: see :mod:`errdex.records.paths`."""
+    return page_path(str(record["repo"]), str(record["slug"]))
 
 
 def record_json_path(record: dict[str, Any]) -> str:
-    """The record's JSON in the site's API, relative to the site root."""
-    return f"api/records/{quote(segment(str(record['id'])))}.json"
+    """The record's JSON in the site's API, relative to the site root (one file per id)."""
+    return f"api/records/{path_segment(str(record['id']))}.json"
 
 
 def page_root(path: str) -> str:

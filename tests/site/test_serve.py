@@ -1,0 +1,93 @@
+"""``errdex site serve`` against odd requests and idle clients, over real sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.site.serve import running_site
+
+
+def _ask(server: Any, request: bytes, *, timeout: float = 5.0) -> bytes:
+    """Send a raw request and read the whole answer."""
+    with socket.create_connection(server.server_address[:2], timeout=timeout) as client:
+        client.sendall(request)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+def _get(server: Any, path: bytes) -> int:
+    return _status(_ask(server, b"GET " + path + b" HTTP/1.0\r\n\r\n"))
+
+
+@pytest.mark.parametrize(("path", "status"), [
+    (b"/index.html", 200),
+    (b"/x%00", 400),
+    (b"/x\x00y", 400),
+    (b"/%zz", 400),
+    (b"/a%2", 400),
+    (b"/%ff%fe", 400),
+    (b"/%1b%5b2J", 400),
+    (b"/../../etc/passwd", 400),
+    (b"/%2e%2e/%2e%2e/etc/passwd", 400),
+    (b"/assets/..%2f..%2f..%2fetc%2fpasswd", 400),
+    (b"/" + b"a" * 5000, 414),
+    (b"/" + b"a/" * 3000, 414),
+    (b"http://example.org/index.html", 400),
+    (b"/no/such/page", 404),
+])
+def test_odd_requests_get_a_plain_answer_and_no_traceback(served: Any, capfd: pytest.CaptureFixture[str],
+                                                          path: bytes, status: int) -> None:
+    assert _get(served, path) == status
+    assert _get(served, b"/index.html") == 200  # and the server goes on
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == ""
+
+
+def test_a_link_out_of_the_folder_is_not_followed(built_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the web")
+    (site / "leak.txt").symlink_to(secret)
+    with running_site(site) as server:
+        answer = _ask(server, b"GET /leak.txt HTTP/1.0\r\n\r\n")
+    assert _status(answer) == 404 and b"not for the web" not in answer
+
+
+def test_idle_connections_are_bounded_and_dropped(built_site: Path) -> None:
+    before = threading.active_count()
+    with running_site(built_site, max_connections=16, timeout=2.0) as server:
+        idle = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(300)]
+        try:
+            assert threading.active_count() <= before + 1 + 16  # the server's thread and one per slot
+            answers = [client.recv(65536)[:12] for client in idle]  # none is left hanging
+        finally:
+            for client in idle:
+                client.close()
+        assert set(answers) <= {b"HTTP/1.0 503", b""}
+        assert answers.count(b"") >= 16  # served, then dropped for saying nothing
+        assert answers.count(b"HTTP/1.0 503") >= 200  # beyond the bound: refused at once
+        assert _get(server, b"/index.html") == 200
+
+
+def test_serve_refuses_a_folder_that_holds_no_site(cli: Any, tmp_path: Path) -> None:
+    os.chdir(tmp_path)
+    result = cli("site", "serve", "--dir", "nope", "--port", "0")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "nope: no such folder" in result.stderr
+    (tmp_path / "empty").mkdir()
+    result = cli("site", "serve", "--dir", "empty", "--port", "0")
+    assert result.exit_code == 1 and "empty: no built site here" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]

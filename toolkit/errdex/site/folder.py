@@ -1,0 +1,213 @@
+"""The folder a site is built into: which folders errdex may replace, one build at a time, no leftovers.
+
+A build writes :data:`MARKER` into its folder, and only a folder holding
+the marker (or an empty or missing one) is ever replaced. While it writes,
+a build holds a lock on the folder's parent (``flock``, released by the
+system when the process dies, however it dies), so two builds of one
+``--out`` take turns instead of mixing their files. Holding that lock, a
+build removes what dead builds left beside ``--out``: ``.NAME.build-*``
+folders (the build in progress) and ``.NAME.old-*`` folders (the site being
+replaced), when errdex made them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from errdex.errors import InputError
+
+__all__ = ["MARKER", "build_lock", "check_out", "new_build_folder", "remove_leftovers", "replace_folder"]
+
+MARKER = ".errdex-site"
+MARKER_TEXT = "errdex site: built by 'errdex site build'; the next build replaces this folder as a whole.\n"
+#: What the top level of a built site holds: a folder holding only these names was built by errdex.
+SITE_NAMES = frozenset({MARKER, "404.html", "api", "assets", "browse", "changelog", "index.html", "quality", "records",
+                        "schema", "search", "sitemap.xml"})
+
+
+def _oserror(path: Path, exc: OSError) -> InputError:
+    return InputError(f"{path}: {(exc.strerror or str(exc)).lower()}")
+
+
+def is_marked(folder: Path) -> bool:
+    """Whether errdex built the folder: its marker is a regular file that says so."""
+    try:
+        with open(folder / MARKER, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW)) as handle:
+            return handle.read(len(MARKER_TEXT)).startswith(b"errdex site:")
+    except OSError:
+        return False
+
+
+def _names(folder: Path) -> set[str]:
+    try:
+        return {entry.name for entry in os.scandir(folder)}
+    except OSError:
+        return {"?"}
+
+
+def _looks_built(folder: Path) -> bool:
+    """A site from an errdex that wrote no marker: an ``index.html`` and nothing a site does not hold."""
+    names = _names(folder)
+    return "index.html" in names and names <= SITE_NAMES
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``--out`` a build may not replace: anything but a missing, an empty or an errdex-built folder."""
+    if not out.name:
+        raise InputError(f"{out}: choose a folder of its own for the site, not a root")
+    if out.is_symlink():
+        raise InputError(f"{out}: is a symbolic link; give --out the folder it points to, or another folder")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"{out}: exists and is not a folder; choose another --out")
+    try:
+        empty = next(os.scandir(out), None) is None
+    except OSError as exc:
+        raise _oserror(out, exc) from exc
+    if empty or is_marked(out):
+        return
+    if _looks_built(out):
+        raise InputError(f"{out}: looks like a site built by an older errdex (it has no {MARKER}); "
+                         f"remove it by hand (rm -r {out}) or choose another --out")
+    raise InputError(f"{out}: exists and is not a site built by errdex (it has no {MARKER}); "
+                     "choose another --out or an empty folder")
+
+
+@contextmanager
+def build_lock(out: Path, *, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the lock of ``out``'s parent folder for the block; ``on_wait()`` is called when another build has it."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this system: builds are not serialized
+        yield
+        return
+    parent = out.parent
+    try:
+        fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise _oserror(parent, exc) from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a filesystem without flock on folders (some network ones): builds are not serialized
+            pass
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def new_build_folder(out: Path) -> Path:
+    """A fresh folder beside ``out`` for one build (named after its builder's pid), marked as errdex's."""
+    folder = out.with_name(f".{out.name}.build-{os.getpid()}-{secrets.token_hex(4)}")
+    folder.mkdir()  # not mkdtemp: the site keeps the mode the umask gives, readable by a web server
+    (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    return folder
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove an errdex-built folder, its marker last, so that an interrupted removal is finished next time."""
+    for entry in os.scandir(folder):
+        if entry.name == MARKER:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+    for remove in (lambda: os.unlink(folder / MARKER), folder.rmdir):
+        try:
+            remove()
+        except OSError:
+            pass
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove what dead builds of ``out`` left beside it (call holding :func:`build_lock`); the folders removed."""
+    leftover = re.compile(re.escape(f".{out.name}.") + r"(build|old)-.+")
+    removed = []
+    try:
+        entries = list(os.scandir(out.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not leftover.fullmatch(entry.name) or not entry.is_dir(follow_symlinks=False):
+            continue
+        path = Path(entry.path)
+        try:
+            empty = next(os.scandir(path), None) is None
+        except OSError:
+            continue
+        if empty:
+            try:
+                path.rmdir()
+                removed.append(path)
+            except OSError:
+                pass
+        elif is_marked(path) or _names(path) <= SITE_NAMES:  # unmarked: left by an errdex that wrote no marker
+            remove_tree(path)
+            removed.append(path)
+    return removed
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); False where that cannot be done."""
+    try:
+        import ctypes
+
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # an older kernel or a filesystem without it
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def replace_folder(folder: Path, out: Path) -> None:
+    """Put the new build where the old one was (call holding :func:`build_lock`), never leaving neither.
+
+    Where the system can, the two folders trade places in one step, so ``out``
+    is never missing; elsewhere the old site is renamed aside first.
+    """
+    check_out(out)
+    old = None
+    try:
+        if out.exists() and _exchange(folder, out):
+            old = folder  # now holding the old site
+        else:
+            if out.exists():
+                old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+                out.rename(old)
+            try:
+                folder.rename(out)
+            except OSError:
+                if old is not None:
+                    old.rename(out)
+                raise
+    except OSError as exc:
+        raise _oserror(out, exc) from exc
+    if old is not None:
+        if is_marked(old):
+            remove_tree(old)
+        else:
+            try:
+                old.rmdir()  # the empty folder the build went into
+            except OSError:
+                pass
