@@ -147,7 +147,7 @@ class RecordFacts:
 
         for record in self.records:
             analysis = known.analysis(normalize_escapes(record["messagePattern"]))
-            self.matchable[record["id"]] = not analysis["portability"] and not analysis["backtracking"]
+            self.matchable[record["id"]] = not (analysis["size"] or analysis["portability"] or analysis["backtracking"])
         known.save()
 
     def browser_patterns(self) -> dict[str, Any]:
