@@ -151,15 +151,20 @@ class RecordFacts:
         known.save()
 
     def browser_patterns(self) -> dict[str, Any]:
-        """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix."""
+        """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix.
+
+        Withdrawn and superseded records are left out (``retired``), as ``errdex match`` skips them by default."""
         from errdex.match.render import first_sentence
         from errdex.patterns import literal_chars, to_js, variable_parts
 
-        entries, refused = [], []
+        entries, refused, retired = [], [], []
         from errdex.patterns import normalize_escapes
 
         for record in self.records:
             pattern = normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
+            if record.get("status", "active") != "active":
+                retired.append(record["id"])
+                continue
             if not self.matchable.get(record["id"]):
                 refused.append(record["id"])
                 continue
@@ -173,7 +178,7 @@ class RecordFacts:
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })
         entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
-        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused}
+        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused, "retired": retired}
 
 
 def _proof_summary(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[str, int, int]:
