@@ -126,56 +126,104 @@ function setUpSearch() {
   }
 }
 
-// ---- matcher: the same patterns and ranking as `errdex match` ------------------------------------------
+// ---- matcher: the same patterns and ranking as `errdex match` (the core is assets/matcher.js) -------------
+//
+// The matching runs in a Web Worker, and the page terminates the worker when the budget is spent: a pattern that
+// backtracks on a pasted line can cost the worker, never the page, and the page says which lines were stopped.
+// Where no worker can start (a page opened from a file), assets/matcher.js runs in the page with only the patterns
+// proven to take linear time, checking the deadline between patterns.
 
-const MAX_LINE = 10000;      // characters of a line that are matched
-const MAX_LINES = 50;        // lines matched per paste
-const BUDGET_MS = 1000;      // the matcher stops here and says so (patterns that backtrack badly are refused at build)
-let patterns = null;
+const BUDGET_MS = 1000;      // matching time per paste; then the worker is stopped and the page says so
+const LOAD_MS = 10000;       // loading and compiling the patterns, before the budget starts
+let matchWorker = null;      // kept between pastes; replaced after it is stopped
+let jobs = 0;
 
-async function loadPatterns() {
-  if (!patterns) {
-    const data = await fetchJson("api/patterns.json");
-    if (!data) throw new Error("api/patterns.json is missing");
-    patterns = { fields: data.fields, entries: [] };
-    for (const entry of data.patterns) {
-      try {
-        patterns.entries.push({ ...entry, regex: new RegExp(entry.source, entry.flags) });
-      } catch (error) {
-        // a pattern this browser cannot compile is left out rather than breaking the others
-      }
-    }
-  }
-  return patterns;
+function loadScript(path) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = new URL(path, siteBase).href;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`${path} is missing`));
+    document.head.append(script);
+  });
 }
 
-function jsonFields(line, fields) {
-  const text = line.trimStart();
-  if (!text.startsWith("{")) return [];
+function startWorker() {
   try {
-    const value = JSON.parse(text);
-    if (!value || typeof value !== "object" || Array.isArray(value)) return [];
-    return fields.filter((name) => typeof value[name] === "string").map((name) => value[name]);
+    return new Worker(new URL("assets/matcher.js", siteBase));
   } catch (error) {
-    return [];
+    return null;  // blocked (file://, a strict policy): the in-page fallback takes over
   }
 }
 
-// Every record whose pattern occurs in the line (or in its JSON message fields), best first.
-function matchLine(line, data, deadline) {
-  const texts = [line, ...jsonFields(line, data.fields)];
-  const found = [];
-  for (const entry of data.entries) {  // already in rank order: literal characters, variable parts, id
-    if (performance.now() > deadline) return { found, stopped: true };
-    for (const text of texts) {
-      const hit = entry.regex.exec(text);
-      if (hit) {
-        found.push({ entry, groups: hit.slice(1) });
-        break;
-      }
+// Match the lines in a worker: resolves to { results, stopped, why } where results[i] is the result of line i
+// (undefined when the worker was stopped before it).
+function matchInWorker(lines) {
+  return new Promise((resolve, reject) => {
+    if (!matchWorker) matchWorker = startWorker();
+    const worker = matchWorker;
+    if (!worker) {
+      reject(new Error("no worker"));
+      return;
     }
+    const id = ++jobs;
+    const results = new Array(lines.length);
+    let timer = null;
+    let ready = false;
+    function finish(value) {
+      clearTimeout(timer);
+      worker.onmessage = worker.onerror = null;
+      resolve(value);
+    }
+    function stop(why) {
+      worker.terminate();  // the hard stop: whatever the worker is doing ends here
+      if (matchWorker === worker) matchWorker = null;
+      finish({ results, stopped: true, why });
+    }
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.job !== id) return;
+      if (message.type === "ready") {
+        ready = true;
+        clearTimeout(timer);
+        timer = setTimeout(() => stop(`matching took more than its ${BUDGET_MS / 1000}-second budget`), BUDGET_MS);
+      } else if (message.type === "line") {
+        results[message.index] = message.result;
+      } else if (message.type === "done") {
+        finish({ results, stopped: false, why: "" });
+      } else if (message.type === "failed") {
+        clearTimeout(timer);
+        worker.onmessage = worker.onerror = null;
+        reject(new Error(message.message));
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      clearTimeout(timer);
+      worker.onmessage = worker.onerror = null;
+      worker.terminate();
+      if (matchWorker === worker) matchWorker = null;
+      reject(new Error(ready ? "the matcher failed" : "no worker"));
+    };
+    timer = setTimeout(() => stop("the patterns took too long to load"), LOAD_MS);
+    worker.postMessage({ id, lines, budget: BUDGET_MS, patternsUrl: new URL("api/patterns.json", siteBase).href });
+  });
+}
+
+let inPage = null;
+
+// The fallback: the core in this page, only patterns proven linear, the deadline checked between patterns.
+async function matchInPage(lines) {
+  if (!inPage) {
+    if (!self.errdexMatcher) await loadScript("assets/matcher.js");
+    if (!self.errdexPatterns) await loadScript("api/patterns.js");  // a script: it loads from a file too
+    inPage = self.errdexMatcher.compile(self.errdexPatterns, true);
   }
-  return { found, stopped: false };
+  const deadline = performance.now() + BUDGET_MS;
+  const results = lines.map((line) => self.errdexMatcher.matchLine(line, inPage, deadline));
+  const stopped = results.some((r) => r.stopped);
+  return { results, stopped, why: stopped ? `matching took more than its ${BUDGET_MS / 1000}-second budget` : "",
+           skipped: inPage.skipped };
 }
 
 function substitute(text, groups) {
@@ -185,17 +233,22 @@ function substitute(text, groups) {
   });
 }
 
-function showMatch(line, number, result) {
+function showMatch(line, number, result, why) {
   const box = element("div", null, "match-result");
   box.append(element("p", `Line ${number}: ${line.length > 300 ? line.slice(0, 297) + "…" : line}`, "muted"));
+  if (!result) {
+    box.append(element("p", `Stopped: ${why}, before this line was matched; nothing is known about it.`, "stopped"));
+    return box;
+  }
   if (!result.found.length) {
-    box.append(element("p", result.stopped ? "Stopped: the matcher ran out of time for this line." : "No record matches this line."));
+    box.append(element("p", result.stopped ? `Stopped: ${why}, before every record was tried on this line.`
+                                           : "No record matches this line.", result.stopped ? "stopped" : null));
     return box;
   }
   const best = result.found[0];
   const heading = element("h3");
   const link = element("a", best.entry.errorClass + " (" + best.entry.severity + "): " + best.entry.slug);
-  link.href = new URL(best.entry.url, new URL(root, location.href)).href;
+  link.href = new URL(best.entry.url, siteBase).href;
   heading.append(link);
   box.append(heading, element("p", best.entry.meaning));
   const fix = element("p");
@@ -208,9 +261,17 @@ function showMatch(line, number, result) {
     box.append(element("p", `${result.found.length - 1} other record${result.found.length > 2 ? "s" : ""} also match: ` +
       result.found.slice(1, 6).map((f) => f.entry.slug).join(", "), "muted"));
   }
-  if (result.stopped) box.append(element("p", "The matcher ran out of time; later records were not tried.", "muted"));
+  if (result.stopped) box.append(element("p", `Stopped: ${why}; later records were not tried.`, "stopped"));
   return box;
 }
+
+function pasted(text) {
+  const lines = text.split(/\r?\n/).map((l) => l.slice(0, MAX_LINE)).filter((l) => l.trim());
+  return { lines: lines.slice(0, MAX_LINES), more: lines.length > MAX_LINES };
+}
+
+const MAX_LINE = 10000;      // characters of a line that are matched (as assets/matcher.js)
+const MAX_LINES = 50;        // lines matched per paste
 
 function setUpMatcher() {
   const form = document.getElementById("matcher");
@@ -221,16 +282,34 @@ function setUpMatcher() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     output.replaceChildren(element("p", "Matching…", "muted"));
+    const { lines, more } = pasted(input.value);
+    if (!lines.length) {
+      output.replaceChildren(element("p", "Paste a log line first."));
+      return;
+    }
+    let answer;
     try {
-      const data = await loadPatterns();
-      const lines = input.value.split(/\r?\n/).map((l) => l.slice(0, MAX_LINE)).filter((l) => l.trim());
-      const deadline = performance.now() + BUDGET_MS;
-      const boxes = lines.slice(0, MAX_LINES).map((line, i) => showMatch(line, i + 1, matchLine(line, data, deadline)));
-      if (lines.length > MAX_LINES) boxes.push(element("p", `Only the first ${MAX_LINES} lines were matched.`, "muted"));
-      output.replaceChildren(...(boxes.length ? boxes : [element("p", "Paste a log line first.")]));
+      try {
+        answer = await matchInWorker(lines);
+      } catch (error) {
+        if (error.message !== "no worker") throw error;
+        answer = await matchInPage(lines);
+      }
     } catch (error) {
       output.replaceChildren(element("p", `The matcher is unavailable: ${error.message}`));
+      return;
     }
+    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why));
+    if (answer.stopped) {
+      boxes.unshift(element("p", `Stopped: ${answer.why}. Lines marked "Stopped" were not fully matched; ` +
+        "errdex match on the command line has no such limit.", "stopped"));
+    }
+    if (answer.skipped) {
+      boxes.push(element("p", `${answer.skipped} record${answer.skipped === 1 ? "" : "s"} whose patterns are not proven ` +
+        "fast were not tried: this page cannot start a worker here (opened from a file?).", "muted"));
+    }
+    if (more) boxes.push(element("p", `Only the first ${MAX_LINES} lines were matched.`, "muted"));
+    output.replaceChildren(...boxes);
   });
 }
 

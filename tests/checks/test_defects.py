@@ -51,6 +51,7 @@ DEFECTS: list[tuple[str, Mutation, str, str]] = [
     ("lookahead", _set("messagePattern", "CreateOS process creation(?= could).*"), "EDX121", "/record/messagePattern"),
     ("named-group", _set("messagePattern", "CreateOS (?<what>.+)"), "EDX121", "/record/messagePattern"),
     ("nested-quantifier", _set("messagePattern", "CreateOS( process| creation|.)+ reusing it\\."), "EDX123", "/record/messagePattern"),
+    ("pattern-too-big", _set("messagePattern", "CreateOS process creation .{0,1000}\\."), "EDX125", "/record/messagePattern"),
     ("pattern-misses", _set("messagePattern", "CreateOS process creation could not be confirmed"), "EDX124", "/record/messagePattern"),
     ("unescaped-dot-ok-but-wrong", _set("messagePattern", "CreateOS process deletion.*"), "EDX124", "/record/messagePattern"),
     ("github-url", _set("githubUrl", "https://github.com/paperclipai/paperclip/blob/main/x.ts#L1-L2"), "EDX131", "/record/githubUrl"),

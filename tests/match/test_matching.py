@@ -407,3 +407,25 @@ def test_a_pattern_that_can_match_empty_matches_every_line_in_cli_and_sql(tmp_pa
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT record_id, groups FROM errdex_match($1) ORDER BY rank", ["disk 4 full"]).fetchall()
     assert [(r[-1], g) for r, g in rows] == [("2", ["4"]), ("1", [""])]
+
+
+def test_a_refused_expression_is_remembered_and_oversized_patterns_are_never_compiled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [
+        _record(1, "x.{100}y", "x" + "a" * 100 + "y"),  # no literal key: hyperscan compiles it, and refuses it
+        _record(2, "a.{0,1000}x.{0,1000}y\\.", "axy."),  # over EDX125's bound: no engine may even try
+        _record(3, "CreateOS returned invalid JSON\\.", "CreateOS returned invalid JSON."),
+    ]
+    first = Matcher(records, cache_dir=tmp_path)
+    reasons = {record["id"]: why for record, why in first.skipped}
+    assert "hyperscan" in reasons[f"{1:016x}"]
+    assert "expand to more than" in reasons[f"{2:016x}"]
+    assert [m.view["id"] for m in first.match("CreateOS returned invalid JSON.")] == [f"{3:016x}"]
+
+    def no_second_plan(self: Matcher, records: Any) -> None:
+        raise AssertionError("the plan was made again instead of loaded from the cache")
+
+    monkeypatch.setattr(Matcher, "_plan", no_second_plan)
+    second = Matcher(records, cache_dir=tmp_path)
+    assert {record["id"] for record, _ in second.skipped} == {f"{1:016x}", f"{2:016x}"}
+    assert [m.view["id"] for m in second.match("CreateOS returned invalid JSON.")] == [f"{3:016x}"]

@@ -21,6 +21,17 @@ POLYNOMIAL = [
     r"(?:foo)?(.+)(?:bar)?(.+)", r"\w+\b\w+",
 ]
 
+# Shapes the first analysis missed: nested bounded repeats, and overlapping repeats around a separator they can
+# match themselves (a browser froze for 9 s to minutes on a pasted line).
+BOUNDED_NESTED = [r"(?:[a-z]{1,30}){1,30}", r"x(?:\d{1,5}){3,20}y", r"(?:a|a){1,10}b", r"(?:\w+ ?){1,8}!"]
+SEPARATED = [
+    r"(.*?)=(.*?)=(.*?);", r"(.*?)=(.*?);", r".{0,1000}x.{0,1000}y", r"(.+) x (.+)\.", r"a[a-z]{1,30}[a-z]{1,30}!",
+    r"(\w+)\w(\w+)!", r"(.*)(?:=|:)(.*);",
+]
+# ... and what stays fine: the separator cannot be absorbed, or nothing can fail after the second repeat.
+SEPARATED_FINE = [r"([^=]*)=([^=]*)=(.*?);", r"(.*?) foo (.*?)", r"(.*?): (.*)", r"(\d{1,3}\.){3}\d{1,3}",
+                  r"[a-z]{1,3}[a-z]{1,3}!", r"x(?:ab|cd){1,30}y"]
+
 FINE = [
     r"CreateOS request failed \(HTTP (\d+)\) during (.+)\.",
     r"CreateOS process creation could not be confirmed; destroy the lease before reusing it\.",
@@ -41,6 +52,39 @@ def test_exponential_shapes(source: str) -> None:
 def test_polynomial_shapes(source: str) -> None:
     problems = backtracking_problems(source)
     assert any("polynomial" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", BOUNDED_NESTED)
+def test_nested_bounded_repeats(source: str) -> None:
+    problems = backtracking_problems(source)
+    assert any("exponentially" in p.message or "polynomial" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", SEPARATED)
+def test_repeats_that_absorb_their_separator(source: str) -> None:
+    problems = backtracking_problems(source)
+    assert any("polynomial" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", SEPARATED_FINE)
+def test_separators_that_hold(source: str) -> None:
+    assert backtracking_problems(source) == []
+
+
+def test_separated_repeats_really_are_slow_in_python() -> None:
+    # The premise, kept fast: doubling the line costs the flagged shape about 16x, and on the same line it
+    # costs far more than the shape whose first two repeats cannot absorb the separator.
+    small = _seconds(r"(.*?)=(.*?)=(.*?);", "=" * 40)
+    large = _seconds(r"(.*?)=(.*?)=(.*?);", "=" * 80)
+    assert large > 4 * small
+    assert large > 10 * _seconds(r"([^=]*)=([^=]*)=(.*?);", "=" * 80)
+
+
+def test_the_analysis_stays_fast_on_long_patterns() -> None:
+    started = time.perf_counter()
+    backtracking_problems("x" + "".join(chr(0x4E00 + i) + "*" for i in range(1999)))
+    backtracking_problems("x" + "(.*?)=" * 660)
+    assert time.perf_counter() - started < 2
 
 
 @pytest.mark.parametrize("source", FINE)

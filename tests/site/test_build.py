@@ -324,6 +324,13 @@ def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cac
     assert "added in 2026-12-01T00:00:00Z, content last changed in 2026-12-08T00:00:00Z" in page
     other = (out / "records/paperclipai/paperclip/createos-connection-failed.html").read_text()
     assert "added in 2026-12-01T00:00:00Z (" in other
+    # the browser matcher skips the superseded record, as errdex match does
+    patterns = json.loads((out / "api/patterns.json").read_text())
+    assert patterns["retired"] == [envelope["record"]["id"]]
+    assert envelope["record"]["id"] not in {p["id"] for p in patterns["patterns"]}
+    import errdex
+
+    assert envelope["record"]["id"] not in {m.view["id"] for m in errdex.load([records]).match("CreateOS returned invalid JSON.")}
 
 
 def test_patterns_that_backtrack_badly_are_left_out_of_the_browser_matcher(tmp_path: Path, site_cache: Path) -> None:

@@ -23,8 +23,11 @@ def pattern_analysis(ctx: RecordContext) -> dict[str, Any] | None:
 
 
 def _portable_pattern(ctx: RecordContext) -> str | None:
+    """The pattern when engines may compile it: portable and within the size bounds."""
     analysis = pattern_analysis(ctx)
-    return None if analysis is None or analysis["portability"] else ctx.text("messagePattern")
+    if analysis is None or analysis["portability"] or analysis["size"]:
+        return None
+    return ctx.text("messagePattern")
 
 
 @register
@@ -90,6 +93,21 @@ class PatternBacktracking(Check):
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         analysis = pattern_analysis(ctx)
         for offset, message in analysis["backtracking"] if analysis else ():
+            yield Problem("messagePattern", f"at offset {offset}: {message}")
+
+
+@register
+class PatternSize(Check):
+    code, name = "EDX125", "pattern-size"
+    summary = (
+        f"messagePattern is at most {patterns.MAX_LENGTH:,} characters and its counted repeats expand to at most "
+        f"{patterns.MAX_EXPANSION:,} character positions, so every engine compiles it in bounded time "
+        "(larger patterns are analysed and compiled no further)."
+    )
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        analysis = pattern_analysis(ctx)
+        for offset, message in analysis["size"] if analysis else ():
             yield Problem("messagePattern", f"at offset {offset}: {message}")
 
 

@@ -21,11 +21,14 @@ from errdex._version import __version__
 
 __all__ = ["PatternFacts"]
 
+#: Bump when an analysis changes what it finds (the cache key of every analysis holds it).
+_ANALYSIS_FORMAT = "2"
+
 
 @functools.lru_cache(maxsize=4096)
 def _re2_regex(pattern: str) -> Any:
     """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
-    return re2.compile(patterns.to_re2(pattern))
+    return re2.compile(patterns.to_re2(pattern), patterns.re2_options())
 
 
 def _key(*parts: str) -> str:
@@ -48,13 +51,17 @@ class PatternFacts:
                 pass
 
     def analysis(self, pattern: str) -> dict[str, Any]:
-        """Portability problems, backtracking problems and required literals of a pattern."""
-        key = _key("analysis", pattern)
+        """Size, portability and backtracking problems and required literals of a pattern.
+
+        A pattern over the size bounds (EDX125) is analysed no further: every other analysis and every engine
+        would pay for its size."""
+        key = _key("analysis", _ANALYSIS_FORMAT, pattern)
         found = self.entries.get(key)
         if found is None:
-            portability = [[p.offset, p.message] for p in patterns.portability_problems(pattern)]
-            found = {"portability": portability, "backtracking": [], "literals": []}
-            if not portability:
+            size = [[p.offset, p.message] for p in patterns.size_problems(pattern)]
+            portability = [] if size else [[p.offset, p.message] for p in patterns.portability_problems(pattern)]
+            found = {"size": size, "portability": portability, "backtracking": [], "literals": []}
+            if not portability and not size:
                 found["backtracking"] = [[p.offset, p.message] for p in patterns.backtracking_problems(pattern)]
                 found["literals"] = patterns.required_literals(pattern)
             self.entries[key] = found

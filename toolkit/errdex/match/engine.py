@@ -41,7 +41,7 @@ _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
 _PLAN_FORMAT = "7"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS = patterns.re2_options()
 _NO_SPAN = (-1, -1)
 
 
@@ -106,6 +106,9 @@ def _analyse(pattern: str) -> list[Any]:
     """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
     (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
     pattern = patterns.normalize_escapes(pattern)
+    too_big = patterns.size_problems(pattern)  # before anything pays for its size
+    if too_big:
+        return [too_big[0].message, 0, 0, None, None, None]
     problems = patterns.portability_problems(pattern)
     if problems and not patterns.matches_every_line(pattern):
         return [problems[0].message, 0, 0, None, None, None]
@@ -235,7 +238,9 @@ class Matcher:
     def _save(self, path: Path | None, plan: dict[str, Any]) -> None:
         if path is None:
             return
-        stored = {**plan, "count": len(self.records) + len(self.skipped)}
+        # The records this plan was made for: a refused expression is in both kept and skipped, and must not make
+        # the count differ (a plan that never loads is a failure paid again at every start).
+        stored = {**plan, "count": len(plan["kept"]) + len({i for i, _ in plan["skipped"]} - set(plan["kept"]))}
         for name in ("literal_db", "regex_db"):
             if stored[name] is not None:
                 stored[name] = hyperscan.dumpb(stored[name])

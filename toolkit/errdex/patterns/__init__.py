@@ -62,8 +62,10 @@ from __future__ import annotations
 
 from .analysis import (
     EMPTY_MATCH, MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, exact_text, group_count, is_portable,
-    literal_chars, matches_every_line, portability_problems, required_literals, variable_parts,
+    linear_time, literal_chars, matches_every_line, portability_problems, required_literals, variable_parts,
 )
+from .re2_options import re2_options
+from .size import MAX_EXPANSION, MAX_LENGTH, size_problems
 from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
 from .syntax import (
     Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassItem, ClassProperty,
@@ -83,12 +85,14 @@ __all__ = [
     # analysis
     "PatternProblem", "portability_problems", "is_portable", "backtracking_problems",
     "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count", "MAX_REPEAT",
-    "EMPTY_MATCH", "matches_every_line",
+    "EMPTY_MATCH", "matches_every_line", "linear_time",
     "MAX_DEPTH",
+    # size
+    "size_problems", "MAX_LENGTH", "MAX_EXPANSION",
     # translation
     "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",
     "normalize_escapes",
     "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
     # engines
-    "compile_problems", "EngineProblem", "CompileReport", "ENGINES",
+    "compile_problems", "EngineProblem", "CompileReport", "ENGINES", "re2_options",
 ]

@@ -18,7 +18,7 @@ from .syntax import (
 
 __all__ = [
     "PatternProblem", "MAX_REPEAT", "MAX_DEPTH", "portability_problems", "backtracking_problems",
-    "literal_chars", "variable_parts", "required_literals", "group_count", "is_portable",
+    "literal_chars", "variable_parts", "required_literals", "group_count", "is_portable", "linear_time",
 ]
 
 MAX_REPEAT = 1000
@@ -26,6 +26,15 @@ MAX_DEPTH = 50
 # Above this many character positions inside one unbounded repeat, the exact
 # ambiguity check is replaced by a cheaper syntactic one.
 _MAX_GLUSHKOV_POSITIONS = 64
+# A counted repeat that may iterate this many times is checked for ambiguity like an unbounded one:
+# (?:[a-z]{1,30}){1,30} splits one word in more ways than any line could wait for.
+_LOOP_COUNT = 3
+# A counted repeat with this much choice in its count (max - min) splits text like an unbounded one:
+# .{0,1000}x.{0,1000}y tries a million splits per start position.
+_WIDE_COUNT = 10
+# Bounds of the separator bookkeeping of the polynomial check (the analysis itself stays linear).
+_MAX_OPEN_TAILS = 64
+_MAX_SEPARATORS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,12 +475,14 @@ def is_portable(pattern: str) -> bool:
 class _Glushkov:
     """Position automaton with parallel edges counted (each repeat adds its own loop edges)."""
 
-    __slots__ = ("facts", "sets", "edges")
+    __slots__ = ("facts", "sets", "edges", "loop_counted")
 
-    def __init__(self, facts: _FactsCache) -> None:
+    def __init__(self, facts: _FactsCache, loop_counted: bool = False) -> None:
         self.facts = facts
         self.sets: list[cs.Ranges] = []
         self.edges: dict[tuple[int, int], int] = {}
+        # counted repeats of more than _LOOP_COUNT iterations built as unbounded ones (more paths, never fewer)
+        self.loop_counted = loop_counted
 
     def edge(self, p: int, q: int) -> None:
         self.edges[(p, q)] = self.edges.get((p, q), 0) + 1
@@ -510,6 +521,8 @@ class _Glushkov:
         lo, hi = node.min, node.max
         if hi == 0:
             return True, [], []
+        if self.loop_counted and hi is not None and hi > _LOOP_COUNT:
+            hi = None
         n1 = min(lo, 3)
         if hi is None:
             parts = [self.build(node.child) for _ in range(max(n1 - 1, 0))]
@@ -625,6 +638,49 @@ def _unbounded(node: Node) -> bool:
     return isinstance(node, Repeat) and node.max is None
 
 
+def _loops(node: Node) -> bool:
+    """A repeat that iterates often enough for ambiguity in its body to multiply."""
+    return isinstance(node, Repeat) and (node.max is None or node.max >= _LOOP_COUNT)
+
+
+def _splits(node: Repeat) -> bool:
+    """A repeat whose length is free enough for two of them to split text between them in many ways."""
+    return node.max is None or node.max - node.min >= _WIDE_COUNT
+
+
+def _fits(node: Node, chars: cs.Ranges) -> bool:
+    """Whether the node can match some text (possibly empty) made only of ``chars``."""
+    if isinstance(node, Literal):
+        o = ord(node.char)
+        return cs.intersects(((o, o),), chars)
+    if isinstance(node, CharClass):
+        return cs.intersects(class_set(node), chars)
+    if isinstance(node, Any):
+        return cs.intersects(cs.DOT, chars)
+    if isinstance(node, Anchor):
+        return node.kind not in ("^", "$")
+    if isinstance(node, (Group, Lookaround)):
+        return _fits(node.child, chars)
+    if isinstance(node, Sequence):
+        return all(_fits(item, chars) for item in node.items)
+    if isinstance(node, Alternation):
+        return any(_fits(branch, chars) for branch in node.branches)
+    if isinstance(node, Repeat):
+        return node.min == 0 or node.max == 0 or _fits(node.child, chars)
+    return True  # backreference
+
+
+class _Open:
+    """A repeat that text may still be split against, and the required items met since it."""
+
+    __slots__ = ("repeat", "alphabet", "separators")
+
+    def __init__(self, repeat: Repeat, alphabet: cs.Ranges, separators: tuple[Node, ...] = ()) -> None:
+        self.repeat = repeat
+        self.alphabet = alphabet
+        self.separators = separators
+
+
 class _Backtracking:
     def __init__(self, pattern: Pattern) -> None:
         self.source = pattern.source
@@ -648,10 +704,12 @@ class _Backtracking:
 
     def ambiguous(self, node: Repeat) -> bool:
         body = node.child
-        nested = _contains(body, Repeat, _unbounded)
+        nested = _contains(body, Repeat, _loops)
         alternation = _contains(body, Alternation)
         g = _Glushkov(self.facts)
-        g.build(node)
+        # A counted repeat is judged as its unbounded form: what is ambiguous in one iteration multiplies.
+        g.build(node if node.max is None else Repeat(body, node.min, None, node.lazy, node.offset, node.end,
+                                                     node.quantifier_offset))
         if len(g.sets) > _MAX_GLUSHKOV_POSITIONS:
             ambiguous = nested or any(
                 isinstance(a, Alternation) and _branches_overlap(a, self.facts)
@@ -661,7 +719,11 @@ class _Backtracking:
         if not ambiguous:
             return False
         snippet = _snippet(self.source, node)
-        if nested:
+        if nested and node.max is not None:
+            why = (f"a repeat nested in a repeat of up to {node.max} iterations can split the same text "
+                   f"in a number of ways exponential in the {node.max} iterations")
+            fix = "drop the inner or the outer count, or separate repetitions by a literal"
+        elif nested:
             why = ("a repeat nested in another repeat can split the same text in exponentially "
                    "many ways")
             fix = "drop the inner or the outer quantifier, or separate repetitions by a literal"
@@ -691,7 +753,7 @@ class _Backtracking:
         if isinstance(node, Repeat):
             if node.max == 0:
                 out = []
-            elif node.max is None:
+            elif _splits(node):
                 out = [node]
             else:
                 out = self._ends(node.child, memo, front)
@@ -710,14 +772,45 @@ class _Backtracking:
         memo[id(node)] = out
         return out
 
+    def required_after(self, root: Node) -> dict[int, bool]:
+        """Node id -> whether text is still required after the node (so a match can fail after it)."""
+        out: dict[int, bool] = {}
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, after = stack.pop()
+            out[id(node)] = after
+            if isinstance(node, Sequence):
+                later = after
+                for item in reversed(node.items):
+                    stack.append((item, later))
+                    later = later or not self.facts(item).nullable
+            elif isinstance(node, Alternation):
+                stack.extend((b, after) for b in node.branches)
+            elif isinstance(node, (Group, Lookaround)):
+                stack.append((node.child, after))
+            elif isinstance(node, Repeat):
+                stack.append((node.child, after or (node.min >= 2 and not self.facts(node.child).nullable)))
+        return out
+
     def polynomial(self, root: Node) -> None:
         reported: set[int] = set()
+        after = self.required_after(root)
 
-        def report(t: Repeat, h: Repeat, across: bool) -> None:
+        def report(t: Repeat, h: Repeat, across: bool, separators: tuple[Node, ...] = ()) -> None:
             if id(h) in reported:
                 return
             reported.add(id(h))
             a, b = _snippet(self.source, t, 20), _snippet(self.source, h, 20)
+            if separators:
+                between = "".join(self.source[n.offset:n.end] for n in separators)
+                if len(between) > 20:
+                    between = between[:17] + "..."
+                self.problems.append(PatternProblem(
+                    h.offset, f"{a} (at {t.offset}) and {b} can both match {between!r} between them, so a match "
+                              "that fails later tries every way of splitting the text (polynomial "
+                              "backtracking); make one side unable to match the separator (such as "
+                              "[^=]* instead of .*? before =) or make their character sets disjoint"))
+                return
             if across:
                 where = f"{b} repeated back to back"
             else:
@@ -728,26 +821,45 @@ class _Backtracking:
                           "backtracking); put a required literal between them or make their "
                           "character sets disjoint"))
 
+        def meet(open_tails: list[_Open], item: Node) -> None:
+            for h in self.heads(item):
+                ha = self.facts.alphabet(h)
+                for o in open_tails:
+                    if o.repeat is h:
+                        continue
+                    shared = cs.intersection(o.alphabet, ha)
+                    if not shared:
+                        continue
+                    if not o.separators:
+                        report(o.repeat, h, False)
+                        break
+                    if after.get(id(h), False) and all(_fits(n, shared) for n in o.separators):
+                        report(o.repeat, h, False, o.separators)
+                        break
+
+        def absorbed(open_tails: list[_Open], item: Node) -> list[_Open]:
+            """The open repeats that can also match what a required item matches (the item between them)."""
+            kept = []
+            for o in open_tails:
+                if len(o.separators) < _MAX_SEPARATORS and _fits(item, o.alphabet):
+                    kept.append(_Open(o.repeat, o.alphabet, (*o.separators, item)))
+            return kept
+
         for node in _walk(root):
             if isinstance(node, Sequence):
-                open_tails: list[Repeat] = []
+                open_tails: list[_Open] = []
                 for item in node.items:
                     if isinstance(item, _LEAVES):
                         if open_tails and not isinstance(item, Anchor):
-                            open_tails = []
+                            open_tails = absorbed(open_tails, item)
                         continue
-                    heads = self.heads(item)
-                    for h in heads:
-                        ha = self.facts.alphabet(h)
-                        for t in open_tails:
-                            if t is not h and cs.intersects(self.facts.alphabet(t), ha):
-                                report(t, h, False)
-                                break
-                    tails = self.tails(item)
+                    meet(open_tails, item)
+                    tails = [_Open(t, self.facts.alphabet(t)) for t in self.tails(item)]
                     if self.facts(item).nullable:
                         open_tails = open_tails + tails
                     else:
-                        open_tails = list(tails)
+                        open_tails = absorbed(open_tails, item) + tails
+                    del open_tails[:-_MAX_OPEN_TAILS]
             elif isinstance(node, Repeat) and node.max is not None and node.max > 1:
                 for h in self.heads(node.child):
                     ha = self.facts.alphabet(h)
@@ -769,19 +881,22 @@ def _backtracking(pattern: str) -> tuple[PatternProblem, ...]:
         parsed = parse(pattern)
     except PatternSyntaxError:
         return ()
-    unbounded: list[Repeat] = []
+    unbounded: list[Repeat] = []  # repeats checked for exponential ambiguity: unbounded or iterating often
+    splitting = 0  # repeats that split text in many ways (unbounded or with a wide count)
     multi = False  # a counted repeat that may iterate twice
     for n in _walk(parsed.root):
         if isinstance(n, Repeat):
-            if n.max is None:
+            if _loops(n):
                 unbounded.append(n)
-            elif n.max > 1:
+            if n.max is not None and n.max > 1:
                 multi = True
-    if not unbounded:
+            if _splits(n):
+                splitting += 1
+    if not unbounded and not splitting:
         return ()
     b = _Backtracking(parsed)
     b.exponential(unbounded)
-    if len(unbounded) > 1 or multi:
+    if splitting > 1 or (splitting and multi):
         b.polynomial(parsed.root)
     return tuple(sorted(set(b.problems), key=lambda p: (p.offset, p.message)))
 
@@ -802,6 +917,144 @@ def backtracking_problems(pattern: str) -> list[PatternProblem]:
     Unparseable patterns give ``[]`` (see :func:`portability_problems`).
     """
     return list(_backtracking(pattern))
+
+
+# ---------------------------------------------------------------- linear time
+
+#: Patterns with more positions than this are not proven linear (the proof's own cost stays small).
+_MAX_LINEAR_POSITIONS = 2000
+#: The most paths a backtracking engine may follow at once through the parts of a pattern that do not loop.
+_MAX_PATHS = 64
+
+
+def _most_overlapping(sets: list[cs.Ranges]) -> int:
+    """The largest number of the sets that share one character."""
+    events: list[tuple[int, int]] = []
+    for s in sets:
+        for lo, hi in s:
+            events.append((lo, 1))
+            events.append((hi + 1, -1))
+    events.sort()
+    best = depth = 0
+    for _, step in events:
+        depth += step
+        best = max(best, depth)
+    return best
+
+
+def _in_cycles(n: int, succ: list[list[int]]) -> set[int]:
+    """The positions that lie on a cycle (strongly connected components of more than one, or a self-loop)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    looping: set[int] = set()
+    counter = 0
+    for root in range(n):
+        if root in index:
+            continue
+        work: list[tuple[int, Iterator[int]]] = [(root, iter(succ[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(succ[w])))
+                    advanced = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succ[v]:
+                    looping.update(comp)
+    return looping
+
+
+@lru_cache(maxsize=65536)
+def _linear(pattern: str) -> bool:
+    try:
+        parsed = parse(pattern)
+    except PatternSyntaxError:
+        return False
+    if _portability(pattern) or _backtracking(pattern):
+        return False
+    facts = _FactsCache()
+    g = _Glushkov(facts, loop_counted=True)
+    _, first, last = g.build(parsed.root)
+    n = len(g.sets)
+    if n > _MAX_LINEAR_POSITIONS:
+        return False
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for (p, q), count in g.edges.items():
+        succ[p].extend([q] * count)  # parallel edges: that many ways to take the step
+    looping = _in_cycles(n, succ)
+    # (1) per start position: paths through the pattern multiply only where successors overlap; positions on
+    # a cycle must never branch, the others may, up to _MAX_PATHS paths in all.
+    paths = _most_overlapping([g.sets[q] for q in first])
+    for p in range(n):
+        branching = _most_overlapping([g.sets[q] for q in succ[p]])
+        if p in looping:
+            if branching > 1:
+                return False
+        else:
+            paths *= max(branching, 1)
+    if paths > _MAX_PATHS:
+        return False
+    # (2) over start positions: an attempt runs on through looping positions only as far as they can consume
+    # the text. When some character of the literal prefix every match starts with (or, without one, every
+    # character that can start a match) is one that no such position can consume, each attempt stops before
+    # that character of later attempts' prefixes (give or take the pattern's other positions), so all attempts
+    # together read each character a bounded number of times.
+    root = parsed.root
+    items = root.items if isinstance(root, Sequence) else (root,)
+    if items and isinstance(items[0], Anchor) and items[0].kind == "^":
+        return True  # one attempt only
+    anchored = any(isinstance(c, Anchor) for n_ in _walk(root) for c in (n_, *_children(n_)))
+    finishing = set(last) if not anchored else set()  # a path that reaches these has matched already
+    guarded = [p for p in looping if p not in finishing]
+    if not guarded:
+        return True
+    lits = _lits(root)
+    prefix = lits.exact if lits.exact is not None else lits.prefix
+    if prefix:
+        blockers = [((ord(c), ord(c)),) for c in set(prefix)]
+    else:
+        blockers = [cs.union(*(g.sets[q] for q in first))]
+    return any(not any(cs.intersects(g.sets[p], b) for p in guarded) for b in blockers)
+
+
+def linear_time(pattern: str) -> bool:
+    """True when a backtracking engine (a browser's) searches any line for the pattern in time linear in the line.
+
+    A sufficient condition, checked on the pattern's position automaton (counted repeats of more than
+    three iterations taken as unbounded): the pattern is portable and has no backtracking problem;
+    positions inside loops never branch on one character and the other positions allow at most 64 paths
+    at once; and, unless the pattern starts with ``^``, some character of the literal prefix every match
+    starts with (without one: every character that can start a match) is one that no looping position
+    followed by required text can consume (``User (\\w+) logged in`` is linear; ``(.*?) failed`` and
+    ``a[a-z]+x`` are quadratic on long lines). False when unsure.
+    """
+    return _linear(pattern)
 
 
 # ------------------------------------------------------------------- literals

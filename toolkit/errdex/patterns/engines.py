@@ -139,10 +139,13 @@ def _re2_version() -> str:
 def _re2_compile(sources: list[str]) -> list[str | None]:
     import re2
 
+    from .re2_options import re2_options
+
+    options = re2_options()
     out: list[str | None] = []
     for src in sources:
         try:
-            re2.compile(src)
+            re2.compile(src, options)
             out.append(None)
         except Exception as e:  # re2.error and encoding errors
             out.append(str(e) or type(e).__name__)

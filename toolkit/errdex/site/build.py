@@ -219,7 +219,10 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
                 {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
                  "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)}
                 for r in facts.records]}))
-            writer.write("api/patterns.json", _json(facts.browser_patterns()))
+            browser_patterns = facts.browser_patterns()
+            writer.write("api/patterns.json", _json(browser_patterns))
+            # The same as a script, for a page opened from a file (where fetch is refused but scripts load).
+            writer.write("api/patterns.js", "self.errdexPatterns = " + _json(browser_patterns).rstrip("\n") + ";\n")
             _write_listing_pages(writer, facts, info, schema_reference(), base_url)
             _write_changelog(writer, facts, info, changes)
             record_pages.finish()

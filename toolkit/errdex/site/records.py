@@ -147,19 +147,24 @@ class RecordFacts:
 
         for record in self.records:
             analysis = known.analysis(normalize_escapes(record["messagePattern"]))
-            self.matchable[record["id"]] = not analysis["portability"] and not analysis["backtracking"]
+            self.matchable[record["id"]] = not (analysis["size"] or analysis["portability"] or analysis["backtracking"])
         known.save()
 
     def browser_patterns(self) -> dict[str, Any]:
-        """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix."""
-        from errdex.match.render import first_sentence
-        from errdex.patterns import literal_chars, to_js, variable_parts
+        """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix.
 
-        entries, refused = [], []
+        Withdrawn and superseded records are left out (``retired``), as ``errdex match`` skips them by default."""
+        from errdex.match.render import first_sentence
+        from errdex.patterns import linear_time, literal_chars, to_js, variable_parts
+
+        entries, refused, retired = [], [], []
         from errdex.patterns import normalize_escapes
 
         for record in self.records:
             pattern = normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
+            if record.get("status", "active") != "active":
+                retired.append(record["id"])
+                continue
             if not self.matchable.get(record["id"]):
                 refused.append(record["id"])
                 continue
@@ -169,11 +174,13 @@ class RecordFacts:
                 "url": record_path(record),
                 "source": to_js(pattern)["source"], "flags": to_js(pattern)["flags"],
                 "literalChars": literal_chars(pattern), "variableParts": variable_parts(pattern),
+                # proven to search any line in linear time: the only ones a page without a worker runs
+                "linear": linear_time(pattern),
                 "meaning": first_sentence(record["documentation"]),
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })
         entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
-        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused}
+        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused, "retired": retired}
 
 
 def _proof_summary(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[str, int, int]:

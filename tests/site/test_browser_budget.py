@@ -1,0 +1,138 @@
+"""The in-browser matcher against adversarial patterns and lines: it answers within its budget and the page stays
+responsive, over HTTP (in a worker the page stops) and from a file (in the page, only patterns proven linear)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from errdex.site import build_site
+from errdex.site.serve import running_site
+from tests.site.conftest import RECORDS
+
+#: Patterns the first backtracking check let through (now refused at build), and one it still lets through that is
+#: quadratic in a backtracker because it starts with a lazy repeat.
+ADVERSARIAL = {
+    "token": ("Token (?:[a-z]{1,30}){1,30}!", "Token abc!"),
+    "config": ("Config (.*?)=(.*?)=(.*?);", "Config a=b=c;"),
+    "wide": ("Job a failed at .{0,1000}\\.", "Job a failed at x."),
+    "quadratic": ("(.*?) timed out after (\\d+) ms", "x timed out after 5 ms"),
+}
+#: Stands for a pattern that slipped past every check (a site built by an older errdex, a hand-edited file):
+#: exponential in a backtracker, so one exec on a line of 40 "a" never ends in practice.
+SLIPPED = {"id": "00000000badbadba", "slug": "slipped-past-the-checks", "repo": "acme/api", "errorClass": "Error",
+           "severity": "error", "url": "records/acme/api/slipped-past-the-checks.html", "source": "(a|aa)+b",
+           "flags": "u", "literalChars": 1000, "variableParts": 0, "linear": False, "meaning": "m", "fix": "f"}
+NORMAL = "CreateOS returned invalid JSON."
+WITHDRAWN = "CreateOS connection failed."
+
+
+@pytest.fixture(scope="module")
+def adversarial_site(tmp_path_factory: pytest.TempPathFactory, site_cache: Path) -> Path:
+    root = tmp_path_factory.mktemp("adversarial")
+    records = root / "records"
+    shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
+    template = json.loads((records / "paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
+    for number, (slug, (pattern, message)) in enumerate(ADVERSARIAL.items()):
+        envelope = json.loads(json.dumps(template))
+        envelope["record"].update(id=f"{number + 1:016x}", slug=slug, repo="acme/api", errorMessage=message,
+                                  messagePattern=pattern, scenarios=[])
+        (records / "acme/api").mkdir(parents=True, exist_ok=True)
+        (records / f"acme/api/{slug}.json").write_text(json.dumps(envelope, indent=2), encoding="utf-8")
+    withdrawn = records / "paperclipai/paperclip/createos-connection-failed.json"
+    envelope = json.loads(withdrawn.read_text())
+    envelope["record"].update(status="withdrawn", statusReason="Folded into another record.")
+    withdrawn.write_text(json.dumps(envelope, indent=2), encoding="utf-8")
+    out = root / "site"
+    build_site(out, records=[records], search=False)
+    data = json.loads((out / "api/patterns.json").read_text())
+    data["patterns"].insert(0, SLIPPED)
+    (out / "api/patterns.json").write_text(json.dumps(data), encoding="utf-8")
+    (out / "api/patterns.js").write_text("self.errdexPatterns = " + json.dumps(data) + ";\n", encoding="utf-8")
+    return out
+
+
+def test_the_shapes_that_froze_the_page_are_refused_at_build(adversarial_site: Path) -> None:
+    data = json.loads((adversarial_site / "api/patterns.json").read_text())
+    shipped = {p["slug"]: p for p in data["patterns"]}
+    assert not {"token", "config", "wide"} & set(shipped)
+    assert len(data["refused"]) == 3
+    assert shipped["quadratic"]["linear"] is False
+    assert shipped["createos-returned-invalid-json"]["linear"] is True
+
+
+def _lines() -> list[str]:
+    return [
+        NORMAL,
+        "a" * 40,                                     # the slipped exponential pattern
+        "Token " + "abcdefghij" * 90 + "?",           # nested bounded repeats
+        "Config " + "=" * 5000,                       # overlapping lazy groups
+        "Job a failed at " + "x" * 5000,
+        *(["y" * 10_000] * 40),                       # quadratic for the leading lazy repeat, 40 times
+        WITHDRAWN,
+    ]
+
+
+def _paste(page: Page, lines: list[str]) -> float:
+    page.fill("#matcher-input", "\n".join(lines))
+    started = time.perf_counter()
+    page.click("#matcher button")
+    # the page answers while the matcher works: the main thread is never the one matching
+    for _ in range(5):
+        before = time.perf_counter()
+        page.evaluate("() => document.getElementById('matcher-input').value.length")
+        assert time.perf_counter() - before < 0.5
+    expect(page.locator(".match-result").first).to_be_visible(timeout=10_000)
+    return time.perf_counter() - started
+
+
+def _results(page: Page) -> list[str]:
+    return page.locator(".match-result").all_inner_texts()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def test_over_http_the_worker_is_stopped_at_the_budget(page: Page, adversarial_site: Path) -> None:
+    with running_site(adversarial_site) as server:
+        page.goto(server.url + "index.html")
+        seconds = _paste(page, _lines())
+        results = _results(page)
+        assert seconds < 3, seconds  # a 1-second budget, plus the worker's start
+        assert "createos-returned-invalid-json" in results[0]
+        assert "Stopped:" in page.locator("#matcher-output").inner_text()
+        assert any("Stopped:" in text and "before" in text for text in results[1:])
+        assert not any("No record matches" in text for text in results[1:2])  # the stopped line is not "no match"
+        # a stopped worker is replaced: the next paste is answered in full
+        seconds = _paste(page, [NORMAL, WITHDRAWN, "x timed out after 5 ms"])
+        results = _results(page)
+        assert "createos-returned-invalid-json" in results[0]
+        assert "No record matches this line." in results[1]  # withdrawn: skipped, as errdex match does
+        assert "quadratic" in results[2]
+        assert "Stopped" not in page.locator("#matcher-output").inner_text()
+
+
+def test_from_a_file_only_linear_patterns_run_in_the_page(page: Page, adversarial_site: Path) -> None:
+    page.goto((adversarial_site / "index.html").as_uri())
+    seconds = _paste(page, _lines())
+    results = _results(page)
+    assert seconds < 3, seconds
+    assert "createos-returned-invalid-json" in results[0]
+    assert all("No record matches this line." in text for text in results[1:])  # slow patterns were not run
+    output = page.locator("#matcher-output").inner_text()
+    assert "were not tried: this page cannot start a worker here" in output
