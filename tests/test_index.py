@@ -228,3 +228,13 @@ def test_two_runs_that_need_the_same_index_build_it_once(tmp_path: Path, seed: d
     assert [process.returncode for process in runs] == [0, 0, 0], outputs
     built = {out.splitlines()[1] for out, _ in outputs}
     assert len(built) == 1  # the ones that waited found the first one's index fresh
+
+
+def test_an_oversized_pattern_is_left_out_of_sql_matching(tmp_path: Path, seed: dict[str, Any]) -> None:
+    """A pattern over EDX125's bounds is never handed to DuckDB's RE2, as the CLI never compiles it."""
+    seed["record"]["messagePattern"] = "Job a failed at .{0,1000}x.{0,1000}y\\."
+    seed["record"]["errorMessage"] = "Job a failed at x y."
+    db = build_index([write_envelope(tmp_path / "records", seed)], db=tmp_path / "i.duckdb").path
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT pattern_re2 FROM records").fetchall() == [(None,)]
+    assert con.execute("SELECT record_id FROM errdex_match($1)", ["Job a failed at x y."]).fetchall() == []
