@@ -32,7 +32,7 @@ from typing import Any
 
 from errdex._files import write_atomic
 from errdex.checks.base import Finding
-from errdex.errors import DataError, ErrdexError, InputError, UsageError
+from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
 from errdex.releases import VOLATILE, content_hash
 from errdex.records.loader import LoadedRecord, load_records
@@ -451,7 +451,7 @@ def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
         write(tmp)
         os.replace(tmp, output)
     except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+        raise from_oserror(exc, output, action="write") from exc
     finally:
         tmp.unlink(missing_ok=True)
 

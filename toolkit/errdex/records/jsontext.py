@@ -57,7 +57,7 @@ class ParsedDocument:
         return not any(p.code in _FATAL for p in self.problems)
 
 
-_FATAL = {"EDX001", "EDX002", "EDX005", "EDX008"}
+_FATAL = {"EDX001", "EDX002", "EDX005", "EDX007", "EDX008"}
 _BOM = "\ufeff"
 
 

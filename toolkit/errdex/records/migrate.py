@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import write_atomic
-from errdex.errors import DataError, InputError, UsageError
+from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import checked_record
 from errdex.records.models import RECORD_MODELS, RecordV3
@@ -282,7 +282,7 @@ def _write(report: MigrationReport) -> None:
         try:
             write_atomic(file.fs_path.resolve(), file.content)  # a symlink keeps pointing at the rewritten file
         except OSError as exc:
-            raise InputError(f"{file.path}: cannot rewrite file: {exc.strerror or exc} "
+            raise InputError(f"{file.path}: cannot rewrite file: {os_reason(exc)} "
                              f"({done} file(s) before it were migrated)") from exc
     report.applied = True
 
