@@ -36,6 +36,7 @@ from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_o
 from errdex.records.canonical import canonical_text
 from errdex.releases import VOLATILE, content_hash
 from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.paths import UnsafeRecordPath, inside, record_path
 from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents, record_files
 
 __all__ = [
@@ -235,9 +236,6 @@ def _differing_fields(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return [name for name in names if old.get(name, ...) != new.get(name, ...)]
 
 
-def _canonical_path(records_dir: Path, record: dict[str, Any]) -> Path:
-    owner, name = record["repo"].split("/")
-    return records_dir / owner / name / f"{record['slug']}.json"
 
 
 def _invalid_entry(doc: Document, findings: list[Finding]) -> ImportEntry:
@@ -271,8 +269,15 @@ def _classify(doc: Document, dataset: _Dataset, records_dir: Path) -> ImportEntr
     """Compare one valid envelope of the bundle with the dataset."""
     envelope = doc.value
     record = envelope["record"]
-    entry = ImportEntry("added", doc.parsed.line_offset + 1, record["id"], record["repo"], record["slug"],
-                        _canonical_path(records_dir, record), envelope=envelope)
+    line = doc.parsed.line_offset + 1
+    try:
+        if not isinstance(record.get("id"), str):
+            raise UnsafeRecordPath(f"id {record.get('id')!r} is not a string")
+        target = record_path(records_dir, record.get("repo"), record.get("slug"))
+    except UnsafeRecordPath as exc:  # whatever checks the configuration selects, a path never leaves the folder
+        texts = [value if isinstance(value, str) else None for value in (record.get(k) for k in ("id", "repo", "slug"))]
+        return ImportEntry("invalid", line, *texts, reasons=[f"{doc.path}:{line}:1: {exc}"])
+    entry = ImportEntry("added", line, record["id"], record["repo"], record["slug"], target, envelope=envelope)
     same = dataset.by_id.get(record["id"])
     if same is not None:
         if content_hash(same.record) == content_hash(record):
@@ -313,6 +318,10 @@ def _apply(report: ImportReport) -> None:
     """Write every added (and, with overwrite, conflicting) record; remove the files they replace."""
     wanted = [e for e in report.entries if e.status == "added" or (e.status == "conflict" and report.overwrite)]
     targets = {entry.path for entry in wanted}
+    for path in [*targets, *(old for entry in wanted for old in entry.replaces)]:
+        if path is None or not inside(path, report.records_dir):  # checked before anything is written
+            raise UnsafeRecordPath(f"{path} lies outside the records folder {report.records_dir} "
+                                   "(through a symbolic link); nothing was written")
     for entry in wanted:
         assert entry.path is not None and entry.envelope is not None
         entry.path.parent.mkdir(parents=True, exist_ok=True)
