@@ -320,3 +320,23 @@ def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
     assert loaded.record["schemaVersion"] == 3 and loaded.record["scenarios"] == []
     assert loaded.record == upgrade(variant(SEED_V2, 1)["record"])
     assert path.read_bytes() == before
+
+
+def test_migrate_never_writes_through_a_folder_link_out_of_the_tree(tmp_path, seed) -> None:
+    import json
+
+    import pytest
+
+    from errdex.errors import DataError
+    from errdex.records.migrate import migrate
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text(json.dumps(seed), encoding="utf-8")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "linked").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(DataError, match="symbolic link that leaves the folder given"):
+        migrate([tree], 3)
+    assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
+    assert migrate([outside / "x.json"], 3).applied  # named itself, it is migrated

@@ -86,7 +86,12 @@ def _read_folder(folder: Path) -> list[_Entry]:
     from errdex.records.loader import load_records
     from errdex.records.sources import record_files
 
+    from errdex.records.sources import files_outside
+
     load_records([folder])  # refuses what does not conform, naming file, line and column
+    for name in files_outside(folder):  # a release rewrites record files: never out of the tree it was given
+        raise DataError(f"{name}: reached through a symbolic link that leaves {folder}; a release writes only "
+                        "inside the records folder (move the file in, or remove the link)")
     entries = []
     for name in record_files([folder]) or []:
         if not name.endswith(".json"):

@@ -257,6 +257,9 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
         losses.extend((record["id"], loss) for loss in dropped)
         values.append({**value, "record": migrated} if record is not value else migrated)
     changed = versions != {to}
+    if changed and any(doc.outside for doc in docs):
+        raise DataError(f"{display}: reached through a symbolic link that leaves the folder given; migrate never "
+                        "writes out of the tree it is given (name the file itself to migrate it); nothing was written")
     content = _file_bytes(path, values) if changed else None
     return FileMigration(display, path, tuple(sorted(versions)), len(docs), changed, losses, content)
 

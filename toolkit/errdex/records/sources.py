@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 from errdex.errors import os_reason
 from errdex.records.jsontext import ParsedDocument, ParseProblem, parse_document
 
-__all__ = ["Document", "bundled_records_dir", "is_bundle", "iter_documents", "record_files"]
+__all__ = ["Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files"]
 
 _BUNDLE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 _RECORD_SUFFIXES = (".json", *_BUNDLE_SUFFIXES)
@@ -204,6 +204,11 @@ def _walk(folder: Path) -> _Walk:
     # The order of Path objects (part by part), without building them: a separator sorts before any character.
     walk.files.sort(key=lambda name: name.replace(os.sep, "\0"))
     return walk
+
+
+def files_outside(folder: str | Path) -> list[str]:
+    """The record files under ``folder`` reached through a symbolic link that leaves it (never to be rewritten)."""
+    return sorted(_walk(Path(folder)).outside)
 
 
 def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
