@@ -351,6 +351,8 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
     """Records by id from a folder, a file or bundle, or a release manifest (its bundle beside it)."""
     from errdex.records.loader import load_records
 
+    if str(source) == "-":
+        return {item.record["id"]: item.record for item in load_records(["-"])}
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
         try:
@@ -371,7 +373,9 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
 
 
 def diff(old: str | Path, new: str | Path) -> DatasetDiff:
-    """Compare two folders, bundles or releases record by record and field by field."""
+    """Compare two folders, bundles or releases record by record and field by field (one may be ``-``, stdin)."""
+    if str(old) == "-" and str(new) == "-":
+        raise UsageError("only one side of a diff can be stdin ('-')")
     before, after = _dataset(old), _dataset(new)
     result = DatasetDiff()
     for record_id in sorted(set(before) | set(after)):

@@ -11,10 +11,10 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, format_option, no_dash, quiet_option, records_option, stderr_line
 from errdex.index import build_index, query
 
-_DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+_DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
                    help="Index file (default: a per-user cache, refreshed when the records change).")
 
 

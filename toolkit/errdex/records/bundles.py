@@ -22,13 +22,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import sys
 import tempfile
 import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from errdex._files import write_atomic
 from errdex.checks.base import Finding
@@ -207,7 +208,9 @@ def _read_dataset(records_dir: Path) -> _Dataset:
 
 def _bundle_documents(bundle: Path) -> list[Document]:
     """Every document of the bundle; the first unreadable line raises, naming file:line:column."""
-    if str(bundle) == "-" or not is_bundle(bundle.name):
+    if str(bundle) == "-":
+        raise UsageError("import reads a bundle file and cannot read stdin ('-'): save it as a .jsonl file first")
+    if not is_bundle(bundle.name):
         raise UsageError(f"{bundle} is not a JSONL bundle (.jsonl, .ndjson, optionally .gz)")
     docs = list(iter_documents([bundle]))
     for doc in docs:
@@ -465,16 +468,27 @@ def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None) -> ExportReport:
+def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None,
+                   stdout: BinaryIO | None = None) -> ExportReport:
     """Write the records (default: the bundled dataset) as ``jsonl`` (``.gz``: gzipped), ``parquet`` or ``duckdb``.
 
     JSONL holds one canonical envelope per line, sorted by id; the bytes
     depend only on the records. Parquet holds one row per record with the
     record's fields as columns (lists as lists, scenarios as a list of JSON)
     and ``datasetVersion``. DuckDB is the database ``errdex index`` builds.
+    ``output`` ``-`` writes JSONL to ``stdout`` (default: the process's
+    standard output); Parquet and DuckDB need a file.
     """
     if format not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {format!r} (use one of: {', '.join(EXPORT_FORMATS)})")
+    if str(output) == "-":
+        if format != "jsonl":
+            raise UsageError(f"--output - (stdout) takes JSONL only; {format} needs a file to write")
+        data = _jsonl_bytes(_sorted_records(records), False)
+        stream = stdout if stdout is not None else sys.stdout.buffer
+        stream.write(data)
+        stream.flush()
+        return ExportReport(format, Path("-"), data.count(b"\n"), len(data))
     output = Path(output)
     if output.is_dir():
         raise UsageError(f"{output} is a folder; --output names the file to write")
