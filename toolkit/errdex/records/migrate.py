@@ -74,7 +74,9 @@ def _check_target(to: int) -> None:
 def _version_of(record: dict[str, Any]) -> int:
     version = record.get("schemaVersion")
     if isinstance(version, bool) or not isinstance(version, int) or version not in RECORD_MODELS:
-        raise DataError(f"record {record.get('id')!r}: unsupported schemaVersion {version!r}")
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
+        raise DataError(f"record {record.get('id')!r}: schemaVersion is {shown} (supported: {supported})")
     return version
 
 
