@@ -99,11 +99,14 @@ class _Collector:
         return value
 
     def integer(self, text: str) -> int:
+        if len(text) < 19:  # at most 18 digits: always in range
+            return int(text)
         # The length test first: int() of a string of thousands of digits is refused (or slow).
-        if len(text) > 20 or not INT_RANGE[0] <= int(text) <= INT_RANGE[1]:
+        value = int(text) if len(text) <= 20 else None
+        if value is None or not INT_RANGE[0] <= value <= INT_RANGE[1]:
             self.out_of_range += 1
             return 0
-        return int(text)
+        return value
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
