@@ -105,3 +105,22 @@ def test_prove_json_shape(cli) -> None:
         assert {"id", "slug", "scenarios"} <= set(record)
         for scenario in record["scenarios"]:
             assert {"id", "passed", "observed"} <= set(scenario)
+
+
+def test_a_pattern_that_cannot_compile_is_a_record_problem_not_a_crash(tmp_path: Path, seed: dict[str, Any],
+                                                                       cli) -> None:
+    envelope = _seed_v3(seed)
+    envelope["record"]["messagePattern"] = "CreateOS (process creation"
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1 and "internal error" not in result.stderr
+    assert "messagePattern cannot be compiled (unterminated group" in result.stdout
+
+
+def test_prove_refuses_what_every_command_refuses(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    envelope = _seed_v3(seed)
+    envelope["record"]["httpStatus"] = 700
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"errdex: error: {path}:") and "/record/httpStatus" in result.stderr
