@@ -28,6 +28,9 @@ HOSTILE = [
     ("duplicate-key", lambda t: t.replace('"httpStatus": null', '"httpStatus": null, "httpStatus": 404'), "EDX004",
      "/record/httpStatus"),
     ("deep", lambda t: t.replace('"errorCode": null', '"errorCode": ' + "[" * 256 + "]" * 256), "EDX001", ""),
+    ("decimal-dataset-version", lambda t: t.replace('"datasetVersion": "2026-09-22T11:17:16.035Z"',
+                                                     '"datasetVersion": 79.0'), "EDX010", "/datasetVersion"),
+    ("surrogate-slug", lambda t: t.replace('"slug": "createos-', '"slug": "\\udc00createos-'), "EDX009", "/record/slug"),
     ("http-700", lambda t: t.replace('"httpStatus": null', '"httpStatus": 700'), "EDX154", "/record/httpStatus"),
 ]
 
@@ -75,6 +78,18 @@ def test_every_command_refuses_what_validate_refuses(cli, hostile: tuple[Path, s
     assert lines and all("internal error" not in line and "Traceback" not in line for line in lines)
     assert any(str(path) in line for line in lines), result.stderr
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, indirect=True, ids=[h[0] for h in HOSTILE])
+def test_import_reports_a_hostile_bundle_line_without_crashing(cli, hostile: tuple[Path, str, str]) -> None:
+    path, _, _ = hostile
+    bundle = path.parents[3] / "in.jsonl"
+    bundle.write_text(path.read_text(encoding="utf-8").replace("\n", " ") + "\n", encoding="utf-8")
+    for fmt in ("text", "json"):
+        result = cli("import", str(bundle), "--records-dir", str(path.parents[3] / "target"), "--format", fmt)
+        assert result.exit_code == 1, (result.stdout, result.stderr)
+        assert "internal error" not in result.stderr and f"{bundle}:1:" in result.stdout + result.stderr
+    assert not (path.parents[3] / "target").exists()
 
 
 def test_a_bad_bundle_line_is_named_and_the_other_lines_are_still_validated(cli, tmp_path: Path,

@@ -12,7 +12,7 @@ from errdex.cache import cache_dir
 from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
 from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
-from errdex.records.jsontext import Locator, ParseProblem
+from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
 from errdex.records.loader import model_problem
 from errdex.records.schema import SUPPORTED_VERSIONS
 from errdex.records.sources import Document, iter_documents
@@ -100,6 +100,8 @@ class _Run:
         if not doc.parsed.parsed:
             return None
         value = doc.value
+        if any(problem.code == "EDX009" for problem in doc.problems):  # reported; the checks see U+FFFD instead
+            value = without_surrogates(value)
         shape = _shape(value)
         if shape is None:
             self._finding("EDX006", doc, "", 'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
@@ -120,9 +122,9 @@ class _Run:
                 found = True
             if not found and doc.parsed.has_decimals:
                 # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
-                model = model_problem(record)
+                model = model_problem(value, envelope=shape == "envelope")
                 if model is not None:
-                    self._finding("EDX010", doc, prefix + model[0], model[1], record)
+                    self._finding("EDX010", doc, model[0], model[1], record)
         else:
             supported = ", ".join(map(str, SUPPORTED_VERSIONS))
             self._finding("EDX011", doc, f"{prefix}/schemaVersion",

@@ -36,6 +36,7 @@ from errdex.checks.base import Finding
 from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
 from errdex.releases import VOLATILE, content_hash
+from errdex.records.jsontext import without_surrogates
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.paths import UnsafeRecordPath, inside, record_path
 from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents, record_files
@@ -243,7 +244,7 @@ def _differing_fields(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def _invalid_entry(doc: Document, findings: list[Finding]) -> ImportEntry:
     line = doc.parsed.line_offset + 1
-    value = doc.value
+    value = without_surrogates(doc.value)  # reported by validate (EDX009); never printed raw
     record = value.get("record") if isinstance(value, dict) else None
     entry = ImportEntry("invalid", line, findings=findings, envelope=None)
     if isinstance(record, dict):

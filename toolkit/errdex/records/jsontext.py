@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["INT_RANGE", "Locator", "MAX_DEPTH", "ParseProblem", "ParsedDocument", "escape_pointer", "parse_document"]
+__all__ = ["INT_RANGE", "Locator", "MAX_DEPTH", "ParseProblem", "ParsedDocument", "escape_pointer", "parse_document",
+           "without_surrogates"]
 
 #: Objects and arrays nest at most this deep: a record needs fewer than ten levels, and deeper values break
 #: consumers that recurse (the models, the schema validator).
@@ -64,6 +65,18 @@ _BOM = "\ufeff"
 def escape_pointer(token: str) -> str:
     """Escape one reference token of a JSON pointer (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def without_surrogates(value: Any) -> Any:
+    """A copy of a parsed value with every lone surrogate replaced by U+FFFD, for the checks that run after
+    EDX009 was reported (the schema validator and the pattern engines cannot take them)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def _line_col(text: str, offset: int, line_offset: int) -> tuple[int, int]:

@@ -64,26 +64,29 @@ def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
         shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
         line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
         raise _fail(doc.path, line, column, f"schemaVersion is {shown} (supported: {supported})")
-    problem = model_problem(record)
+    problem = model_problem(value if prefix else record, envelope=bool(prefix))
     if problem is not None:
-        pointer = prefix + problem[0]
+        pointer = problem[0]
         line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
         raise _fail(doc.path, line, column, f"{pointer}: {problem[1]}")
     return value, record
 
 
-def model_problem(record: dict[str, Any]) -> tuple[str, str] | None:
-    """The first way the record does not conform to the model of its schemaVersion, as (pointer, message);
-    None when it conforms (or has no supported schemaVersion)."""
+def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str, str] | None:
+    """The first way a record (``envelope``: an envelope and its record) does not conform to the model of its
+    schemaVersion, as (JSON pointer from the top of ``value``, message); None when it conforms (or has no
+    supported schemaVersion)."""
     import pydantic  # here, not at the top: a cached load never needs the models
 
-    from errdex.records.models import RECORD_MODELS
+    from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
 
-    model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
+    record = value.get("record") if envelope else value
+    version = record.get("schemaVersion") if isinstance(record, dict) else None
+    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]
     if model is None:
         return None
     try:
-        model.model_validate(record)
+        model.model_validate(value)
     except pydantic.ValidationError as exc:
         error = exc.errors()[0]
         pointer = "".join(f"/{escape_pointer(str(part))}" for part in error["loc"])
