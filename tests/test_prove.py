@@ -168,3 +168,22 @@ def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall(seed: d
 def test_prove_refuses_a_timeout_that_is_not_a_positive_time(cli) -> None:
     result = cli("prove", "--timeout", "0")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
+
+
+def test_a_pattern_that_cannot_compile_is_a_record_problem_not_a_crash(tmp_path: Path, seed: dict[str, Any],
+                                                                       cli) -> None:
+    envelope = _seed_v3(seed)
+    envelope["record"]["messagePattern"] = "CreateOS (process creation"
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1 and "internal error" not in result.stderr
+    assert "messagePattern cannot be compiled (unterminated group" in result.stdout
+
+
+def test_prove_refuses_what_every_command_refuses(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    envelope = _seed_v3(seed)
+    envelope["record"]["httpStatus"] = 700
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"errdex: error: {path}:") and "/record/httpStatus" in result.stderr

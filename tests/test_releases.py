@@ -252,3 +252,16 @@ def test_two_releases_at_once_take_turns(tmp_path: Path) -> None:
         assert first.returncode == 2 and "is older than the previous release" in first_err
         assert set(manifests) == {SECOND} and f"## {FIRST}" not in changelog
     assert leftovers(work) == []
+
+
+def test_a_release_never_writes_through_a_folder_link_out_of_the_tree(folder: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    moved = _path(folder, ONE)
+    text = json.dumps(json.loads(moved.read_text()))  # not canonical: a release would rewrite it
+    (outside / moved.name).write_text(text)
+    moved.unlink()
+    (folder / "elsewhere").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(DataError, match="symbolic link that leaves"):
+        cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
+    assert (outside / moved.name).read_text() == text and not (tmp_path / "a").exists()

@@ -202,3 +202,16 @@ def test_hostile_pattern_cannot_hang_validation(tmp_path: Path, seed: dict[str, 
     seed["record"]["messagePattern"] = "(a+)+b"
     findings = validate([write_envelope(tmp_path, seed)]).findings
     assert ("EDX123", "/record/messagePattern") in {(f.code, f.pointer) for f in findings}
+
+
+@pytest.mark.parametrize("folder", ["", "elsewhere", "acme/api"])
+def test_record_path_names_where_the_file_really_is(cli, tmp_path: Path, seed: dict[str, Any],
+                                                    monkeypatch: pytest.MonkeyPatch, folder: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write_envelope(tmp_path, seed, folder=folder or ".")
+    shown = str(path.relative_to(tmp_path))
+    result = cli("validate", "--no-config", "--select", "EDX114", "--format", "json", shown)
+    [finding] = result.json()
+    where = folder or "the current folder"
+    assert finding["message"] == (f"a record of paperclipai/paperclip belongs in paperclipai/paperclip/ of a records "
+                                  f"folder (records/paperclipai/paperclip/), but this file is in {where}; move it there")

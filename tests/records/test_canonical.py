@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from errdex.records.canonical import canonical_text, fmt
+from errdex.records.canonical import canonical_text, fmt, fmt_text
 from tests.conftest import SEED_PATH, SHARED
 
 
@@ -74,3 +74,65 @@ def test_fmt_formats_a_file_named_twice_once(tmp_path: Path, seed: dict[str, Any
     fmt([tmp_path, bundle])
     assert len(bundle.read_text().splitlines()) == 2
     assert fmt([tmp_path, bundle], check=True).changed == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "code"),
+    [
+        ('"httpStatus": null', '"httpStatus": null, "httpStatus": 404', "EDX004"),
+        ('"httpStatus": null', '"httpStatus": 1e999', "EDX003"),
+        ('"httpStatus": null', '"httpStatus": NaN', "EDX003"),
+        ('"lineNumber": 197', '"lineNumber": 100000000000000000000', "EDX008"),
+        ('"errorCode": null', '"errorCode": "\\ud800"', "EDX009"),
+    ],
+)
+def test_fmt_refuses_what_validate_reports_as_a_parse_finding(tmp_path: Path, seed: dict[str, Any], before: str,
+                                                              after: str, code: str) -> None:
+    path = tmp_path / "x.json"
+    text = json.dumps(seed, indent=4).replace(before, after)
+    assert after in text
+    path.write_text(text, encoding="utf-8")
+    for check in (True, False):
+        result = fmt([path], check=check)
+        assert result.changed == [] and result.unchanged == []
+        assert [(p, m.split()[0]) for p, _, _, m in result.failed] == [(str(path), code)]
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_fmt_of_a_text_is_the_canonical_form(seed: dict[str, Any]) -> None:
+    done = fmt_text(json.dumps(seed).encode())
+    assert done.text == canonical_text(seed) and done.changed and not done.failed
+    assert not fmt_text(canonical_text(seed).encode()).changed
+    line = canonical_text(seed, bundle_line=True)
+    assert fmt_text(f"{line}\n{json.dumps(seed)}\n".encode()).text == f"{line}\n{line}\n"
+    refused = fmt_text(b'{"a": 1, "a": 2}')
+    assert refused.text is None and refused.failed[0][2].startswith("EDX004")
+
+
+def test_fmt_dash_reads_stdin_and_writes_stdout(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    compact = json.dumps(seed)
+    result = cli("fmt", "-", input=compact)
+    assert result.exit_code == 0 and result.stdout == canonical_text(seed)
+    assert not list(tmp_path.iterdir()) and not Path("-").exists()
+    assert cli("fmt", "--check", "-", input=compact).exit_code == 1
+    assert cli("fmt", "--check", "-", input=compact).stdout == ""
+    assert cli("fmt", "--check", "-", input=canonical_text(seed)).exit_code == 0
+    empty = cli("fmt", "-", input="")
+    assert empty.exit_code == 1 and "<stdin>:1:1: cannot format: EDX005" in empty.stderr
+    mixed = cli("fmt", "-", str(tmp_path))
+    assert mixed.exit_code == 2 and mixed.stderr.count("\n") == 1
+
+
+def test_fmt_never_writes_through_a_folder_link_out_of_the_tree(tmp_path: Path, seed: dict[str, Any]) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text(json.dumps(seed), encoding="utf-8")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "inside.json").write_text(json.dumps(seed), encoding="utf-8")
+    (tree / "linked").symlink_to(outside, target_is_directory=True)
+    result = fmt([tree])
+    assert result.changed == [str(tree / "inside.json")]
+    assert [(p, "symbolic link" in m) for p, _, _, m in result.failed] == [(str(tree / "linked" / "x.json"), True)]
+    assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
+    assert fmt([outside / "x.json"]).changed == [str(outside / "x.json")]  # named itself, it is formatted

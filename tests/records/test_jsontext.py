@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.records.jsontext import Locator, parse_document
+from errdex.records.jsontext import MAX_DEPTH, Locator, parse_document
 
 
 def codes(data: bytes) -> list[tuple[str, int, int, str]]:
@@ -57,3 +57,38 @@ def test_locator_finds_values_and_nearest_parent() -> None:
     assert locator.locate("/y/z~0~1") == (4, 15)
     assert locator.locate("/y/missing") == (4, 7)
     assert locator.locate("") == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "column", "pointer"),
+    [
+        (b'{"a": 1e999}', "EDX003", 7, "/a"),
+        (b'{"a": [-1E400]}', "EDX003", 8, "/a/0"),
+        (b'{"a": 100000000000000000000}', "EDX008", 7, "/a"),
+        (b'{"a": -9223372036854775809}', "EDX008", 7, "/a"),
+        (b'{"a": ' + b"9" * 5000 + b"}", "EDX008", 7, "/a"),
+        (b'{"a": "x\\ud800"}', "EDX009", 7, "/a"),
+        (b'{"\\udfff": 1}', "EDX009", 2, "/\udfff"),
+    ],
+)
+def test_values_no_consumer_can_hold_are_problems(data: bytes, code: str, column: int, pointer: str) -> None:
+    assert codes(data) == [(code, 1, column, pointer)]
+
+
+def test_the_largest_64_bit_integers_and_surrogate_pairs_are_fine() -> None:
+    doc = parse_document(b'{"a": [9223372036854775807, -9223372036854775808, "\\ud83d\\ude00", "\\\\ud800"]}')
+    assert doc.problems == [] and doc.value["a"][2] == "\U0001f600"
+
+
+def test_an_integer_out_of_range_leaves_the_document_unparsed() -> None:
+    assert not parse_document(b'{"a": 100000000000000000000}').parsed
+
+
+def test_nesting_deeper_than_the_limit_is_located() -> None:
+    data = b'{"a":\n' + b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1) + b"}"
+    assert codes(data) == [("EDX001", 2, MAX_DEPTH, "")]
+    assert parse_document(b"[" * (MAX_DEPTH - 1) + b'"[[[[["' + b"]" * (MAX_DEPTH - 1)).problems == []
+
+
+def test_decimals_are_noted() -> None:
+    assert parse_document(b'{"a": 79.0}').has_decimals and not parse_document(b'{"a": 79}').has_decimals

@@ -339,3 +339,23 @@ def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path)
     assert "finished a change that process" in again.stderr and "3 of 4 file(s)" in again.stderr
     assert sorted(json.loads(p.read_text())["record"]["schemaVersion"] for p in folder.rglob("*.json") if not p.name.startswith(".")) == [3] * 4
     assert leftovers(folder) == []
+
+
+def test_migrate_never_writes_through_a_folder_link_out_of_the_tree(tmp_path, seed) -> None:
+    import json
+
+    import pytest
+
+    from errdex.errors import DataError
+    from errdex.records.migrate import migrate
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text(json.dumps(seed), encoding="utf-8")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "linked").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(DataError, match="symbolic link that leaves the folder given"):
+        migrate([tree], 3)
+    assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
+    assert migrate([outside / "x.json"], 3).applied  # named itself, it is migrated

@@ -1,13 +1,99 @@
-"""A record's page path: one page per repository (without case) and slug, safe on every filesystem."""
+"""Record paths: a record file never leaves the records folder, whatever the configuration selects; a page path
+is one page per repository (without case) and slug, safe on every filesystem."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdex.records.paths import SEGMENT_MAX, decode_segment, page_path, path_segment, repo_key
+from errdex.records.bundles import import_bundle
+from errdex.records.canonical import canonical_text
+from errdex.records.paths import (
+    SEGMENT_MAX, UnsafeRecordPath, decode_segment, page_path, path_segment, record_path, repo_key,
+)
+
+HOSTILE = [
+    ("../..", "x"),
+    ("a/b", "../../../../escaped"),
+    ("a/b", "/tmp/escaped"),
+    ("/tmp/x", "y"),
+    ("a/b/c", "y"),
+    ("a/..", "y"),
+    (".git/hooks", "y"),
+    ("a/b", "x\x00y"),
+    ("a/b", "x/y"),
+    ("a/b", "X"),
+    ("a\\b/c", "y"),
+    ("a/b", ""),
+    ("a/b", "a" * 61),
+    ("a/b", None),
+]
+
+
+@pytest.mark.parametrize(("repo", "slug"), HOSTILE)
+def test_names_that_could_leave_the_folder_are_refused(tmp_path: Path, repo: Any, slug: Any) -> None:
+    with pytest.raises(UnsafeRecordPath):
+        record_path(tmp_path, repo, slug)
+
+
+def test_plain_names_give_owner_repo_slug(tmp_path: Path) -> None:
+    assert record_path(tmp_path, "evil/-repo", "a-b-2") == tmp_path / "evil" / "-repo" / "a-b-2.json"
+    assert record_path(tmp_path, "Org.x/re_po.js", "z") == tmp_path / "Org.x" / "re_po.js" / "z.json"
+
+
+def test_a_folder_link_out_of_the_records_folder_is_refused(tmp_path: Path) -> None:
+    records, outside = tmp_path / "records", tmp_path / "outside"
+    outside.mkdir()
+    records.mkdir()
+    (records / "acme").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(UnsafeRecordPath, match="outside the records folder"):
+        record_path(records, "acme/api", "x")
+    (records / "inner").mkdir()
+    (records / "alias").symlink_to(records / "inner", target_is_directory=True)
+    assert record_path(records, "alias/api", "x") == records / "alias" / "api" / "x.json"
+
+
+#: Every check that could stop a hostile repo or slug, ignored as a project's errdex.toml may do.
+IGNORED = 'ignore = ["EDX010", "EDX111", "EDX112", "EDX113", "EDX114", "EDX131"]\n'
+
+
+@pytest.mark.parametrize(("repo", "slug"), [("../..", "pwned"), ("a/b", "../../../pwned"), ("a/b", "{tmp}/pwned"),
+                                            ("{tmp}", "pwned"), ("..//..", "pwned")])
+def test_import_never_writes_outside_the_records_dir_whatever_is_ignored(
+        cli, tmp_path: Path, seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch, repo: str, slug: str) -> None:
+    work = tmp_path / "work"
+    (work / "records").mkdir(parents=True)
+    (work / "errdex.toml").write_text(IGNORED, encoding="utf-8")
+    monkeypatch.chdir(work)
+    seed["record"]["repo"], seed["record"]["slug"] = repo.format(tmp=tmp_path), slug.format(tmp=tmp_path)
+    bundle = work / "upstream.jsonl"
+    bundle.write_text(canonical_text(seed, bundle_line=True) + "\n", encoding="utf-8")
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    for extra in ([], ["--overwrite"]):
+        result = cli("import", str(bundle), "--records-dir", str(work / "records"), *extra)
+        assert result.exit_code == 1, (result.stdout, result.stderr)
+        assert "internal error" not in result.stderr and "invalid" in result.stdout, result.stderr
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+
+
+def test_import_refuses_a_records_folder_whose_owner_folder_links_out(tmp_path: Path, seed: dict[str, Any]) -> None:
+    records, outside = tmp_path / "records", tmp_path / "outside"
+    outside.mkdir()
+    records.mkdir()
+    owner = seed["record"]["repo"].split("/")[0]
+    os.symlink(outside, records / owner)
+    bundle = tmp_path / "b.jsonl"
+    bundle.write_text(canonical_text(seed, bundle_line=True) + "\n", encoding="utf-8")
+    report = import_bundle(bundle, records_dir=records, overwrite=True)
+    assert [e.status for e in report.entries] == ["invalid"] and "outside the records folder" in report.entries[0].reasons[0]
+    assert list(outside.rglob("*")) == []
+
 
 SAFE = re.compile(r"[a-z0-9._~-]+")
 WINDOWS_RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?")

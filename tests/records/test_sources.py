@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.records.canonical import canonical_text
-from errdex.records.sources import bundled_records_dir, iter_documents
+from errdex.records.sources import bundled_records_dir, iter_documents, record_files
 
 
 def test_default_is_the_bundled_dataset() -> None:
@@ -66,3 +66,43 @@ def test_unreadable_file_is_a_problem(tmp_path: Path) -> None:
     target.mkdir()
     (target / "inner.json").write_text(json.dumps({}))
     assert [Path(d.path).name for d in iter_documents([target])] == ["inner.json"]
+
+
+def test_folder_links_that_loop_are_reported_once_and_the_walk_ends(tmp_path: Path, seed: dict[str, Any]) -> None:
+    import time
+
+    folder = tmp_path / "records" / "acme" / "api"
+    folder.mkdir(parents=True)
+    (folder / "a.json").write_text(canonical_text(seed))
+    (folder / "up").symlink_to("..", target_is_directory=True)
+    (folder / "top").symlink_to(tmp_path / "records", target_is_directory=True)
+    (tmp_path / "records" / "again").symlink_to("acme", target_is_directory=True)
+    started = time.monotonic()
+    docs = list(iter_documents([tmp_path / "records"]))
+    assert time.monotonic() - started < 2
+    read = [d.path for d in docs if not d.problems]
+    assert read == [str(folder / "a.json")]
+    skipped = sorted((Path(d.path).name, d.problems[0].code) for d in docs if d.problems)
+    assert skipped == [("again", "EDX007"), ("top", "EDX007"), ("up", "EDX007")]
+    assert all("symbolic link" in d.problems[0].message for d in docs if d.problems)
+    assert record_files([tmp_path / "records"]) == [str(folder / "a.json")]
+
+
+def test_a_file_reached_through_a_link_out_of_the_folder_is_marked(tmp_path: Path, seed: dict[str, Any]) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text(canonical_text(seed))
+    tree = tmp_path / "tree"
+    (tree / "inner").mkdir(parents=True)
+    (tree / "inner" / "y.json").write_text(canonical_text(seed))
+    (tree / "linked").symlink_to(outside, target_is_directory=True)
+    (tree / "alias").symlink_to(tree / "inner", target_is_directory=True)
+    (tree / "file.json").symlink_to(outside / "x.json")
+    marks = {Path(d.path).relative_to(tree).as_posix(): d.outside for d in iter_documents([tree]) if not d.problems}
+    assert marks == {"file.json": True, "inner/y.json": False, "linked/x.json": True}
+    assert not next(iter(iter_documents([outside / "x.json"]))).outside
+
+
+def test_a_missing_path_gives_one_finding(cli, tmp_path: Path) -> None:
+    result = cli("validate", "--no-config", "--format", "json", str(tmp_path / "nope.json"))
+    assert result.exit_code == 1 and [f["code"] for f in result.json()] == ["EDX007"]

@@ -13,10 +13,14 @@ these at the boundary where they happen, with ``raise ... from exc``::
         └── FormatError          a file that is not in canonical form
 
 The CLI prints ``str(error)`` as one line on stderr and exits 2 for a
-:class:`UsageError`, 1 for everything else.
+:class:`UsageError`, 1 for everything else. :func:`from_oserror` is the one
+place an ``OSError`` becomes words a user reads.
 """
 
 from __future__ import annotations
+
+import errno
+import os
 
 __all__ = [
     "ConfigError",
@@ -26,6 +30,8 @@ __all__ = [
     "InputError",
     "RecordNotFound",
     "UsageError",
+    "from_oserror",
+    "os_reason",
 ]
 
 
@@ -59,3 +65,44 @@ class DataError(ErrdexError):
 
 class FormatError(DataError):
     """A record file is not in canonical form."""
+
+
+#: What an OS error number means, in errdex's words (the others fall back to the system's text, lowercased).
+_REASONS = {
+    errno.ENOENT: "no such file or folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.EIO: "the disk or file system reported an input/output error (a failing disk, a lost network mount?)",
+    errno.ENOSPC: "no space left on the device",
+    errno.EROFS: "the file system is read-only",
+    errno.ELOOP: "a loop of symbolic links",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EEXIST: "it exists already",
+    errno.EMFILE: "too many files are open",
+    errno.ENXIO: "no reader or device at the other end (a FIFO without a writer?)",
+    errno.ETXTBSY: "the file is busy",
+    errno.EDQUOT: "the disk quota is used up",
+}
+
+
+def os_reason(exc: BaseException) -> str:
+    """What went wrong, in a few plain words, for an OSError (or any exception: its message)."""
+    if isinstance(exc, OSError):
+        if exc.errno in _REASONS:
+            return _REASONS[exc.errno]
+        if exc.strerror:
+            return exc.strerror.lower()
+        if exc.errno:
+            return os.strerror(exc.errno).lower()
+    return str(exc) or type(exc).__name__
+
+
+def from_oserror(exc: OSError, path: object = None, *, action: str = "") -> InputError:
+    """The :class:`InputError` to raise (``from exc``) for an OSError: it names the file (``path``, else the
+    error's own file name) and says what went wrong in our words, e.g. ``x.json: cannot read: permission denied``."""
+    where = path if path is not None else exc.filename
+    verb = f"cannot {action}: " if action else ""
+    reason = os_reason(exc)
+    return InputError(f"{where}: {verb}{reason}" if where is not None else f"{verb}{reason}")

@@ -24,9 +24,10 @@ import re2
 from errdex.errors import UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
 from errdex.executor.createos.bounds import scenario_limit_s
-from errdex.patterns import to_re2
+from errdex.patterns import PatternSyntaxError, to_re2
+from errdex.patterns.re2_options import re2_options
+from errdex.records.loader import load_records
 from errdex.records.models import Scenario
-from errdex.records.sources import iter_documents
 
 __all__ = ["ProofReport", "RecordProof", "ScenarioProof", "prove", "prove_scenario"]
 
@@ -237,7 +238,7 @@ def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any],
         if expect.errorClass is not None and observed["errorClass"] != expect.errorClass:
             failures.append(f"expected {expect.errorClass}, observed {observed['errorClass']}")
         pattern = record.get("messagePattern")
-        match = re2.compile(to_re2(pattern)).fullmatch(observed["message"]) if isinstance(pattern, str) else None
+        match = re2.compile(to_re2(pattern), re2_options()).fullmatch(observed["message"]) if isinstance(pattern, str) else None
         if expect.matchesRecord and match is None:
             failures.append(f"the record's messagePattern does not match the raised message {observed['message']!r}")
         if not expect.matchesRecord and match is not None:
@@ -256,6 +257,15 @@ def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any],
     return failures
 
 
+def _pattern_problem(pattern: str) -> str | None:
+    """Why the record's messagePattern cannot judge a raised message, or None when it can."""
+    try:
+        re2.compile(to_re2(pattern), re2_options())
+    except (PatternSyntaxError, ValueError, re2.error) as exc:
+        return f"messagePattern cannot be compiled ({exc}); run 'errdex validate'"
+    return None
+
+
 def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | None = None,
           timeout: float | None = None) -> ProofReport:
     """Prove every scenario of every record (``only``: record ids or slugs to keep).
@@ -267,17 +277,17 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
     started = time.monotonic()
     report = ProofReport()
     wanted = set(only or ())
-    for doc in iter_documents(paths):
-        value = doc.value
-        record = value.get("record") if isinstance(value, dict) and "record" in value else value
-        if not isinstance(record, dict):
-            continue
-        record_id, slug = str(record.get("id", "?")), str(record.get("slug", "?"))
+    for item in load_records(paths):  # the loader every command uses: what validate refuses, prove refuses
+        record = item.record
+        record_id, slug = record["id"], record["slug"]
         if wanted and record_id not in wanted and slug not in wanted:
             continue
-        proof = RecordProof(record_id, slug, doc.path)
+        proof = RecordProof(record_id, slug, item.path)
         scenarios = record.get("scenarios")
-        if not isinstance(scenarios, list) or not scenarios:
+        pattern_problem = _pattern_problem(record["messagePattern"])
+        if pattern_problem is not None:
+            proof.problem = pattern_problem
+        elif not isinstance(scenarios, list) or not scenarios:
             proof.problem = "the record has no scenarios"
         else:
             proof.scenarios = [

@@ -86,7 +86,12 @@ def _read_folder(folder: Path) -> list[_Entry]:
     from errdex.records.loader import load_records
     from errdex.records.sources import record_files
 
+    from errdex.records.sources import files_outside
+
     load_records([folder])  # refuses what does not conform, naming file, line and column
+    for name in files_outside(folder):  # a release rewrites record files: never out of the tree it was given
+        raise DataError(f"{name}: reached through a symbolic link that leaves {folder}; a release writes only "
+                        "inside the records folder (move the file in, or remove the link)")
     entries = []
     for name in record_files([folder]) or []:
         if not name.endswith(".json"):
@@ -386,6 +391,8 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
     """Records by id from a folder, a file or bundle, or a release manifest (its bundle beside it)."""
     from errdex.records.loader import load_records
 
+    if str(source) == "-":
+        return {item.record["id"]: item.record for item in load_records(["-"])}
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
         try:
@@ -406,7 +413,9 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
 
 
 def diff(old: str | Path, new: str | Path) -> DatasetDiff:
-    """Compare two folders, bundles or releases record by record and field by field."""
+    """Compare two folders, bundles or releases record by record and field by field (one may be ``-``, stdin)."""
+    if str(old) == "-" and str(new) == "-":
+        raise UsageError("only one side of a diff can be stdin ('-')")
     before, after = _dataset(old), _dataset(new)
     result = DatasetDiff()
     for record_id in sorted(set(before) | set(after)):

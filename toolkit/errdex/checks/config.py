@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.checks.base import Check, registry
-from errdex.errors import ConfigError, UsageError
+from errdex.errors import ConfigError, UsageError, os_reason
 
 __all__ = ["ValidationConfig", "find_config", "load_config", "resolve_checks"]
 
@@ -92,7 +92,7 @@ def load_config(path: Path | None) -> ValidationConfig:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(f"{path}: cannot read: {os_reason(exc)}") from exc
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
     if path.name == "pyproject.toml":

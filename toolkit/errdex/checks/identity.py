@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 
@@ -122,9 +123,11 @@ class RecordPath(Check):
         owner, name = repo.split("/")
         parent = ctx.fs_path.parent
         if (parent.parent.name, parent.name) != (owner, name):
+            where = os.path.dirname(ctx.path) or "the current folder"
             yield Problem(
                 "repo",
-                f"a record of {repo} must sit in records/{repo}/, not in {parent.parent.name}/{parent.name}/; move the file",
+                f"a record of {repo} belongs in {repo}/ of a records folder (records/{repo}/), "
+                f"but this file is in {where}; move it there",
             )
 
 

@@ -48,6 +48,18 @@ class UnreadableInput(Check):
 
 
 @register
+class NumberOutOfRange(Check):
+    code, name, stage = "EDX008", "number-out-of-range", "parse"
+    summary = "An integer does not fit in 64 bits (DuckDB, Parquet and errdex take -2^63 to 2^63-1)."
+
+
+@register
+class InvalidUnicode(Check):
+    code, name, stage = "EDX009", "invalid-unicode", "parse"
+    summary = "A string holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair), which is no character."
+
+
+@register
 class SchemaViolation(Check):
     code, name, stage = "EDX010", "schema-violation", "parse"
     summary = "A value does not conform to the JSON Schema of the record's schemaVersion."

@@ -12,7 +12,8 @@ from errdex.cache import cache_dir
 from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
 from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
-from errdex.records.jsontext import Locator, ParseProblem
+from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
+from errdex.records.loader import model_problem
 from errdex.records.schema import SUPPORTED_VERSIONS
 from errdex.records.sources import Document, iter_documents
 
@@ -43,6 +44,10 @@ class ValidationReport:
     @property
     def ok(self) -> bool:
         return self.errors == 0
+
+
+#: Parse findings about one value (NaN, a lone surrogate): the schema's message about that value is noise.
+_VALUE_CODES = ("EDX003", "EDX009")
 
 
 def _shape(value: Any) -> str | None:
@@ -95,6 +100,8 @@ class _Run:
         if not doc.parsed.parsed:
             return None
         value = doc.value
+        if any(problem.code == "EDX009" for problem in doc.problems):  # reported; the checks see U+FFFD instead
+            value = without_surrogates(value)
         shape = _shape(value)
         if shape is None:
             self._finding("EDX006", doc, "", 'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
@@ -109,8 +116,15 @@ class _Run:
         if version is None and "schemaVersion" not in record:
             version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
         if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
+            found = False
             for problem in schema_problems(value, kind=shape, version=version):
                 self._finding("EDX010", doc, problem.field, problem.message, record)
+                found = True
+            if not found and doc.parsed.has_decimals:
+                # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
+                model = model_problem(value, envelope=shape == "envelope")
+                if model is not None:
+                    self._finding("EDX010", doc, model[0], model[1], record)
         else:
             supported = ", ".join(map(str, SUPPORTED_VERSIONS))
             self._finding("EDX011", doc, f"{prefix}/schemaVersion",
@@ -141,8 +155,8 @@ class _Run:
                 self._record_problem(check, ctx, problem)
         self.pattern_facts.save()
         findings = self.report.findings
-        # A semantic check that names a field says more than the schema's generic message.
-        semantic = {(f.path, f.line, f.pointer) for f in findings if f.code >= "EDX100"}
+        # A semantic check or a parse finding that names a value says more than the schema's generic message.
+        semantic = {(f.path, f.line, f.pointer) for f in findings if f.code >= "EDX100" or f.code in _VALUE_CODES}
         findings = [f for f in findings if not (f.code == "EDX010" and (f.path, f.line, f.pointer) in semantic)]
         findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.pointer))
         self.report.findings = findings

@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    except OSError as exc:  # one that no layer below named: still one line, in our words
+        from errdex.errors import from_oserror
+
+        _fail(str(from_oserror(exc)), 1)
     except Exception as exc:  # noqa: BLE001  (the promise: never a traceback)
         if os.environ.get("ERRDEX_DEBUG"):
             raise

@@ -12,7 +12,8 @@ import click
 
 T = TypeVar("T")
 
-__all__ = ["color_enabled", "echo", "format_option", "progress", "quiet_option", "records_option", "stderr_line"]
+__all__ = ["color_enabled", "echo", "format_option", "no_dash", "progress", "quiet_option", "records_option",
+           "stderr_line"]
 
 
 def color_enabled(stream: Any = None) -> bool:
@@ -55,6 +56,14 @@ def progress(label: str, *, quiet: bool) -> Callable[[Iterable[T]], Iterator[T]]
             sys.stderr.flush()
 
     return wrap
+
+
+def no_dash(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Option callback: refuse ``-`` where a path must name a real file or folder (a database, a site folder),
+    instead of creating one named ``-``."""
+    if value is not None and str(value) == "-":
+        raise click.BadParameter("'-' (stdin/stdout) cannot be used here; name a file or folder", ctx, param)
+    return value
 
 
 def records_option(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -88,7 +88,8 @@ def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, chec
 @click.command("export")
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True,
               help="jsonl (one envelope per line; .gz to gzip), parquet (one row per record) or duckdb (the index).")
-@click.option("--output", type=click.Path(path_type=Path), required=True, metavar="PATH", help="File to write.")
+@click.option("--output", type=click.Path(path_type=Path), required=True, metavar="PATH",
+              help="File to write; - writes JSONL to stdout.")
 @records_option
 @quiet_option
 def export_command(fmt: str, output: Path, records: tuple[str, ...], quiet: bool) -> int:
@@ -104,9 +105,11 @@ def export_command(fmt: str, output: Path, records: tuple[str, ...], quiet: bool
     Example:
       errdex export --format jsonl --output dist/errdex.jsonl.gz
       errdex export --format parquet --output errdex.parquet
+      errdex export --format jsonl --output - | gzip > errdex.jsonl.gz
       duckdb -c "SELECT slug, solutions FROM 'errdex.parquet'"
     """
     report = export_dataset(fmt, output, records=list(records) or None)
     if not quiet:
-        stderr_line(f"exported {report.records} record(s) to {report.path} ({report.format}, {report.bytes:,} bytes)")
+        where = "stdout" if str(report.path) == "-" else report.path
+        stderr_line(f"exported {report.records} record(s) to {where} ({report.format}, {report.bytes:,} bytes)")
     return 0

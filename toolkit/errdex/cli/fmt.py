@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
 from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.errors import UsageError
 from errdex.records import canonical
+
+
+def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int:
+    """``fmt -``: the canonical form of stdin on stdout; with --check, only whether it differs."""
+    if targets != ["-"]:
+        raise UsageError("fmt - formats stdin to stdout and takes no other path")
+    result = canonical.fmt_text(sys.stdin.buffer.read())
+    if fmt == "json":
+        echo(json.dumps({"changed": ["<stdin>"] if result.changed else [],
+                         "unchanged": ["<stdin>"] if result.text is not None and not result.changed else [],
+                         "failed": [{"path": "<stdin>", "line": l, "column": c, "message": m}
+                                    for l, c, m in result.failed]}, indent=2) + "\n")
+    elif result.text is not None and not check:
+        echo(result.text)
+    for line, column, message in result.failed:
+        stderr_line(f"<stdin>:{line}:{column}: cannot format: {message}")
+    if check and result.changed and not quiet and fmt == "text":
+        stderr_line("would reformat <stdin>")
+    return 1 if result.failed or (check and result.changed) else 0
 
 
 @click.command("fmt")
@@ -19,15 +40,22 @@ from errdex.records import canonical
 def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, fmt: str, quiet: bool) -> int:
     """Rewrite record files in canonical form (2-space JSON, keys in schema order).
 
-    Files that cannot be parsed are reported and left untouched. Files are
-    replaced atomically (a temporary file, then a rename).
+    Files that validate reports a parse finding for (invalid JSON, a
+    duplicate key, NaN, 1e999, a lone surrogate, ...) are reported and left
+    untouched: formatting them would change data. Files are replaced
+    atomically (a temporary file, then a rename). PATH - reads stdin and
+    writes the canonical form to stdout (--check: exit 1 when it differs).
 
     \b
     Example:
       errdex fmt records/
       errdex fmt --check
+      cat record.json | errdex fmt - > canonical.json
     """
-    result = canonical.fmt([*paths, *records] or None, check=check)
+    targets = [*paths, *records]
+    if "-" in targets:
+        return _fmt_stdin(targets, check=check, fmt=fmt, quiet=quiet)
+    result = canonical.fmt(targets or None, check=check)
     verb = "would reformat" if check else "reformatted"
     if fmt == "json":
         echo(json.dumps({"changed": result.changed, "unchanged": result.unchanged,

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, format_option, no_dash, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
 
-_DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+_DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
                    help="Index file (default: a per-user cache, refreshed when the records change).")
 
 
@@ -75,7 +75,7 @@ def _sql_from_stdin() -> str:
 @click.command("query")
 @click.argument("sql")
 @records_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
               help="An index file made by 'errdex index --db' (default: the per-user cache). It must exist.")
 @format_option("text", "json", "csv")
 @click.option("--limit", type=click.IntRange(min=0), default=QUERY_ROW_LIMIT, show_default=True,

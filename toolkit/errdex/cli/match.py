@@ -71,6 +71,8 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     """
     if follow and (not files or "-" in files):
         raise UsageError("--follow needs a file, not stdin")
+    if "-" in records and (not files or "-" in files):
+        raise UsageError("--records - and the log both read stdin; name a log FILE or a records file")
     kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired, partial=True)
     if kb.store.problems and not quiet:
         count = len(kb.store.problems)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, quiet_option, stderr_line
+from errdex.cli._common import echo, no_dash, quiet_option, stderr_line
 from errdex.errors import ErrdexError
 
 DEFAULT_RECORDS = "records"
@@ -18,11 +18,11 @@ DIFF_TROUBLE = 2
 @click.command("release")
 @click.option("--version", "version", default=None, metavar="TIME",
               help="The release's version, an RFC 3339 time (default: $SOURCE_DATE_EPOCH, else now).")
-@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_RECORDS,
+@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_RECORDS,
               show_default=True, help="The records folder (one envelope per .json file).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help="Where to write the bundle and a copy of the manifest (default: build/releases/VERSION).")
-@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), default=Path("CHANGELOG.md"),
+@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash, default=Path("CHANGELOG.md"),
               show_default=True, help="The changelog to put this release's entry in.")
 @click.option("--check", is_flag=True, help="Say what the release would hold; write nothing.")
 @quiet_option

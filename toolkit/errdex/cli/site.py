@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import quiet_option, records_option, stderr_line
+from errdex.cli._common import no_dash, quiet_option, records_option, stderr_line
 
 DEFAULT_OUT = "build/site"
 
@@ -23,11 +23,11 @@ def site_group() -> None:
 
 
 @site_group.command("build")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_OUT, show_default=True,
               help="Folder to write the site to (replaced as a whole when the build succeeds).")
 @records_option
 @click.option("--base-url", default=None, metavar="URL", help="Where the site will be published (absolute sitemap links).")
-@click.option("--proofs", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--proofs", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash, default=None,
               help="The output of 'errdex prove --format json', shown as each scenario's proof status.")
 @click.option("--prove", "run_proofs", is_flag=True, help="Run every scenario now and show the results.")
 @click.option("--no-search", is_flag=True, help="Skip the search index (faster; the search box then says it is unavailable).")
@@ -63,7 +63,7 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
 
 
 @site_group.command("serve")
-@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help=f"The built site [default: {DEFAULT_OUT}, built first when it holds none].")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @records_option

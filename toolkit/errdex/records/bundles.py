@@ -22,20 +22,23 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import sys
 import tempfile
 import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from errdex._files import write_atomic
 from errdex.checks.base import Finding
-from errdex.errors import DataError, ErrdexError, InputError, UsageError
+from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
 from errdex.releases import VOLATILE, content_hash
+from errdex.records.jsontext import without_surrogates
 from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.paths import UnsafeRecordPath, inside, record_path
 from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents, record_files
 
 __all__ = [
@@ -206,7 +209,9 @@ def _read_dataset(records_dir: Path) -> _Dataset:
 
 def _bundle_documents(bundle: Path) -> list[Document]:
     """Every document of the bundle; the first unreadable line raises, naming file:line:column."""
-    if str(bundle) == "-" or not is_bundle(bundle.name):
+    if str(bundle) == "-":
+        raise UsageError("import reads a bundle file and cannot read stdin ('-'): save it as a .jsonl file first")
+    if not is_bundle(bundle.name):
         raise UsageError(f"{bundle} is not a JSONL bundle (.jsonl, .ndjson, optionally .gz)")
     docs = list(iter_documents([bundle]))
     for doc in docs:
@@ -235,14 +240,11 @@ def _differing_fields(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return [name for name in names if old.get(name, ...) != new.get(name, ...)]
 
 
-def _canonical_path(records_dir: Path, record: dict[str, Any]) -> Path:
-    owner, name = record["repo"].split("/")
-    return records_dir / owner / name / f"{record['slug']}.json"
 
 
 def _invalid_entry(doc: Document, findings: list[Finding]) -> ImportEntry:
     line = doc.parsed.line_offset + 1
-    value = doc.value
+    value = without_surrogates(doc.value)  # reported by validate (EDX009); never printed raw
     record = value.get("record") if isinstance(value, dict) else None
     entry = ImportEntry("invalid", line, findings=findings, envelope=None)
     if isinstance(record, dict):
@@ -271,8 +273,15 @@ def _classify(doc: Document, dataset: _Dataset, records_dir: Path) -> ImportEntr
     """Compare one valid envelope of the bundle with the dataset."""
     envelope = doc.value
     record = envelope["record"]
-    entry = ImportEntry("added", doc.parsed.line_offset + 1, record["id"], record["repo"], record["slug"],
-                        _canonical_path(records_dir, record), envelope=envelope)
+    line = doc.parsed.line_offset + 1
+    try:
+        if not isinstance(record.get("id"), str):
+            raise UnsafeRecordPath(f"id {record.get('id')!r} is not a string")
+        target = record_path(records_dir, record.get("repo"), record.get("slug"))
+    except UnsafeRecordPath as exc:  # whatever checks the configuration selects, a path never leaves the folder
+        texts = [value if isinstance(value, str) else None for value in (record.get(k) for k in ("id", "repo", "slug"))]
+        return ImportEntry("invalid", line, *texts, reasons=[f"{doc.path}:{line}:1: {exc}"])
+    entry = ImportEntry("added", line, record["id"], record["repo"], record["slug"], target, envelope=envelope)
     same = dataset.by_id.get(record["id"])
     if same is not None:
         if content_hash(same.record) == content_hash(record):
@@ -313,6 +322,10 @@ def _apply(report: ImportReport) -> None:
     """Write every added (and, with overwrite, conflicting) record; remove the files they replace."""
     wanted = [e for e in report.entries if e.status == "added" or (e.status == "conflict" and report.overwrite)]
     targets = {entry.path for entry in wanted}
+    for path in [*targets, *(old for entry in wanted for old in entry.replaces)]:
+        if path is None or not inside(path, report.records_dir):  # checked before anything is written
+            raise UnsafeRecordPath(f"{path} lies outside the records folder {report.records_dir} "
+                                   "(through a symbolic link); nothing was written")
     for entry in wanted:
         assert entry.path is not None and entry.envelope is not None
         entry.path.parent.mkdir(parents=True, exist_ok=True)
@@ -451,21 +464,32 @@ def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
         write(tmp)
         os.replace(tmp, output)
     except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+        raise from_oserror(exc, output, action="write") from exc
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None) -> ExportReport:
+def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None,
+                   stdout: BinaryIO | None = None) -> ExportReport:
     """Write the records (default: the bundled dataset) as ``jsonl`` (``.gz``: gzipped), ``parquet`` or ``duckdb``.
 
     JSONL holds one canonical envelope per line, sorted by id; the bytes
     depend only on the records. Parquet holds one row per record with the
     record's fields as columns (lists as lists, scenarios as a list of JSON)
     and ``datasetVersion``. DuckDB is the database ``errdex index`` builds.
+    ``output`` ``-`` writes JSONL to ``stdout`` (default: the process's
+    standard output); Parquet and DuckDB need a file.
     """
     if format not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {format!r} (use one of: {', '.join(EXPORT_FORMATS)})")
+    if str(output) == "-":
+        if format != "jsonl":
+            raise UsageError(f"--output - (stdout) takes JSONL only; {format} needs a file to write")
+        data = _jsonl_bytes(_sorted_records(records), False)
+        stream = stdout if stdout is not None else sys.stdout.buffer
+        stream.write(data)
+        stream.flush()
+        return ExportReport(format, Path("-"), data.count(b"\n"), len(data))
     output = Path(output)
     if output.is_dir():
         raise UsageError(f"{output} is a folder; --output names the file to write")

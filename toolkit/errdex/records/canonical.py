@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import write_atomic
+from errdex.errors import UsageError, from_oserror
 from errdex.records.models import RECORD_MODELS
 from errdex.records.sources import Document, is_bundle, iter_documents
 
-__all__ = ["FmtResult", "canonical_text", "canonical_value", "fmt", "write_atomic"]
+__all__ = ["FmtResult", "FmtText", "canonical_text", "canonical_value", "fmt", "fmt_text", "write_atomic"]
 
 _ENVELOPE_ORDER = ("record", "datasetVersion")
 
@@ -77,32 +78,62 @@ class FmtResult:
     failed: list[tuple[str, int, int, str]] = field(default_factory=list)
 
 
-def _format_file(path: Path, docs: list[Document]) -> bytes | None:
-    """The canonical bytes of a file, or None when one of its documents cannot be parsed."""
-    if any(not doc.parsed.parsed for doc in docs):
-        return None
+def _format_file(path: Path, docs: list[Document]) -> bytes:
+    """The canonical bytes of a file whose documents all parsed cleanly."""
     if is_bundle(path.name):
         return "".join(canonical_text(doc.value, bundle_line=True) + "\n" for doc in docs).encode("utf-8")
     return canonical_text(docs[0].value).encode("utf-8")
 
 
+def _refusals(docs: list[Document]) -> list[tuple[int, int, str]]:
+    """Why these documents cannot be formatted: every parse problem (what ``validate`` reports as EDX001-EDX009:
+    formatting would resolve a duplicate key, turn 1e999 into Infinity or NaN into a number, and so change data)."""
+    return [(p.line, p.column, f"{p.code} {p.name}: {p.message}") for doc in docs for p in doc.problems]
+
+
+@dataclass
+class FmtText:
+    """``fmt`` of a text (stdin): the canonical form, or why there is none."""
+
+    text: str | None
+    changed: bool
+    failed: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+def fmt_text(data: bytes) -> FmtText:
+    """The canonical form of one document or of JSONL bundle lines given as bytes (what ``fmt -`` reads)."""
+    from errdex.records.sources import iter_documents as documents
+    import io
+
+    docs = list(documents(["-"], stdin=io.BytesIO(data)))
+    failed = _refusals(docs)
+    if failed:
+        return FmtText(None, False, failed)
+    if len(docs) > 1:
+        text = "".join(canonical_text(doc.value, bundle_line=True) + "\n" for doc in docs)
+    else:
+        text = canonical_text(docs[0].value)
+    return FmtText(text, text.encode("utf-8", "surrogatepass") != data)
+
+
 def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtResult:
     """Rewrite record files into canonical form (``check``: only report which would change).
 
-    Files that cannot be parsed are left untouched and reported in ``failed``.
-    Gzipped bundles and stdin are not rewritten. While it rewrites, the
-    folders are locked (a release or migration there waits, and so does a
-    second fmt).
+    Files with a parse problem (invalid JSON or UTF-8, a duplicate key, a
+    non-finite or out-of-range number, a lone surrogate) are left untouched
+    and reported in ``failed``, as are files found through a symbolic link
+    that leaves the folder given. Gzipped bundles are not rewritten; for
+    stdin use :func:`fmt_text`. While it rewrites, the folders are locked (a
+    release or migration there waits, and so does a second fmt).
     """
+    if paths and any(str(path) == "-" for path in paths):
+        raise UsageError("fmt rewrites files; '-' (stdin) is formatted to stdout on its own: errdex fmt -")
     if check:
         return _fmt(paths, check=True)
     from errdex._locks import records_lock
     from errdex.records.sources import bundled_records_dir
 
-    places = [p for p in paths if str(p) != "-"] if paths else [bundled_records_dir()]
-    if not places:
-        return _fmt(paths, check=False)
-    with records_lock(places, what="fmt"):
+    with records_lock(list(paths) if paths else [bundled_records_dir()], what="fmt"):
         return _fmt(paths, check=False)
 
 
@@ -124,23 +155,27 @@ def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
         by_file[doc.fs_path].append(doc)
     for path, display in order:
         docs = by_file[path]
-        broken = [p for doc in docs for p in doc.problems if p.code in ("EDX001", "EDX002", "EDX005", "EDX007")]
+        broken = _refusals(docs)
         if broken or path.name.lower().endswith(".gz"):
-            for problem in broken:
-                result.failed.append((display, problem.line, problem.column, problem.message))
+            result.failed.extend((display, line, column, message) for line, column, message in broken)
             continue
         wanted = _format_file(path, docs)
-        if wanted is None:
-            continue
         try:
             current = path.read_bytes()
         except OSError as exc:
-            result.failed.append((display, 1, 1, f"cannot read file: {exc.strerror or exc}"))
+            result.failed.append((display, 1, 1, str(from_oserror(exc, display))))
             continue
         if current == wanted:
             result.unchanged.append(display)
             continue
+        if any(doc.outside for doc in docs):
+            result.failed.append((display, 1, 1, "reached through a symbolic link that leaves the folder given; "
+                                                 "not rewritten (name the file itself to format it)"))
+            continue
         result.changed.append(display)
         if not check:
-            write_atomic(path, wanted)
+            try:
+                write_atomic(path, wanted)
+            except OSError as exc:
+                raise from_oserror(exc, display) from exc
     return result

@@ -2,8 +2,9 @@
 
 ``parse_document`` decodes and parses one JSON document and collects every
 problem it can see (invalid UTF-8, an empty document, a syntax error,
-``NaN``/``Infinity``, duplicate keys) with its line and column instead of
-stopping at the first. ``Locator`` maps a JSON pointer to the line and column
+nesting deeper than :data:`MAX_DEPTH`, ``NaN``/``Infinity`` and numbers too
+large for a double, integers outside 64 bits, lone UTF-16 surrogates, duplicate
+keys) with its line and column instead of stopping at the first. ``Locator`` maps a JSON pointer to the line and column
 of the value it names; it scans the text only when a location is asked for, so
 clean documents never pay for it.
 """
@@ -11,12 +12,21 @@ clean documents never pay for it.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Locator", "ParseProblem", "ParsedDocument", "escape_pointer", "parse_document"]
+__all__ = ["INT_RANGE", "Locator", "MAX_DEPTH", "ParseProblem", "ParsedDocument", "escape_pointer", "parse_document",
+           "without_surrogates"]
+
+#: Objects and arrays nest at most this deep: a record needs fewer than ten levels, and deeper values break
+#: consumers that recurse (the models, the schema validator).
+MAX_DEPTH = 64
+#: Integers must fit in 64 bits, as DuckDB, Parquet and JavaScript readers of the records need.
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -39,19 +49,34 @@ class ParsedDocument:
     problems: list[ParseProblem] = field(default_factory=list)
     text: str = ""
     line_offset: int = 0
+    #: True when the text writes a number with a fraction or exponent (records hold none, so checks can look
+    #: closer only then: JSON Schema counts 79.0 as an integer, the models do not).
+    has_decimals: bool = False
 
     @property
     def parsed(self) -> bool:
         return not any(p.code in _FATAL for p in self.problems)
 
 
-_FATAL = {"EDX001", "EDX002", "EDX005"}
+_FATAL = {"EDX001", "EDX002", "EDX005", "EDX007", "EDX008"}
 _BOM = "\ufeff"
 
 
 def escape_pointer(token: str) -> str:
     """Escape one reference token of a JSON pointer (RFC 6901)."""
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def without_surrogates(value: Any) -> Any:
+    """A copy of a parsed value with every lone surrogate replaced by U+FFFD, for the checks that run after
+    EDX009 was reported (the schema validator and the pattern engines cannot take them)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def _line_col(text: str, offset: int, line_offset: int) -> tuple[int, int]:
@@ -65,6 +90,9 @@ class _Collector:
     def __init__(self) -> None:
         self.duplicates = 0
         self.constants = 0
+        self.overflows = 0
+        self.out_of_range = 0
+        self.decimals = 0
 
     def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result = dict(pairs)
@@ -75,6 +103,52 @@ class _Collector:
     def constant(self, name: str) -> float:
         self.constants += 1
         return float(name)
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        self.decimals += 1
+        if not math.isfinite(value):
+            self.overflows += 1
+        return value
+
+    def integer(self, text: str) -> int:
+        if len(text) < 19:  # at most 18 digits: always in range
+            return int(text)
+        # The length test first: int() of a string of thousands of digits is refused (or slow).
+        value = int(text) if len(text) <= 20 else None
+        if value is None or not INT_RANGE[0] <= value <= INT_RANGE[1]:
+            self.out_of_range += 1
+            return 0
+        return value
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _too_deep(text: str) -> bool:
+    """True when arrays and objects nest deeper than MAX_DEPTH (a cheap test first: few brackets cannot)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(_DEPTH_STEP[ord(c)] for c in brackets)) > MAX_DEPTH
+
+
+def _deep_offset(text: str) -> int:
+    """The offset of the first bracket that opens a level deeper than MAX_DEPTH."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group(match.lastindex or 0)
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start(match.lastindex or 0)
+        elif token in ("]", "}"):
+            depth -= 1
+    return 0
 
 
 def parse_document(data: bytes | str, *, line_offset: int = 0) -> ParsedDocument:
@@ -102,18 +176,41 @@ def parse_document(data: bytes | str, *, line_offset: int = 0) -> ParsedDocument
         return ParsedDocument(None, [problem], text, line_offset)
     hooks = _Collector()
     try:
-        value = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant)
+        value = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant,
+                           parse_float=hooks.number, parse_int=hooks.integer)
     except json.JSONDecodeError as exc:
         line, col = _line_col(text, exc.pos, line_offset)
         problem = ParseProblem("EDX001", "invalid-json", f"not valid JSON: {exc.msg}", line, col)
         return ParsedDocument(None, [problem], text, line_offset)
     except RecursionError:
-        problem = ParseProblem("EDX001", "invalid-json", "not valid JSON: nested too deeply", 1 + line_offset, 1)
+        deep = True
+    else:
+        deep = _too_deep(text)
+    if deep:
+        line, col = _line_col(text, _deep_offset(text), line_offset)
+        problem = ParseProblem("EDX001", "invalid-json",
+                               f"arrays and objects nest more than {MAX_DEPTH} levels deep; a record needs a few",
+                               line, col)
         return ParsedDocument(None, [problem], text, line_offset)
-    document = ParsedDocument(value, [], text, line_offset)
-    if hooks.duplicates or hooks.constants:
+    document = ParsedDocument(value, [], text, line_offset, has_decimals=hooks.decimals > 0)
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    if hooks.duplicates or hooks.constants or hooks.overflows or hooks.out_of_range or surrogates:
         scan = _Scanner(text)
         scan.run()
+        for pointer, offset, literal in scan.out_of_range:
+            line, col = _line_col(text, offset, line_offset)
+            shown = literal if len(literal) <= 24 else f"{literal[:12]}...({len(literal)} digits)"
+            document.problems.append(
+                ParseProblem("EDX008", "number-out-of-range",
+                             f"integer {shown} does not fit in 64 bits; errdex and its readers (DuckDB, Parquet) "
+                             "take integers from -2^63 to 2^63-1", line, col, pointer))
+        for pointer, offset in scan.surrogates:
+            line, col = _line_col(text, offset, line_offset)
+            document.problems.append(
+                ParseProblem("EDX009", "invalid-unicode",
+                             "the string holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair), "
+                             "which is not a character; remove it or write the character it was meant to be",
+                             line, col, pointer))
         for pointer, offset in scan.duplicates:
             line, col = _line_col(text, offset, line_offset)
             document.problems.append(
@@ -132,7 +229,8 @@ def parse_document(data: bytes | str, *, line_offset: int = 0) -> ParsedDocument
                 ParseProblem(
                     "EDX003",
                     "non-finite-number",
-                    f"{word} is not a JSON number; use a finite number or null",
+                    (f"{word} is not a JSON number; use a finite number or null" if word in ("NaN", "Infinity", "-Infinity")
+                     else f"{word[:24]} is too large for a double and would read as Infinity; use a finite number"),
                     line,
                     col,
                     pointer,
@@ -160,6 +258,14 @@ class _Scanner:
         self.positions: dict[str, int] = {}
         self.duplicates: list[tuple[str, int]] = []
         self.constants: list[tuple[str, int, str]] = []
+        self.out_of_range: list[tuple[str, int, str]] = []
+        self.surrogates: list[tuple[str, int]] = []
+
+    def _string(self, pointer: str, offset: int, token: str) -> str:
+        value: str = json.loads(token)
+        if "\\u" in token and _LONE_SURROGATE.search(value):
+            self.surrogates.append((pointer, offset))
+        return value
 
     def run(self) -> None:
         if self.tokens:
@@ -183,6 +289,7 @@ class _Scanner:
                     continue
                 key = json.loads(token)
                 child = f"{pointer}/{escape_pointer(key)}"
+                self._string(child, offset, token)
                 if key in seen:
                     self.duplicates.append((child, offset))
                 seen.add(key)
@@ -201,6 +308,14 @@ class _Scanner:
                 position += 1
         elif kind == 3:
             self.constants.append((pointer, offset, token))
+        elif kind == 1:
+            self._string(pointer, offset, token)
+        elif kind == 4 and token[-1].isdigit():
+            if any(c in token for c in ".eE"):
+                if not math.isfinite(float(token)):
+                    self.constants.append((pointer, offset, token))
+            elif len(token) > 20 or not INT_RANGE[0] <= int(token) <= INT_RANGE[1]:
+                self.out_of_range.append((pointer, offset, token))
 
 
 class Locator:

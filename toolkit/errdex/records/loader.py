@@ -20,9 +20,11 @@ from typing import Any
 
 from errdex._version import __version__
 from errdex.errors import DataError
+from errdex.records.jsontext import escape_pointer
 from errdex.records.sources import Document, iter_documents, record_files
 
-__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records"]
+__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records",
+           "model_problem"]
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,6 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
 def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     """A document's value and its record, which conforms to its own schema version; else DataError naming
     the file, line and column."""
-    import pydantic  # here, not at the top: a cached load never needs the models
-
     from errdex.records.jsontext import Locator
     from errdex.records.models import RECORD_MODELS
 
@@ -58,17 +58,46 @@ def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     prefix = "/record" if record is not value else ""
     if not isinstance(record, dict):
         raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
-    model = RECORD_MODELS.get(record.get("schemaVersion"))  # type: ignore[arg-type]
+    version = record.get("schemaVersion")
+    if RECORD_MODELS.get(version) is None:  # type: ignore[arg-type]
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
+        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
+        raise _fail(doc.path, line, column, f"schemaVersion is {shown} (supported: {supported})")
+    problem = model_problem(value if prefix else record, envelope=bool(prefix))
+    if problem is not None:
+        pointer = problem[0]
+        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
+        raise _fail(doc.path, line, column, f"{pointer}: {problem[1]}")
+    return value, record
+
+
+def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str, str] | None:
+    """The first way a record (``envelope``: an envelope and its record) does not conform to the model of its
+    schemaVersion, as (JSON pointer from the top of ``value``, message); None when it conforms (or has no
+    supported schemaVersion)."""
+    import pydantic  # here, not at the top: a cached load never needs the models
+
+    from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
+
+    record = value.get("record") if envelope else value
+    version = record.get("schemaVersion") if isinstance(record, dict) else None
+    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]
     if model is None:
-        raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, f"unsupported schemaVersion {record.get('schemaVersion')!r}")
+        return None
     try:
-        model.model_validate(record)
+        model.model_validate(value)
     except pydantic.ValidationError as exc:
         error = exc.errors()[0]
-        pointer = prefix + "".join(f"/{part}" for part in error["loc"])
-        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
-        raise _fail(doc.path, line, column, f"{pointer}: {error['msg']}") from None
-    return value, record
+        pointer = "".join(f"/{escape_pointer(str(part))}" for part in error["loc"])
+        given = error.get("input")
+        if error["type"] == "int_type" and isinstance(given, float):
+            return pointer, f"{given!r} is written as a decimal number; write an integer (e.g. {int(given)})" \
+                if given.is_integer() else f"{given!r} is not an integer"
+        if error["type"] == "string_unicode":
+            return pointer, "the string is not valid Unicode (a lone surrogate); remove it"
+        return pointer, str(error["msg"])
+    return None
 
 
 def _matchable(doc: Document) -> tuple[Any, dict[str, Any]] | None:

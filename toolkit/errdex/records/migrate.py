@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import Change
-from errdex.errors import DataError, InputError, UsageError
+from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import checked_record
 from errdex.records.models import RECORD_MODELS, RecordV3
@@ -75,7 +75,9 @@ def _check_target(to: int) -> None:
 def _version_of(record: dict[str, Any]) -> int:
     version = record.get("schemaVersion")
     if isinstance(version, bool) or not isinstance(version, int) or version not in RECORD_MODELS:
-        raise DataError(f"record {record.get('id')!r}: unsupported schemaVersion {version!r}")
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
+        raise DataError(f"record {record.get('id')!r}: schemaVersion is {shown} (supported: {supported})")
     return version
 
 
@@ -260,6 +262,9 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
         losses.extend((record["id"], loss) for loss in dropped)
         values.append({**value, "record": migrated} if record is not value else migrated)
     changed = versions != {to}
+    if changed and any(doc.outside for doc in docs):
+        raise DataError(f"{display}: reached through a symbolic link that leaves the folder given; migrate never "
+                        "writes out of the tree it is given (name the file itself to migrate it); nothing was written")
     content = _file_bytes(path, values) if changed else None
     return FileMigration(display, path, tuple(sorted(versions)), len(docs), changed, losses, content)
 
@@ -293,8 +298,7 @@ def _write(report: MigrationReport, journal: Path) -> None:
     except OSError as exc:
         change.abandon()
         outcome = "the next migrate finishes the change" if change.journaled else "no file was changed"
-        raise InputError(f"{exc.filename or 'a record file'}: cannot rewrite file: "
-                         f"{(exc.strerror or str(exc)).lower()}; {outcome}") from exc
+        raise InputError(f"{exc.filename or 'a record file'}: cannot rewrite file: {os_reason(exc)}; {outcome}") from exc
     except BaseException:
         change.abandon()
         raise

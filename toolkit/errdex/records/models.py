@@ -34,7 +34,8 @@ SEVERITIES: tuple[str, ...] = ("critical", "error", "warning", "info")
 
 Text = Annotated[str, Field(min_length=1)]
 Timestamp = Annotated[str, Field(pattern=RFC3339)]
-Line = Annotated[int, Field(ge=1)]
+#: Line numbers fit in 32 bits, the INTEGER column of the index.
+Line = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
 class _Strict(BaseModel):

@@ -1,16 +1,24 @@
-"""Where a record lives as a page: a one-to-one encoding of its repository and slug into path segments.
+"""Where a record goes on disk and on the site: its record file, and its page.
 
-A segment keeps ``a-z``, ``0-9``, ``-``, ``_`` and inner dots as they are and
-writes every other byte of the text's UTF-8 as ``~`` and two lowercase hex
-digits (``Evil`` -> ``~45vil``, ``a/b`` -> ``a~2fb``). The result is lowercase
-ASCII only, so it means the same on case-insensitive filesystems, and it is
-never ``.``/``..``, a hidden name, a name ending in a dot or a name Windows
-reserves (``con``, ``nul``, ``com1``...). Decoding reverses it, so two texts
-never share a segment; the one exception is a segment over
-:data:`SEGMENT_MAX` characters, cut and followed by ``~~`` and a hash of the
-whole text (filesystems refuse longer names).
+Record files. ``record_path`` is the one function every writer of record
+files uses. It refuses, whatever the validation configuration says, any
+repository or slug that could name a file outside the records folder: an
+absolute path, ``..``, a separator inside a slug, NUL or other control
+characters, an empty part. It then resolves the folder the file would go in
+(following any symbolic link on the way) and refuses it unless it lies inside
+the resolved records folder.
 
-Owner and repository names are compared without case first, as GitHub
+Pages. ``page_path`` is a one-to-one encoding of a record's repository and
+slug into path segments. A segment keeps ``a-z``, ``0-9``, ``-``, ``_`` and
+inner dots as they are and writes every other byte of the text's UTF-8 as
+``~`` and two lowercase hex digits (``Evil`` -> ``~45vil``, ``a/b`` ->
+``a~2fb``). The result is lowercase ASCII only, so it means the same on
+case-insensitive filesystems, and it is never ``.``/``..``, a hidden name, a
+name ending in a dot or a name Windows reserves (``con``, ``nul``,
+``com1``...). Decoding reverses it, so two texts never share a segment; the
+one exception is a segment over :data:`SEGMENT_MAX` characters, cut and
+followed by ``~~`` and a hash of the whole text (filesystems refuse longer
+names). Owner and repository names are compared without case first, as GitHub
 compares them: ``Evil/Repo`` and ``evil/repo`` are one repository and get one
 folder. Two records whose pages would still coincide are what check EDX115
 reports, and what ``errdex site build`` refuses to build.
@@ -19,10 +27,55 @@ reports, and what ``errdex site build`` refuses to build.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from functools import lru_cache
+from pathlib import Path
 
-__all__ = ["SEGMENT_MAX", "decode_segment", "page_path", "path_segment", "repo_key"]
+from errdex.errors import DataError
+
+__all__ = ["SEGMENT_MAX", "UnsafeRecordPath", "decode_segment", "inside", "page_path", "path_segment", "record_path",
+           "repo_key"]
+
+
+
+#: A part of owner/name as GitHub spells it; a leading '.' (so '.' and '..') is never one.
+_REPO_PART = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+#: A slug as the format defines it (lowercase kebab-case, at most 60 characters).
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_SLUG_MAX = 60
+
+
+class UnsafeRecordPath(DataError):
+    """A record's repo or slug would put its file outside the records folder, or is no file name at all."""
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """True when ``path``, resolved, is ``folder`` (resolved) or lies under it."""
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def record_path(records_dir: Path, repo: object, slug: object) -> Path:
+    """``records_dir/OWNER/NAME/SLUG.json`` for a record of ``repo`` (owner/name) with ``slug``.
+
+    Raises :class:`UnsafeRecordPath` for a repo or slug that is not a plain
+    name, or when the folder it names resolves outside ``records_dir``.
+    """
+    if not isinstance(repo, str) or not isinstance(slug, str):
+        raise UnsafeRecordPath(f"repo {repo!r} and slug {slug!r} must be strings to name a record file")
+    parts = repo.split("/")
+    if len(parts) != 2 or not all(_REPO_PART.fullmatch(part) for part in parts):
+        raise UnsafeRecordPath(f"repo {repo!r} is not owner/name (letters, digits, '_', '-', '.'; no leading '.'); "
+                               "it cannot name a folder of the records folder")
+    if len(slug) > _SLUG_MAX or not _SLUG.fullmatch(slug):
+        raise UnsafeRecordPath(f"slug {slug!r} is not lowercase kebab-case of at most {_SLUG_MAX} characters; "
+                               "it cannot name a record file")
+    folder = Path(records_dir) / parts[0] / parts[1]
+    if not inside(folder, records_dir):
+        raise UnsafeRecordPath(f"{folder} leads outside the records folder {records_dir} (through a symbolic link); "
+                               "a record file is never written there")
+    return folder / f"{slug}.json"
 
 #: The longest segment written out in full (well under the 255 bytes filesystems allow, with ``.html``).
 SEGMENT_MAX = 200

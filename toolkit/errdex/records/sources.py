@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from errdex.errors import os_reason
 from errdex.records.jsontext import ParsedDocument, ParseProblem, parse_document
 
-__all__ = ["Document", "bundled_records_dir", "is_bundle", "iter_documents", "record_files"]
+__all__ = ["Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files"]
 
 _BUNDLE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 _RECORD_SUFFIXES = (".json", *_BUNDLE_SUFFIXES)
@@ -41,6 +42,9 @@ class Document:
     fs_path: Path | None
     parsed: ParsedDocument
     problems: list[ParseProblem] = field(default_factory=list)
+    #: True for a file found in a folder through a symbolic link that leaves that folder: it is read like the
+    #: others but never rewritten (fmt, migrate), so a command never writes out of the tree it was given.
+    outside: bool = False
 
     @property
     def value(self) -> Any:
@@ -80,9 +84,7 @@ def _read_bundle(path: Path, display: str) -> Iterator[Document]:
 
 
 def _os_reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc) or type(exc).__name__
+    return os_reason(exc)
 
 
 def _read_file(path: Path, display: str) -> Iterator[Document]:
@@ -120,15 +122,93 @@ def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
         yield _document("<stdin>", None, data)
 
 
-def _walk(folder: Path) -> list[str]:
-    found: list[str] = []
-    for root, dirs, files in os.walk(folder, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        prefix = root if root.endswith(os.sep) else root + os.sep
-        found.extend(prefix + name for name in files if name.lower().endswith(_RECORD_SUFFIXES) and not name.startswith("."))
+@dataclass
+class _Walk:
+    """What walking a folder found: record files in path order, the files reached through a symbolic link that
+    leaves the folder, and folder links that were not followed (a loop, or a folder read already)."""
+
+    files: list[str] = field(default_factory=list)
+    outside: set[str] = field(default_factory=set)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _walk(folder: Path) -> _Walk:
+    """Every record file under ``folder``, following links to folders, each real folder once.
+
+    A real folder is known by its (st_dev, st_ino). Real subfolders are read
+    first, then the links to folders, so a folder is read under its own name
+    when it is in the tree; a link to a folder above it (a loop) or to one
+    read already is skipped and noted, so the walk ends and no file is read
+    twice. Hidden files and folders are skipped.
+    """
+    walk = _Walk()
+    real_root = os.path.realpath(folder)
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return walk
+    seen = {(info.st_dev, info.st_ino)}
+    stack: list[tuple[str, bool]] = [(str(folder), False)]
+    links: list[tuple[str, bool, str]] = []  # (link, outside, the folder holding it), followed once real ones are read
+    while stack or links:
+        if not stack:
+            links.sort()
+            link, outside, holder = links.pop(0)
+            try:
+                target = os.stat(link)
+            except OSError:
+                continue
+            real = os.path.realpath(link)
+            if (target.st_dev, target.st_ino) in seen:
+                kind = "a loop" if _inside(os.path.realpath(holder), real) else "a folder read already"
+                walk.skipped.append((link, f"symbolic link to {kind} ({real}); not followed"))
+                continue
+            seen.add((target.st_dev, target.st_ino))
+            stack.append((link, outside or not _inside(real, real_root)))
+            continue
+        current, outside = stack.pop()
+        try:
+            with os.scandir(current) as entries:
+                listed = sorted(entries, key=lambda entry: entry.name)
+        except OSError:
+            continue  # vanished or unreadable while walking: the files found elsewhere still count
+        prefix = current if current.endswith(os.sep) else current + os.sep
+        folders: list[tuple[str, bool]] = []
+        for entry in listed:
+            if entry.name.startswith("."):
+                continue
+            name = prefix + entry.name
+            try:
+                is_dir, is_link = entry.is_dir(), entry.is_symlink()
+            except OSError:
+                is_dir = is_link = False
+            if is_dir and is_link:
+                links.append((name, outside, current))
+            elif is_dir:
+                try:
+                    target = entry.stat()
+                except OSError:
+                    continue
+                if (target.st_dev, target.st_ino) not in seen:  # a bind mount can show one folder twice
+                    seen.add((target.st_dev, target.st_ino))
+                    folders.append((name, outside))
+            elif entry.name.lower().endswith(_RECORD_SUFFIXES):
+                walk.files.append(name)
+                if outside or (is_link and not _inside(os.path.realpath(name), real_root)):
+                    walk.outside.add(name)
+        stack.extend(reversed(folders))
     # The order of Path objects (part by part), without building them: a separator sorts before any character.
-    found.sort(key=lambda name: name.replace(os.sep, "\0"))
-    return found
+    walk.files.sort(key=lambda name: name.replace(os.sep, "\0"))
+    return walk
+
+
+def files_outside(folder: str | Path) -> list[str]:
+    """The record files under ``folder`` reached through a symbolic link that leaves it (never to be rewritten)."""
+    return sorted(_walk(Path(folder)).outside)
 
 
 def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
@@ -139,7 +219,7 @@ def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
             return None
         path = Path(target)
         if path.is_dir():
-            found.extend(_walk(path))
+            found.extend(_walk(path).files)
         elif path.is_file():
             found.append(str(path))
         else:
@@ -157,12 +237,16 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
         path = Path(target)
         display = str(target) if paths else "records"
         if path.is_dir():
-            files = _walk(path)
-            if not files:
+            walk = _walk(path)
+            if not walk.files:
                 yield _problem_document(display, path, "folder holds no record files (*.json, *.jsonl)")
             cut = len(str(path).rstrip(os.sep)) + 1
-            for file in files:
-                yield from _read_file(Path(file), os.path.join(display, file[cut:]))
+            for link, message in walk.skipped:
+                yield _problem_document(os.path.join(display, link[cut:]), Path(link), message)
+            for file in walk.files:
+                for doc in _read_file(Path(file), os.path.join(display, file[cut:])):
+                    doc.outside = file in walk.outside
+                    yield doc
         elif path.exists():
             yield from _read_file(path, display)
         else:
