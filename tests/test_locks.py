@@ -53,3 +53,19 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
     child.wait()
     with hold(tmp_path / LOCK_FILE, what="fmt", wait=0):
         pass
+
+
+def test_import_waits_for_the_folder_and_writes_nothing_while_it_is_held(tmp_path: Path, seed: dict[str, Any]) -> None:
+    import json
+
+    folder = tmp_path / "records"
+    folder.mkdir()
+    bundle = tmp_path / "in.jsonl"
+    bundle.write_text(json.dumps(seed) + "\n", encoding="utf-8")
+    with hold(folder / LOCK_FILE, what="release"):
+        refused = run("import", str(bundle), "--records-dir", str(folder), cwd=tmp_path, ERRDEX_LOCK_WAIT="0.1")
+        assert refused.returncode == 1 and "is busy with it" in refused.stderr
+        assert [p for p in folder.rglob("*.json")] == []
+    done = run("import", str(bundle), "--records-dir", str(folder), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(list(folder.rglob("*.json"))) == 1

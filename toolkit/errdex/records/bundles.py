@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex._files import write_atomic
+from errdex._files import JOURNAL, Change, write_atomic
+from errdex._locks import records_lock
 from errdex.checks.base import Finding
 from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
@@ -326,10 +327,17 @@ def _apply(report: ImportReport) -> None:
         if path is None or not inside(path, report.records_dir):  # checked before anything is written
             raise UnsafeRecordPath(f"{path} lies outside the records folder {report.records_dir} "
                                    "(through a symbolic link); nothing was written")
+    change = Change(report.records_dir / JOURNAL)  # every new file lands, or none does
+    try:
+        for entry in wanted:
+            assert entry.path is not None and entry.envelope is not None
+            entry.path.parent.mkdir(parents=True, exist_ok=True)
+            change.write(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
+        change.commit()
+    except BaseException:
+        change.abandon()
+        raise
     for entry in wanted:
-        assert entry.path is not None and entry.envelope is not None
-        entry.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
         entry.written = True
         report.written.append(entry.path)
     for entry in wanted:
@@ -353,6 +361,14 @@ def import_bundle(bundle: Path, *, records_dir: Path | None = None, overwrite: b
     folder = Path(records_dir) if records_dir is not None else bundled_records_dir().resolve()
     docs = _bundle_documents(bundle)
     errors = _errors_by_line(bundle)
+    if check or not folder.is_dir():
+        return _import(bundle, docs, errors, folder, overwrite, check)
+    with records_lock([folder], what="import"):  # what is compared is what is written over: no run in between
+        return _import(bundle, docs, errors, folder, overwrite, check)
+
+
+def _import(bundle: Path, docs: list[Document], errors: Any, folder: Path, overwrite: bool,
+            check: bool) -> ImportReport:
     dataset = _read_dataset(folder)
     report = ImportReport(str(bundle), folder, overwrite, check, list(_entries(docs, errors, dataset, folder)))
     if not check and not report.blocked:
