@@ -48,7 +48,7 @@ def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
 @click.option("--summary", is_flag=True, help="Counts per record, first and last line, and unclassified error lines.")
 @click.option("--fail-on", type=click.Choice(list(SEVERITY_ORDER)), default=None,
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
-@click.option("--follow", is_flag=True, help="Keep reading a growing file (stop with Ctrl-C).")
+@click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
               help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
@@ -59,9 +59,10 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
                   follow: bool, fields: tuple[str, ...], include_retired: bool, jobs: int | None, quiet: bool) -> int:
     """Match log lines to records: every record whose messagePattern occurs in a line, best first.
 
-    FILE may be plain or gzip-compressed; - (or nothing) reads stdin as a
-    stream. Ranking: most literal characters in the pattern, then fewest
-    variable parts, then record id.
+    FILE may be plain or compressed (gzip, bzip2, xz); - (or nothing) reads
+    stdin as a stream, each line matched as soon as it arrives. Ranking:
+    most literal characters in the pattern, then fewest variable parts, then
+    record id.
 
     \b
     Example:
@@ -92,6 +93,11 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     elif summary:
         (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
     _warn_skipped(kb, skipped_before, quiet)
+    if not quiet:
+        for warning in totals.warnings:
+            stderr_line(f"errdex: warning: {warning}")
+        if totals.unshown_warnings:
+            stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
     for problem in totals.problems:
         stderr_line(f"errdex: error: {problem}")
     if not quiet and fmt == "text" and not summary:
