@@ -12,6 +12,7 @@ from errdex.errors import RecordNotFound, UsageError
 from errdex.match.knowledge import DEFAULT_FIELDS, load
 from errdex.match.render import explain_text, match_text
 from errdex.match.run import SEVERITY_ORDER, MatchSummary, match_files
+from errdex.terminal import safe
 
 
 def _summary_text(summary: MatchSummary) -> str:
@@ -26,7 +27,7 @@ def _summary_text(summary: MatchSummary) -> str:
     lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
     for sample in data["unclassifiedSamples"][:20]:
         lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
-    return "\n".join(lines) + "\n"
+    return safe("\n".join(lines)) + "\n"
 
 
 def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
