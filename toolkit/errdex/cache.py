@@ -1,11 +1,20 @@
-"""Where errdex keeps what it can rebuild: compiled pattern verdicts, indexes."""
+"""Where errdex keeps what it can rebuild: compiled pattern verdicts, indexes.
+
+A cache only ever saves time. Every reader of a cache file treats a missing,
+truncated or garbled entry as absent and rebuilds it; a cache folder that
+cannot be used (a file in its place, a path under a file, no permission) is
+bypassed with one warning line on stderr, and the work is done without it.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["cache_dir"]
+__all__ = ["cache_dir", "usable_cache"]
+
+_warned: set[str] = set()
 
 _cleaned: set[str] = set()
 
@@ -38,3 +47,23 @@ def _clean(root: Path) -> None:
         return
     for folder in folders:
         clean_leftovers(Path(folder))
+
+
+def usable_cache(name: str = "") -> Path | None:
+    """The cache folder ``name`` (created when missing), or None, after one warning, when it cannot be used."""
+    folder = cache_dir() / name if name else cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError("not writable")
+        return folder
+    except OSError as exc:
+        key = str(cache_dir())
+        if key not in _warned:
+            _warned.add(key)
+            from errdex.terminal import safe
+
+            reason = (exc.strerror or str(exc)).lower()
+            sys.stderr.write(safe(f"errdex: warning: the cache folder {folder} cannot be used ({reason}); "
+                                  f"working without a cache", newlines=False) + "\n")
+        return None

@@ -39,7 +39,7 @@ import duckdb
 from errdex import patterns
 from errdex._files import clean_leftovers, crash_point
 from errdex._version import __version__
-from errdex.cache import cache_dir
+from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, UsageError
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.sources import bundled_records_dir
@@ -272,7 +272,25 @@ def default_index_path(records: Sequence[str | Path] | None = None) -> Path:
     """The cached index of a set of record locations (one file per distinct set)."""
     locations = [str(Path(p).resolve()) for p in records] if records else [str(bundled_records_dir().resolve())]
     key = hashlib.sha256("\0".join(sorted(locations)).encode()).hexdigest()[:16]
-    return cache_dir() / "index" / f"records-{key}.duckdb"
+    folder = usable_cache("index")
+    if folder is None:  # no cache: an index for this run only
+        folder = _scratch_folder()
+    return folder / f"records-{key}.duckdb"
+
+
+_SCRATCH: list[Path] = []
+
+
+def _scratch_folder() -> Path:
+    """A temporary folder removed when the process ends, for an index when the cache cannot be used."""
+    if not _SCRATCH:
+        import atexit
+        import shutil
+        import tempfile
+
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="errdex-index-")))
+        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+    return _SCRATCH[0]
 
 
 def _stored(path: Path) -> dict[str, str] | None:

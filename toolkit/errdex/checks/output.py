@@ -8,6 +8,7 @@ from typing import Any
 from errdex._version import __version__
 from errdex.checks.base import Check
 from errdex.checks.runner import ValidationReport
+from errdex.terminal import safe
 
 __all__ = ["FORMATS", "render_findings", "render_check_list"]
 
@@ -22,7 +23,8 @@ def _text(report: ValidationReport, color: bool) -> str:
         if color:
             tint = {"error": "31", "warning": "33"}.get(f.severity, "36")
             code = f"\x1b[1;{tint}m{f.code}\x1b[0m {f.name}"
-        lines.append(f"{f.path}:{f.line}:{f.column}: {code}: {f.message}")
+        lines.append(safe(f"{f.path}:{f.line}:{f.column}: ", newlines=False) + code
+                     + safe(f": {f.message}", newlines=False))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -46,7 +48,7 @@ def _github(report: ValidationReport) -> str:
     for f in report.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
         props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={_escape_property(f.code + ' ' + f.name)}"
-        lines.append(f"::{level} {props}::{_escape_data(f.message)}")
+        lines.append(safe(f"::{level} {props}::{_escape_data(f.message)}", newlines=False))
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -61,7 +61,7 @@ class PatternEngines(Check):
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
         if not self.by_pattern:
             return
-        from errdex.cache import cache_dir
+        from errdex.cache import usable_cache
 
         facts = _facts(next(iter(self.by_pattern.values()))[0])
         verdicts: dict[str, list[list[str]]] = {}
@@ -73,7 +73,7 @@ class PatternEngines(Check):
             else:
                 verdicts[pattern] = known
         if unknown:
-            report = patterns.compile_problems(unknown, cache_dir=cache_dir() / "patterns")
+            report = patterns.compile_problems(unknown, cache_dir=usable_cache("patterns"))
             complete = set(report.engines) == set(patterns.ENGINES)
             for pattern, problems in report.items():
                 verdicts[pattern] = [[p.engine, p.message] for p in problems]

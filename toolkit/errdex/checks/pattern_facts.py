@@ -45,8 +45,8 @@ class PatternFacts:
         if cache_file is not None:
             try:
                 data = json.loads(cache_file.read_text(encoding="utf-8"))
-                if isinstance(data, dict) and data.get("version") == __version__:
-                    self.entries = data.get("entries", {})
+                if isinstance(data, dict) and data.get("version") == __version__ and isinstance(data.get("entries"), dict):
+                    self.entries = data["entries"]
             except (OSError, ValueError):
                 pass
 
@@ -57,7 +57,8 @@ class PatternFacts:
         would pay for its size."""
         key = _key("analysis", _ANALYSIS_FORMAT, pattern)
         found = self.entries.get(key)
-        if found is None:
+        if not (isinstance(found, dict) and all(isinstance(found.get(k), list)
+                                                for k in ("size", "portability", "backtracking", "literals"))):
             size = [[p.offset, p.message] for p in patterns.size_problems(pattern)]
             portability = [] if size else [[p.offset, p.message] for p in patterns.portability_problems(pattern)]
             found = {"size": size, "portability": portability, "backtracking": [], "literals": []}
@@ -72,14 +73,18 @@ class PatternFacts:
         """Whether a portable pattern matches the whole message (RE2: linear time)."""
         key = _key("full", pattern, message)
         found = self.entries.get(key)
-        if found is None:
+        if not isinstance(found, bool):  # unknown, or a damaged cache entry
             found = self.entries[key] = _re2_regex(pattern).fullmatch(message) is not None
             self.changed = True
         return bool(found)
 
     def engine_problems(self, pattern: str) -> list[list[str]] | None:
         """The (engine, message) problems of compiling the pattern in every engine, if known."""
-        return self.entries.get(_key("engines", pattern))
+        found = self.entries.get(_key("engines", pattern))
+        if isinstance(found, list) and all(isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)
+                                           for p in found):
+            return found
+        return None  # unknown, or a damaged cache entry
 
     def remember_engine_problems(self, pattern: str, problems: list[list[str]]) -> None:
         self.entries[_key("engines", pattern)] = problems

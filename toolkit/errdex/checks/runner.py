@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from errdex.checks.base import Check, Finding, Problem, RecordContext
-from errdex.cache import cache_dir
+from errdex.cache import usable_cache
 from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
 from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
@@ -67,7 +67,8 @@ class _Run:
         self.config = config
         self.report = ValidationReport(checks=list(checks), strict=config.strict)
         self.locators: dict[int, Locator] = {}
-        self.pattern_facts = PatternFacts(cache_dir() / "pattern-facts.json")
+        folder = usable_cache()
+        self.pattern_facts = PatternFacts(folder / "pattern-facts.json" if folder is not None else None)
 
     def _finding(self, code: str, doc: Document, pointer: str, message: str, record: dict[str, Any] | None,
                  position: tuple[int, int] | None = None) -> None:

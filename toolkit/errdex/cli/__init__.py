@@ -69,7 +69,9 @@ def cli() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    sys.stderr.write(f"errdex: error: {' '.join(message.split())}\n")
+    from errdex.terminal import safe
+
+    sys.stderr.write(f"errdex: error: {safe(' '.join(message.split()), newlines=False)}\n")
     sys.exit(code)
 
 

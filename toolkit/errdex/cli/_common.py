@@ -31,7 +31,10 @@ def echo(text: str) -> None:
 
 
 def stderr_line(text: str) -> None:
-    sys.stderr.write(text.rstrip("\n") + "\n")
+    """A message on stderr, control characters escaped (a file name or a record can hold them)."""
+    from errdex.terminal import safe
+
+    sys.stderr.write(safe(text.rstrip("\n")) + "\n")
 
 
 def progress(label: str, *, quiet: bool) -> Callable[[Iterable[T]], Iterator[T]]:

@@ -12,6 +12,7 @@ from errdex.errors import RecordNotFound, UsageError
 from errdex.match.knowledge import DEFAULT_FIELDS, load
 from errdex.match.render import explain_text, match_text
 from errdex.match.run import SEVERITY_ORDER, MatchSummary, match_files
+from errdex.terminal import safe
 
 
 def _summary_text(summary: MatchSummary) -> str:
@@ -26,7 +27,7 @@ def _summary_text(summary: MatchSummary) -> str:
     lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
     for sample in data["unclassifiedSamples"][:20]:
         lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
-    return "\n".join(lines) + "\n"
+    return safe("\n".join(lines)) + "\n"
 
 
 def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
@@ -48,7 +49,7 @@ def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
 @click.option("--summary", is_flag=True, help="Counts per record, first and last line, and unclassified error lines.")
 @click.option("--fail-on", type=click.Choice(list(SEVERITY_ORDER)), default=None,
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
-@click.option("--follow", is_flag=True, help="Keep reading a growing file (stop with Ctrl-C).")
+@click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
               help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
@@ -59,9 +60,10 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
                   follow: bool, fields: tuple[str, ...], include_retired: bool, jobs: int | None, quiet: bool) -> int:
     """Match log lines to records: every record whose messagePattern occurs in a line, best first.
 
-    FILE may be plain or gzip-compressed; - (or nothing) reads stdin as a
-    stream. Ranking: most literal characters in the pattern, then fewest
-    variable parts, then record id.
+    FILE may be plain or compressed (gzip, bzip2, xz); - (or nothing) reads
+    stdin as a stream, each line matched as soon as it arrives. Ranking:
+    most literal characters in the pattern, then fewest variable parts, then
+    record id.
 
     \b
     Example:
@@ -94,6 +96,11 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     elif summary:
         (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
     _warn_skipped(kb, skipped_before, quiet)
+    if not quiet:
+        for warning in totals.warnings:
+            stderr_line(f"errdex: warning: {warning}")
+        if totals.unshown_warnings:
+            stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
     for problem in totals.problems:
         stderr_line(f"errdex: error: {problem}")
     if not quiet and fmt == "text" and not summary:

@@ -32,7 +32,7 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
-from errdex.match.readers import line_end, line_start
+from errdex.match.readers import LineFinder, line_end
 
 __all__ = ["Match", "Matcher", "rank_key"]
 
@@ -272,22 +272,33 @@ class Matcher:
         found: dict[int, set[int]] = {}
         if not block:
             return found
-        def add(end: int, targets: Iterable[int]) -> None:
-            line = line_start(block, end)
-            hit = found.get(line)
-            if hit is None:
-                found[line] = set(targets)
-            else:
-                hit.update(targets)
+
+        def collect(targets_of: Callable[[int], Iterable[int]]) -> Callable[..., None]:
+            # Each line's bounds are found once per scan (hits come in order), and a target already noted on
+            # the line is not added again: the cost stays linear however often a message repeats in a line.
+            lines = LineFinder(block)
+            last: list[Any] = [-1, -1]  # the last (line, id) noted
+
+            def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> None:
+                line = lines.start(end)
+                if last[0] == line and last[1] == ident:
+                    return
+                last[0], last[1] = line, ident
+                hit = found.get(line)
+                if hit is None:
+                    found[line] = set(targets_of(ident))
+                else:
+                    hit.update(targets_of(ident))
+
+            return on_hit
 
         if self._literal_db is not None:
-            key_targets = self._key_targets
-            self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=(
-                lambda key, start, end, flags, context: add(end, key_targets[key])))
+            self._literal_db.scan(block, scratch=self._literal_scratch,
+                                  match_event_handler=collect(self._key_targets.__getitem__))
         if self._regex_db is not None:
             regex_targets = self._regex_targets
-            self._regex_db.scan(block, scratch=self._regex_scratch, match_event_handler=(
-                lambda index, start, end, flags, context: add(end, (regex_targets[index],))))
+            self._regex_db.scan(block, scratch=self._regex_scratch,
+                                match_event_handler=collect(lambda index: (regex_targets[index],)))
         return found
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:

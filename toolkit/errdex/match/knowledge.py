@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex.cache import cache_dir
+from errdex.cache import usable_cache
 from errdex.errors import RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
 from errdex.match.readers import line_end, numbered_lines
@@ -54,7 +54,7 @@ class KnowledgeBase:
         self.store = records
         self.fields = tuple(fields)
         views = records.views if include_retired else [v for v in records.views if v.get("status", "active") == "active"]
-        self.matcher = Matcher(views, cache_dir=cache_dir() / "hyperscan", resolve=records.full_of)
+        self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
 
     def position(self, key: str) -> int:

@@ -7,6 +7,7 @@ import textwrap
 from typing import Any
 
 from errdex.match.engine import Match
+from errdex.terminal import safe, safe_value
 
 __all__ = ["explain_text", "first_sentence", "match_text", "substitute"]
 
@@ -32,16 +33,18 @@ def _style(text: str, code: str, color: bool) -> str:
 
 
 def match_text(source: str, number: int, line: str, best: Match, others: int, *, color: bool) -> str:
-    record = best.record
-    shown = line if len(line) <= 300 else line[:297] + "..."
+    """One matched line and its best record, for a terminal (control characters in them escaped)."""
+    record = safe_value(best.record)
+    groups = safe_value(best.groups)
+    shown = safe(line if len(line) <= 300 else line[:297] + "...", newlines=False)
     lines = [
-        f"{_style(f'{source}:{number}:', '1', color)} {shown}",
+        f"{_style(f'{safe(source, newlines=False)}:{number}:', '1', color)} {shown}",
         f"  {_style(record['errorClass'], '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
         f" ({record['severity']}): {first_sentence(record.get('documentation') or '(no documentation yet)')}",
-        f"  fix: {substitute((record.get('solutions') or ['(no solution recorded yet)'])[0], best.groups)}",
+        f"  fix: {substitute((record.get('solutions') or ['(no solution recorded yet)'])[0], groups)}",
     ]
-    if any(g is not None for g in best.groups):
-        lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in best.groups)}")
+    if any(g is not None for g in groups):
+        lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in groups)}")
     more = f"  more: errdex explain {record['slug']} · {site_page(record)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
@@ -69,7 +72,9 @@ def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | 
     """A record, readable in a terminal (like ``rustc --explain``).
 
     ``releases``: the release it was added in and the one its content last changed in.
+    Control characters in the record are shown as escapes.
     """
+    record = safe_value(record)
     badges = [record["errorClass"], record["severity"], record["errorType"]]
     if record.get("httpStatus"):
         badges.append(f"HTTP {record['httpStatus']}")

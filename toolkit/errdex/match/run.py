@@ -13,7 +13,9 @@ from typing import Any, BinaryIO
 from errdex.errors import InputError
 from errdex import parallel
 from errdex.match.knowledge import KnowledgeBase, LineMatch
-from errdex.match.readers import line_start, numbered_lines, read_blocks, read_blocks_range, read_lines, split_file
+from errdex.match import readers
+from errdex.match.readers import (Follower, LineFinder, follow_files, numbered_lines, read_marked_blocks,
+                                  split_file)
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
 
@@ -21,6 +23,7 @@ SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2, "critical": 3}
 #: Lines that look like an error, for the list of lines no record explains.
 ERROR_LOOKING = re.compile(rb"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|traceback|refused|timed? ?out)\b")
 MAX_UNCLASSIFIED_SAMPLES = 50
+MAX_WARNINGS = 20
 #: A file is cut into pieces for several processes only when each piece would hold at least this many bytes.
 MIN_PART_BYTES = 16 * 1024 * 1024
 #: This process's piece, as a fraction of an equal share: it also writes every matched line and reads the
@@ -38,6 +41,21 @@ class MatchSummary:
     unclassified: int = 0
     unclassified_samples: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: What was matched differently than written (a line cut at the length limit), at most ``MAX_WARNINGS``.
+    warnings: list[str] = field(default_factory=list)
+    unshown_warnings: int = 0
+
+    def warn(self, message: str) -> None:
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
+        else:
+            self.unshown_warnings += 1
+
+    def note_cut(self, source: str, number: int) -> None:
+        """A line longer than the limit, matched on its first part only."""
+        limit = readers.MAX_LINE_BYTES
+        size = f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} bytes"
+        self.warn(f"{source}:{number}: line longer than {size}: matched on its first {size} only")
 
     def add(self, line: LineMatch) -> None:
         self.matched_lines += 1
@@ -85,9 +103,10 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
     takes seconds on a large log); the result is the same, line for line.
     """
     starts: set[int] = set()
+    lines = LineFinder(block)
 
     def on_hit(index: int, start: int, end: int, flags: int, context: Any) -> None:
-        starts.add(line_start(block, end))
+        starts.add(lines.start(end))
 
     if block:
         _error_looking_database().scan(block, match_event_handler=on_hit)
@@ -95,11 +114,12 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
         yield number, block[start:end].decode("utf-8", "replace")
 
 
-def _scan(blocks: Iterable[bytes], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
-    """Events for the lines of some blocks, numbered from 1:
-    ``("match", number, text, matches)``, ``("unclassified", number, text)``, ``("lines", count)`` per block."""
+def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
+    """Events for the lines of some blocks (from :func:`read_marked_blocks`), numbered from 1:
+    ``("match", number, text, matches)``, ``("unclassified", number, text)``, ``("cut", number)`` for a line cut at
+    the length limit, ``("lines", count)`` per block."""
     number = 0
-    for block in blocks:
+    for block, cut in blocks:
         matched = set()
         for index, text, matches in kb.match_block(block):
             matched.add(index)
@@ -109,6 +129,8 @@ def _scan(blocks: Iterable[bytes], kb: KnowledgeBase, unclassified: bool) -> Ite
                 if index not in matched:
                     yield "unclassified", number + index + 1, text[:500]
         count = block.count(b"\n") + 1
+        if cut:
+            yield "cut", number + count
         number += count
         yield "lines", count
 
@@ -117,7 +139,7 @@ def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, uncl
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
     chunk: list[tuple[Any, ...]] = []
     try:
-        for event in _scan(read_blocks_range(path, start, stop), kb, unclassified):
+        for event in _scan(read_marked_blocks(path, start, stop), kb, unclassified):
             if event[0] == "match":
                 compact = [(m.index, m.span, m.groups) for m in event[3]]
                 chunk.append((*event[:3], compact))
@@ -148,7 +170,7 @@ def _pieces(path: str | Path, kb: KnowledgeBase, unclassified: bool, jobs: int,
     ranges = (split_file(path, jobs, min_part=MIN_PART_BYTES, first_share=FIRST_SHARE / jobs)
               if jobs > 1 and parallel.can_fork() else None)
     if not ranges:
-        return [lambda: _scan(read_blocks(path), kb, unclassified)]
+        return [lambda: _scan(read_marked_blocks(path), kb, unclassified)]
     pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
     for start, stop in ranges[1:]:
         child = parallel.start_child(functools.partial(_child_part, kb, path, start, stop, unclassified))
@@ -157,12 +179,12 @@ def _pieces(path: str | Path, kb: KnowledgeBase, unclassified: bool, jobs: int,
         def piece(child: parallel.Child = child, start: int = start, stop: int = stop) -> Iterator[tuple[Any, ...]]:
             chunks = parallel.child_items(child)
             if chunks is None:  # the child failed: match the piece here
-                return _scan(read_blocks_range(path, start, stop), kb, unclassified)
+                return _scan(read_marked_blocks(path, start, stop), kb, unclassified)
             return _from_child(kb, chunks)
 
         pieces.append(piece)
     first = ranges[0]
-    return [lambda: _scan(read_blocks_range(path, *first), kb, unclassified), *pieces]
+    return [lambda: _scan(read_marked_blocks(path, *first), kb, unclassified), *pieces]
 
 
 def match_files(
@@ -183,23 +205,14 @@ def match_files(
     """
     summary = summary if summary is not None else MatchSummary()
     jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
+    if follow:
+        yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
+        return
     for path in paths or ["-"]:
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
         children: list[parallel.Child] = []
         try:
-            if follow:  # each line as it arrives
-                for text in read_lines(path, follow=True, stop=stop):
-                    number += 1
-                    summary.lines += 1
-                    matches = kb.match(text)
-                    if matches:
-                        line = LineMatch(source, number, text, matches)
-                        summary.add(line)
-                        yield line
-                    elif unclassified and ERROR_LOOKING.search(text.encode("utf-8", "replace")):
-                        summary.note_unclassified(source, number, text)
-                continue
             for piece in _pieces(path, kb, unclassified, jobs, children):
                 offset = number
                 for event in piece():
@@ -213,6 +226,8 @@ def match_files(
                     elif kind == "lines":
                         summary.lines += event[1]
                         number += event[1]
+                    elif kind == "cut":
+                        summary.note_cut(source, offset + event[1])
                     else:  # a problem a child met
                         raise InputError(event[1])
         except InputError as exc:
@@ -220,3 +235,32 @@ def match_files(
         finally:
             for child in children:
                 parallel.stop_child(child)
+
+
+def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary, stop: Callable[[], bool] | None,
+            unclassified: bool) -> Iterator[LineMatch]:
+    """Every file followed at once, each line matched as it arrives."""
+    followers, sources = [], []
+    for path in paths:
+        try:
+            followers.append(Follower(path))
+            sources.append(str(path))
+        except InputError as exc:
+            summary.problems.append(str(exc))
+    numbers = [0] * len(followers)
+    try:
+        for index, text, cut in follow_files(followers, stop=stop):
+            numbers[index] += 1
+            number, source = numbers[index], sources[index]
+            summary.lines += 1
+            if cut:
+                summary.note_cut(source, number)
+            matches = kb.match(text)
+            if matches:
+                line = LineMatch(source, number, text, matches)
+                summary.add(line)
+                yield line
+            elif unclassified and ERROR_LOOKING.search(text.encode("utf-8", "replace")):
+                summary.note_unclassified(source, number, text)
+    except InputError as exc:
+        summary.problems.append(str(exc))

@@ -299,7 +299,9 @@ def _load_cache(path: Path) -> dict[str, str | None]:
     if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
         return {}
     verdicts = data.get("verdicts")
-    return verdicts if isinstance(verdicts, dict) else {}
+    if not isinstance(verdicts, dict):
+        return {}
+    return {key: value for key, value in verdicts.items() if value is None or isinstance(value, str)}
 
 
 def _save_cache(path: Path, verdicts: dict[str, str | None], used: Iterable[str]) -> None:

@@ -8,6 +8,7 @@ line and column, and pointing at ``errdex validate`` for the full list.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import marshal
@@ -218,15 +219,31 @@ class RecordStore:
         return [LoadedRecord(self.paths[i], self.full(i), self.dataset_versions[i]) for i in range(len(self))]
 
 
-def _fetch_from(path: Path, spans: list[tuple[int, int]]) -> Callable[[int], dict[str, Any]]:
+def _fetch_from(path: Path, spans: list[tuple[int, int]], views: list[dict[str, Any]],
+                reload: Callable[[], list[LoadedRecord]], entry: Sequence[Path]) -> Callable[[int], dict[str, Any]]:
+    """Whole records read back from the cache; a damaged cache is removed (the next run rebuilds it) and the
+    records are read again from their files."""
+    fresh: list[LoadedRecord] = []
+
     def fetch(position: int) -> dict[str, Any]:
-        offset, length = spans[position]
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(offset)
-                return json.loads(handle.read(length))  # type: ignore[no-any-return]
-        except (OSError, ValueError) as exc:
-            raise DataError(f"the cached records changed while in use ({path}); run the command again") from exc
+        if not fresh:
+            offset, length = spans[position]
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(offset)
+                    record = json.loads(handle.read(length))
+                if isinstance(record, dict) and record.get("id") == views[position].get("id"):
+                    return record
+            except (OSError, ValueError, RecursionError):
+                pass
+            for stale in entry:
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+            fresh.extend(reload())
+        if position >= len(fresh) or fresh[position].record.get("id") != views[position].get("id"):
+            raise DataError(f"the record files changed while in use (the record at {views[position].get('id')!r}"
+                            f" is not where it was); run the command again")
+        return fresh[position].record
     return fetch
 
 
@@ -240,20 +257,25 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     a time when asked for. Stdin is never cached.
     """
     from errdex._files import write_atomic
-    from errdex.cache import cache_dir
+    from errdex.cache import usable_cache
 
     files = record_files(paths)
     fingerprint = _fingerprint(files) if files else None
-    if fingerprint is None:
+    folder = usable_cache("records") if fingerprint is not None else None
+    if fingerprint is None or folder is None:
         return RecordStore.of(load_records(paths, partial=partial))
     fingerprint = hashlib.sha256(f"{fingerprint}\0{partial}".encode()).hexdigest()
-    folder = cache_dir() / "records"
     index, bodies = folder / f"{fingerprint[:32]}.views", folder / f"{fingerprint[:32]}.records"
     try:
         data = marshal.loads(index.read_bytes())
         if data["fingerprint"] == fingerprint and bodies.stat().st_size == data["size"]:
             paths_, views, versions, spans = data["columns"]
-            return RecordStore(paths_, views, versions, _fetch_from(bodies, spans), data.get("problems", []))
+            if not len(paths_) == len(views) == len(versions) == len(spans) or \
+                    not all(isinstance(v, dict) and isinstance(v.get("id"), str) for v in views):
+                raise ValueError("a damaged cache entry")
+            reload = lambda: load_records(paths, partial=partial)  # noqa: E731
+            return RecordStore(paths_, views, versions, _fetch_from(bodies, spans, views, reload, (index, bodies)),
+                               data.get("problems", []))
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         pass
     loaded = load_records(paths, partial=partial)

@@ -139,10 +139,11 @@ class RecordFacts:
         Read from the pattern analyses validation keeps in the user's cache, so
         a build right after validation analyses nothing again.
         """
-        from errdex.cache import cache_dir
+        from errdex.cache import usable_cache
         from errdex.checks.pattern_facts import PatternFacts
 
-        known = PatternFacts(cache_dir() / "pattern-facts.json")
+        folder = usable_cache()
+        known = PatternFacts(folder / "pattern-facts.json" if folder is not None else None)
         from errdex.patterns import normalize_escapes
 
         for record in self.records:

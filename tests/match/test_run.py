@@ -1,0 +1,184 @@
+"""Matching whole files: the cost on long lines, and output that is the same for every --jobs and block size."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import errdex
+from errdex.match import readers, run
+from errdex.match.engine import Matcher
+from errdex.match.run import MatchSummary, match_files
+
+SEED_MESSAGE = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."
+API_LINE = "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation."
+
+
+@pytest.fixture(scope="module")
+def kb() -> errdex.KnowledgeBase:
+    return errdex.load()
+
+
+@contextlib.contextmanager
+def _limits(**values: int) -> Iterator[None]:
+    """Set reader and runner constants for a block (hypothesis examples cannot use ``monkeypatch``)."""
+    saved = {name: getattr(readers if hasattr(readers, name) else run, name) for name in values}
+    try:
+        for name, value in values.items():
+            setattr(readers if hasattr(readers, name) else run, name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(readers if hasattr(readers, name) else run, name, value)
+
+
+class _CountingBytes(bytes):
+    """A block that counts the bytes its searches look at."""
+
+    searched = 0
+
+    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        _CountingBytes.searched += (len(self) if end is None else end) - (start or 0)
+        return super().rfind(sub, start, end)
+
+    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        found = super().find(sub, start, end)
+        _CountingBytes.searched += (len(self) if found < 0 else found) - (start or 0)
+        return found
+
+
+def test_finding_the_lines_of_hits_looks_at_each_byte_a_bounded_number_of_times(kb: errdex.KnowledgeBase) -> None:
+    line = (f"ERROR {SEED_MESSAGE} ".encode()) * 20_000  # 1.9 MB, 40,000 hits on one line
+    block = _CountingBytes(b"before\n" + line + b"\nafter " + SEED_MESSAGE.encode())
+    _CountingBytes.searched = 0
+    hits = kb.matcher._hits(block)
+    assert sorted(hits) == [7, 8 + len(line)]
+    assert _CountingBytes.searched <= 3 * len(block)
+    _CountingBytes.searched = 0
+    assert [number for number, _ in run._error_looking(block)] == [1]
+    assert _CountingBytes.searched <= 3 * len(block)
+
+
+def test_an_8_mib_line_of_a_repeated_message_matches_in_linear_time(cli, tmp_path: Path) -> None:
+    log = tmp_path / "long.log"
+    message = f"ERROR {SEED_MESSAGE} ".encode()
+    log.write_bytes(b"first\n" + message * (8 * 1024 * 1024 // len(message)) + b"\nlast\n")
+    started = time.monotonic()
+    result = cli("match", str(log), "--format", "jsonl", "--jobs", "1")
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 0
+    [found] = [json.loads(line) for line in result.stdout.splitlines()]
+    assert found["line"] == 2 and found["matches"][0]["span"] == [6, 6 + len(SEED_MESSAGE)]
+    assert elapsed < 5, f"{elapsed:.1f} s for one 8 MiB line (it was 13 s or more when quadratic)"
+
+
+def test_a_cut_falling_in_a_line_longer_than_the_limit_still_lands_on_a_line_break(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    data = b"short\n" + b"y" * 5000 + b"\n" + b"".join(b"line %d\n" % i for i in range(100))
+    log.write_bytes(data)
+    with _limits(MAX_LINE_BYTES=1000):
+        ranges = readers.split_file(log, 4, min_part=100)
+    assert ranges is not None and ranges[-1][1] == len(data)
+    assert all(data[start - 1 : start] == b"\n" for start, _ in ranges[1:])
+
+
+def test_a_line_over_the_limit_is_cut_with_a_warning_naming_it(cli, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "x.log"
+    log.write_bytes(f"{SEED_MESSAGE}\n{SEED_MESSAGE} {'z' * 3000} {API_LINE}\n{API_LINE}\n".encode())
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1000)
+    result = cli("match", str(log), "--format", "jsonl")
+    found = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(f["line"], len(f["text"])) for f in found] == [(1, len(SEED_MESSAGE)), (2, 1000), (3, len(API_LINE))]
+    assert [m["slug"] for m in found[1]["matches"]] == [found[0]["matches"][0]["slug"]]  # only the first 1000 bytes
+    assert f"errdex: warning: {log}:2: line longer than 1000 bytes: matched on its first 1000 bytes only" in result.stderr
+    assert "warning" not in cli("match", str(log), "-q").stderr
+
+
+LINE_POOL = [
+    SEED_MESSAGE,
+    API_LINE,
+    "é ü " + API_LINE,
+    json.dumps({"level": "error", "msg": SEED_MESSAGE}),
+    '{"msg": "\\u0043reateOS returned invalid JSON."}',
+    "FATAL unknown thing broke",
+    "plain line",
+    "",
+    "x" * 700 + " " + API_LINE,  # longer than the small blocks
+    API_LINE + " " + "y" * 2500,  # longer than the line limit: matched on its first part
+    "z" * 2500 + " " + SEED_MESSAGE,  # the message is in the part skipped
+    "\xff\xfe bad bytes " + SEED_MESSAGE,
+]
+ENDS = [b"\n", b"\r\n", b"\r\r\n", b"\r"]
+LIMIT = 2000
+
+
+def _expected(data: bytes, kb: errdex.KnowledgeBase) -> tuple[list[Any], int, list[int]]:
+    """What matching each line on its own gives: (number, text, matches), line count, cut lines."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    found, cuts = [], []
+    for number, raw in enumerate(lines, start=1):
+        if len(raw) > LIMIT:
+            raw = raw[:LIMIT]
+            cuts.append(number)
+        text = raw.rstrip(b"\r").decode("utf-8", "replace")
+        matches = kb.match(text)
+        if matches:
+            found.append((number, text, [(m.view["id"], m.span, m.groups) for m in matches]))
+    return found, len(lines), cuts
+
+
+def _matched(path: Path, kb: errdex.KnowledgeBase, jobs: int) -> tuple[list[Any], int, list[str]]:
+    summary = MatchSummary()
+    found = [(f.number, f.text, [(m.view["id"], m.span, m.groups) for m in f.matches])
+             for f in match_files([path], kb=kb, summary=summary, jobs=jobs)]
+    return found, summary.lines, summary.warnings
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.sampled_from([t.encode("latin-1") if t.startswith("\xff") else t.encode()
+                                                  for t in LINE_POOL]), st.sampled_from(ENDS)),
+                      min_size=1, max_size=40),
+       last_break=st.booleans(), block=st.sampled_from([7, 64, 1000, 1 << 20]))
+def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pytest.TempPathFactory,
+                                                          kb: errdex.KnowledgeBase, single_threaded: bool,
+                                                          picks: list[tuple[bytes, bytes]], last_break: bool,
+                                                          block: int) -> None:
+    if not single_threaded:
+        return
+    data = b"".join(text + end for text, end in picks)
+    if not last_break:
+        data = data.rstrip(b"\n")
+    path = tmp_path_factory.mktemp("jobs") / "x.log"
+    path.write_bytes(data)
+    expected, count, cuts = _expected(data, kb)
+    with _limits(MAX_LINE_BYTES=LIMIT, BLOCK_BYTES=block, MIN_PART_BYTES=64):
+        for jobs in (1, 2, 3):
+            found, lines, warnings = _matched(path, kb, jobs)
+            assert found == expected, jobs
+            assert lines == count
+            assert [int(w.split(":")[1]) for w in warnings] == cuts[: run.MAX_WARNINGS]
+
+
+def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(tmp_path: Path, kb: errdex.KnowledgeBase,
+                                                                          single_threaded: bool, forks: list[int]) -> None:
+    """The report: a cut inside a line over the limit numbered the lines after it wrongly with --jobs 2."""
+    if not single_threaded:
+        return
+    log = tmp_path / "x.log"
+    log.write_bytes(f"first {SEED_MESSAGE}\n".encode() + b"y" * 20_000 + f" {SEED_MESSAGE}\nthird {SEED_MESSAGE}\n".encode())
+    with _limits(MAX_LINE_BYTES=4000, MIN_PART_BYTES=1000):
+        one, two = _matched(log, kb, 1), _matched(log, kb, 2)
+    assert len(forks) == 1
+    assert [number for number, _, _ in one[0]] == [1, 3]
+    assert two == one

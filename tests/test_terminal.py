@@ -1,0 +1,64 @@
+"""Terminal output: control characters from log lines, records and file names are shown as escapes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from errdex.terminal import safe, safe_value
+from tests.conftest import write_envelope
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\r\x9b\u202eevil\u2066\u200f\u061c\x7f"
+ESCAPED = "\\x1b]0;owned\\x07\\x1b[2J\\x0d\\x9b\\u202eevil\\u2066\\u200f\\u061c\\x7f"
+RAW = ["\x1b", "\x07", "\r", "\x9b", "\u202e", "\u2066", "\u200f", "\u061c", "\x7f"]
+
+
+def _clean(text: str) -> bool:
+    return not any(char in text for char in RAW)
+
+
+def test_safe_escapes_every_control_but_tabs_and_line_feeds() -> None:
+    assert safe(HOSTILE) == ESCAPED
+    assert safe("a\tb\nc") == "a\tb\nc" and safe("a\tb\nc", newlines=False) == "a\tb\\x0ac"
+    assert safe("plain é ü 日本") == "plain é ü 日本"
+    assert safe_value({"k": [HOSTILE, 1, None], "n": 2}) == {"k": [ESCAPED, 1, None], "n": 2}
+
+
+def test_match_text_escapes_the_log_line_and_json_stays_exact(cli) -> None:
+    line = "\x1b]0;T\x07\x1b[2J x CreateOS returned invalid JSON.\u202e\r"
+    text = cli("match", "-", input=line + "\n")
+    assert text.exit_code == 0 and _clean(text.stdout)
+    assert "<stdin>:1: \\x1b]0;T\\x07\\x1b[2J x CreateOS returned invalid JSON.\\u202e" in text.stdout
+    found = json.loads(cli("match", "-", "--format", "jsonl", input=line + "\n").stdout)
+    assert found["text"] == line.rstrip("\r")
+    summary = cli("match", "-", "--summary", input="\x1b[2J fatal error\n")
+    assert _clean(summary.stdout) and "\\x1b[2J fatal error" in summary.stdout
+
+
+def test_explain_and_match_escape_record_fields(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    record = seed["record"]
+    record["documentation"] = "Means trouble" + HOSTILE + ". More."
+    record["solutions"] = ["Fix it" + HOSTILE]
+    folder = tmp_path / "records"
+    write_envelope(folder, seed)
+    shown = cli("explain", record["slug"], "--records", str(folder))
+    assert shown.exit_code == 0 and _clean(shown.stdout) and ESCAPED in shown.stdout
+    matched = cli("match", "-", "--records", str(folder), input=record["errorMessage"] + "\n")
+    assert matched.exit_code == 0 and _clean(matched.stdout) and "fix: Fix it" + ESCAPED in matched.stdout
+    exact = json.loads(cli("explain", record["slug"], "--records", str(folder), "--format", "json").stdout)
+    assert exact["documentation"] == record["documentation"]
+
+
+def test_validate_and_error_messages_escape_file_names(cli, tmp_path: Path) -> None:
+    bad = tmp_path / "x\x1b[2J\u202e.json"
+    bad.write_text("{ not json")
+    for fmt in ("text", "github"):
+        result = cli("validate", str(bad), "--format", fmt)
+        assert result.exit_code == 1 and _clean(result.stdout) and _clean(result.stderr), fmt
+        assert "x\\x1b[2J\\u202e.json" in result.stdout
+    assert cli("validate", str(bad), "--format", "json").json()[0]["path"] == str(bad)  # JSON stays exact
+    missing = cli("match", str(tmp_path / "gone\x1b]0;T\x07.log"))
+    assert missing.exit_code == 1 and _clean(missing.stderr) and "gone\\x1b]0;T\\x07.log" in missing.stderr
+    usage = cli("explain", "nothing\x1b[2J at all")
+    assert usage.exit_code == 1 and _clean(usage.stderr) and "nothing\\x1b[2J at all" in usage.stderr
