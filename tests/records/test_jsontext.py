@@ -92,3 +92,24 @@ def test_nesting_deeper_than_the_limit_is_located() -> None:
 
 def test_decimals_are_noted() -> None:
     assert parse_document(b'{"a": 79.0}').has_decimals and not parse_document(b'{"a": 79}').has_decimals
+
+
+def test_locating_in_a_long_string_takes_little_memory() -> None:
+    # A 4 MB string once cost about 150 bytes of regex backtracking state per character (600 MB) to locate a
+    # value after it or to look for duplicate keys; a record file may be 64 MB, so a hostile one took gigabytes.
+    import subprocess
+    import sys
+
+    script = (
+        "import resource\n"
+        "from errdex.records.jsontext import Locator, parse_document\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "text = '{\"a\": \"' + 'x' * 4_000_000 + '\", \"b\": \"' + 'y\\\\n' * 1_000_000 + '\", \"c\": 1, \"c\": 2}'\n"
+        "doc = parse_document(text)\n"
+        "assert [(p.code, p.pointer) for p in doc.problems] == [('EDX004', '/c')], doc.problems\n"
+        "assert Locator(text).locate('/c') == (1, text.rindex('2') + 1)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) < 150, f"{out.stdout.strip()} MB to parse and locate"
