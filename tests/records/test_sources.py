@@ -106,3 +106,20 @@ def test_a_file_reached_through_a_link_out_of_the_folder_is_marked(tmp_path: Pat
 def test_a_missing_path_gives_one_finding(cli, tmp_path: Path) -> None:
     result = cli("validate", "--no-config", "--format", "json", str(tmp_path / "nope.json"))
     assert result.exit_code == 1 and [f["code"] for f in result.json()] == ["EDX007"]
+
+
+def test_a_bundle_line_longer_than_a_record_file_may_be_is_refused_without_reading_it_whole(
+        tmp_path: Path, seed: dict[str, Any], monkeypatch: Any) -> None:
+    # A 1.5 MB gzip of one 1.5 GB line (or a sparse file without a newline) was read whole into memory.
+    from errdex.records import sources
+
+    line = canonical_text(seed, bundle_line=True)
+    seed["record"]["documentation"] = "x" * 400
+    short = canonical_text(seed, bundle_line=True)
+    monkeypatch.setattr(sources, "MAX_DOCUMENT_BYTES", len(short) + 10)
+    bundle = tmp_path / "dump.jsonl.gz"
+    bundle.write_bytes(gzip.compress(f"{short}\n{' ' * 5_000_000}{line}\n{short}\n".encode()))
+    docs = list(iter_documents([bundle]))
+    assert [(d.problems[0].code, d.problems[0].line) if d.problems else d.parsed.line_offset for d in docs] == \
+        [0, ("EDX007", 2), 2]
+    assert "longer than" in docs[1].problems[0].message

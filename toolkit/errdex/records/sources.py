@@ -9,6 +9,7 @@ document so that validation can report every one of them.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import stat
 import sys
@@ -66,9 +67,25 @@ def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: i
 
 
 def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator[Document]:
-    for number, raw in enumerate(stream):
-        if raw.strip():
+    """One document per non-blank line; a line longer than a record file may be is refused, and read past in
+    pieces (a gzip bomb or a sparse file of one endless line must not be held in memory)."""
+    number = 0
+    while True:
+        raw = stream.readline(MAX_DOCUMENT_BYTES + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
+            size = len(raw)
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(1 << 20)
+                size += len(raw)
+            problem = ParseProblem("EDX007", "unreadable-input",
+                                   f"line is longer than {MAX_DOCUMENT_BYTES} bytes ({size} bytes); a bundle line "
+                                   "holds one record of a few kilobytes", number + 1, 1)
+            yield Document(path, fs_path, ParsedDocument(None, [problem], "", number), [problem])
+        elif raw.strip():
             yield _document(path, fs_path, raw.rstrip(b"\r\n"), line_offset=number)
+        number += 1
 
 
 def _read_bundle(path: Path, display: str) -> Iterator[Document]:
@@ -117,7 +134,7 @@ def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
     data = stream.read()
     lines = [line for line in data.splitlines() if line.strip()]
     if len(lines) > 1 and parse_document(lines[0]).parsed:
-        yield from _bundle_lines("<stdin>", None, iter(data.splitlines(keepends=True)))
+        yield from _bundle_lines("<stdin>", None, io.BytesIO(data))
     else:
         yield _document("<stdin>", None, data)
 
