@@ -98,6 +98,17 @@ def test_versions_must_be_times_and_move_forward(folder: Path, tmp_path: Path, m
         cut_release(folder, out=tmp_path / "c")
 
 
+@pytest.mark.parametrize("epoch", ["99999999999999", "abc", "-5", "1.5", " 1765152000"])
+def test_a_malformed_source_date_epoch_is_a_usage_error(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        cli: Any, epoch: str) -> None:
+    # It was ignored for the current time (abc, -5: a release that is not reproducible, silently) or an
+    # internal error (a year past 9999); reproducible builds ask a build to stop on a malformed value.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    result = cli("release", "--records", str(folder), "--out", str(tmp_path / "out"), "--check")
+    assert result.exit_code == 2, result.stderr
+    assert "SOURCE_DATE_EPOCH" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: Any) -> None:
     first = cut_release(folder, version=FIRST, out=tmp_path / "a")
     old = tmp_path / "old"

@@ -68,7 +68,15 @@ def _version(given: str | None) -> str:
             raise UsageError(f"--version {given!r} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z")
         return given
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch and epoch.isdigit() else datetime.now(UTC)
+    if not epoch:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:  # a malformed value stops the release: falling back to now would make it silently not reproducible
+        if not (epoch.isascii() and epoch.isdigit()):
+            raise ValueError(epoch)
+        moment = datetime.fromtimestamp(int(epoch), UTC)
+    except (ValueError, OverflowError, OSError) as exc:
+        raise UsageError(f"SOURCE_DATE_EPOCH={epoch!r} is not a time: give whole seconds since 1970-01-01 UTC, "
+                         "up to the year 9999, e.g. 1764547200") from exc
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
