@@ -286,3 +286,21 @@ def test_import_refuses_what_is_not_a_bundle(tmp_path: Path, seed: dict[str, Any
     path = write_envelope(tmp_path, seed)
     with pytest.raises(UsageError, match="not a JSONL bundle"):
         import_bundle(path, records_dir=tmp_path / "records")
+
+
+@pytest.mark.parametrize("format", ["jsonl", "parquet", "duckdb"])
+def test_export_never_replaces_a_device_or_fifo_with_a_file(tmp_path: Path, cli: Any, format: str) -> None:
+    # --output /dev/null (or /dev/full) run as root put a regular file in the device's place: the write goes
+    # through a temporary file and a rename. A FIFO stands in for the device here.
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = cli("export", "--format", format, "--output", str(fifo))
+    assert result.exit_code == 2, result.stderr
+    assert "not a regular file" in result.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    result = cli("index", "--db", str(fifo))
+    assert result.exit_code == 2 and stat.S_ISFIFO(os.lstat(fifo).st_mode), result.stderr

@@ -41,7 +41,24 @@ def crash_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def refuse_special(path: Path) -> None:
+    """Refuse to replace ``path`` when it is a device, a FIFO or a socket: a write through a temporary file and a
+    rename would put a regular file in its place (``--output /dev/null`` run as root replaced /dev/null)."""
+    import stat
+
+    from errdex.errors import UsageError
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        raise UsageError(f"{path} is not a regular file (a device, FIFO or socket); errdex replaces the files it "
+                         "writes, so name a file (or '-' for stdout where a command takes it)")
+
+
 def _temp_beside(path: Path) -> tuple[int, str]:
+    refuse_special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process writes it: a cleaner leaves it alone
     return fd, tmp

@@ -37,7 +37,7 @@ from typing import Any
 import duckdb
 
 from errdex import patterns
-from errdex._files import clean_leftovers, crash_point
+from errdex._files import clean_leftovers, crash_point, refuse_special
 from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, UsageError
@@ -224,6 +224,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
+    refuse_special(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

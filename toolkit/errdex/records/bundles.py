@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex._files import JOURNAL, Change, write_atomic
+from errdex._files import JOURNAL, Change, refuse_special, write_atomic
 from errdex._locks import records_lock
 from errdex.checks.base import Finding
 from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
@@ -509,6 +509,7 @@ def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] |
     output = Path(output)
     if output.is_dir():
         raise UsageError(f"{output} is a folder; --output names the file to write")
+    refuse_special(output)
     items = _sorted_records(records)
     output.parent.mkdir(parents=True, exist_ok=True)
     if format == "jsonl":
