@@ -123,3 +123,12 @@ def test_a_bundle_line_longer_than_a_record_file_may_be_is_refused_without_readi
     assert [(d.problems[0].code, d.problems[0].line) if d.problems else d.parsed.line_offset for d in docs] == \
         [0, ("EDX007", 2), 2]
     assert "longer than" in docs[1].problems[0].message
+
+
+def test_a_bundle_of_blank_lines_is_empty_as_an_empty_record_file_is(tmp_path: Path) -> None:
+    from errdex.records.sources import iter_documents
+
+    for name, data in (("none.jsonl", b""), ("blank.jsonl", b"\n  \n\r\n")):
+        (tmp_path / name).write_bytes(data)
+        [doc] = list(iter_documents([tmp_path / name]))
+        assert [p.code for p in doc.problems] == ["EDX005"]

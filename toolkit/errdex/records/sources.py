@@ -69,11 +69,16 @@ def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: i
 def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator[Document]:
     """One document per non-blank line; a line longer than a record file may be is refused, and read past in
     pieces (a gzip bomb or a sparse file of one endless line must not be held in memory)."""
-    number = 0
+    number = found = 0
     while True:
         raw = stream.readline(MAX_DOCUMENT_BYTES + 1)
         if not raw:
+            if not found:  # as for an empty record file: a bundle of blank lines is a mistake, not a dataset
+                problem = ParseProblem("EDX005", "empty-file", "the bundle holds no record (only blank lines, or "
+                                       "nothing); write one record envelope as JSON per line", max(number, 1), 1)
+                yield Document(path, fs_path, ParsedDocument(None, [problem], "", 0), [problem])
             return
+        found += 1 if raw.strip() else 0
         if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
             size = len(raw)
             while raw and not raw.endswith(b"\n"):
