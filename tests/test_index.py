@@ -238,3 +238,17 @@ def test_an_oversized_pattern_is_left_out_of_sql_matching(tmp_path: Path, seed: 
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT pattern_re2 FROM records").fetchall() == [(None,)]
     assert con.execute("SELECT record_id FROM errdex_match($1)", ["Job a failed at x y."]).fetchall() == []
+
+
+def test_the_query_table_escapes_control_characters_of_records(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    seed["record"]["documentation"] = "\x1b]0;owned\x07\x1b[2J cleared \u202e reversed\rover"
+    folder = tmp_path / "records"
+    write_envelope(folder, seed)
+    db = build_index([folder], db=tmp_path / "x.duckdb").path
+    text = cli("query", "SELECT documentation AS \"d\x1b[1m\" FROM records", "--db", str(db))
+    assert text.exit_code == 0, text.stderr
+    assert "\x1b" not in text.stdout and "\x07" not in text.stdout and "\r" not in text.stdout
+    assert "\u202e" not in text.stdout
+    assert "\\x1b]0;owned\\x07\\x1b[2J cleared \\u202e reversed\\x0dover" in text.stdout
+    exact = cli("query", "SELECT documentation FROM records", "--db", str(db), "--format", "json")
+    assert exact.json() == [{"documentation": seed["record"]["documentation"]}]  # data formats stay exact
