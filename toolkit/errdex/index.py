@@ -219,19 +219,45 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
                 loaded: Sequence[LoadedRecord] | None = None) -> IndexInfo:
     """Build the index of the records into ``db`` (default: the per-user cache), atomically."""
     items = list(loaded) if loaded is not None else load_records(records)
-    ids = [item.record["id"] for item in items]
-    if len(set(ids)) != len(ids):
-        duplicate = next(i for i in ids if ids.count(i) > 1)
-        raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
+    return _build_at(target, items, content_hash(items), named=db is not None)
+
+
+def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named: bool) -> IndexInfo:
+    """Build the index at ``target``; ``named``: a file the user named, replaced only when it is an index
+    (a damaged cached index is errdex's own and is simply rebuilt)."""
+    seen: set[str] = set()
+    for item in items:
+        if item.record["id"] in seen:
+            raise DataError(f"record id {item.record['id']!r} appears twice; run 'errdex validate'")
+        seen.add(item.record["id"])
+    if named:
+        _refuse_foreign(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
-    digest = content_hash(items)
     with _build_lock(target):
+        if named:
+            _refuse_foreign(target)  # again, now that no other run can be writing it
         _build(target, items, digest)
     return IndexInfo(target, digest, len(items), True)
+
+
+def _refuse_foreign(target: Path) -> None:
+    """InputError when ``target`` holds something other than an errdex index (a database of the user's, any
+    other file): building the index there would destroy it. Missing and empty files are fine."""
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
+    if not target.is_file():
+        raise InputError(f"{target}: not a file; choose a file name for the index")
+    if info.st_size and "index_format" not in (_stored(target) or {}):
+        raise InputError(f"{target}: exists and is not an errdex index; nothing was written "
+                         "(remove it, or choose another --db)")
 
 
 #: How long an index build waits for another run building the same index.
@@ -293,9 +319,13 @@ def _scratch_folder() -> Path:
     return _SCRATCH[0]
 
 
+#: How an index is opened to read its metadata: a file of another kind (SQLite, ...) never loads an extension.
+_PEEK_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
 def _stored(path: Path) -> dict[str, str] | None:
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=_PEEK_CONFIG)
     except (duckdb.Error, OSError):
         return None
     try:
@@ -313,6 +343,8 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     digest = content_hash(items)
     if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
+    if db is not None:
+        _refuse_foreign(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -320,7 +352,7 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     with _build_lock(target):
         if _fresh(target, digest):  # another run built it while this one waited
             return IndexInfo(target, digest, len(items), False)
-        return build_index(db=target, loaded=items)
+        return _build_at(target, items, digest, named=db is not None)
 
 
 def _fresh(target: Path, digest: str) -> bool:
@@ -354,6 +386,8 @@ def _existing_index(db: str | Path) -> Path:
                          "or leave --db out to use the cached one); nothing was created")
     if not path.is_file():
         raise InputError(f"{path}: not an index file")
+    if "index_format" not in (_stored(path) or {}):
+        raise InputError(f"{path}: not an errdex index (build one with 'errdex index --db {path}')")
     return path
 
 
