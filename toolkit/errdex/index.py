@@ -28,7 +28,8 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -373,10 +374,39 @@ QUERY_CONFIG: dict[str, Any] = {
     "threads": 2,
     "lock_configuration": True,  # no SET, RESET or PRAGMA that would undo the above
 }
+#: Memory a query may take beyond what the process held when it started. DuckDB's ``memory_limit`` covers its
+#: buffers only: a value built by one function (``repeat('x', 10^9)``) is allocated outside it, so the process's
+#: address space is capped too while the query runs (where the system allows it).
+QUERY_MEMORY_BYTES = 1536 << 20
 #: Rows ``query`` returns unless told otherwise; 0 means every row.
 QUERY_ROW_LIMIT = 10_000
 #: Seconds a query may run unless told otherwise.
 QUERY_TIMEOUT_S = 30.0
+
+
+@contextmanager
+def _memory_cap(extra: int) -> Iterator[None]:
+    """Cap this process's address space at what it uses now plus ``extra`` bytes, until the block ends
+    (allocations past it fail: DuckDB reports them as out of memory). Nothing is capped where the system
+    cannot say how much the process uses, or where a tighter cap is already set."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError, IndexError):
+        yield
+        return
+    cap = used + extra if hard == resource.RLIM_INFINITY else min(used + extra, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _existing_index(db: str | Path) -> Path:
@@ -422,13 +452,17 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         if timer is not None:
             timer.daemon = True
             timer.start()
-        cursor = con.execute(sql)
-        if cursor is None or not cursor.description:
-            return QueryResult([], [])
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
+        with _memory_cap(QUERY_MEMORY_BYTES):
+            cursor = con.execute(sql)
+            if cursor is None or not cursor.description:
+                return QueryResult([], [])
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
     except duckdb.InterruptException as exc:
         raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
+    except (duckdb.OutOfMemoryException, MemoryError) as exc:
+        raise DataError(f"query stopped: it needs more than the {QUERY_MEMORY_BYTES >> 20} MiB of memory a query "
+                        "may use (select fewer or smaller values, or lower --limit)") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
         if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in message:
