@@ -44,6 +44,8 @@ class MatchSummary:
     #: What was matched differently than written (a line cut at the length limit), at most ``MAX_WARNINGS``.
     warnings: list[str] = field(default_factory=list)
     unshown_warnings: int = 0
+    #: Called with each problem as it is met while following files (the run may last for hours).
+    on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -247,6 +249,10 @@ def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSum
             sources.append(str(path))
         except InputError as exc:
             summary.problems.append(str(exc))
+            if summary.on_problem is not None:
+                summary.on_problem(str(exc))
+    if not followers:  # nothing to follow: waiting would never end and never show anything
+        return
     numbers = [0] * len(followers)
     try:
         for index, text, cut in follow_files(followers, stop=stop):
