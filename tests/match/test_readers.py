@@ -199,3 +199,18 @@ def test_follow_says_at_once_which_files_it_cannot_follow(tmp_path: Path) -> Non
     finally:
         child.terminate()
         child.communicate(timeout=30)
+
+
+def test_follow_reads_a_compressed_file_a_block_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The whole decompressed file was held in one list: a small gzip bomb under --follow took gigabytes.
+    monkeypatch.setattr(readers, "BLOCK_BYTES", 1024)
+    path = tmp_path / "app.log.gz"
+    lines = [f"line {i} {SEED_MESSAGE}" for i in range(2_000)]
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    follower = readers.Follower(path)
+    polls = []
+    while not follower.finished:
+        polls.append([text for text, _ in follower.poll()])
+    follower.close()
+    assert [text for poll in polls for text in poll if text] == lines
+    assert max(len(poll) for poll in polls) < 20
