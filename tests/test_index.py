@@ -238,3 +238,69 @@ def test_an_oversized_pattern_is_left_out_of_sql_matching(tmp_path: Path, seed: 
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT pattern_re2 FROM records").fetchall() == [(None,)]
     assert con.execute("SELECT record_id FROM errdex_match($1)", ["Job a failed at x y."]).fetchall() == []
+
+
+def test_the_query_table_escapes_control_characters_of_records(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    seed["record"]["documentation"] = "\x1b]0;owned\x07\x1b[2J cleared \u202e reversed\rover"
+    folder = tmp_path / "records"
+    write_envelope(folder, seed)
+    db = build_index([folder], db=tmp_path / "x.duckdb").path
+    text = cli("query", "SELECT documentation AS \"d\x1b[1m\" FROM records", "--db", str(db))
+    assert text.exit_code == 0, text.stderr
+    assert "\x1b" not in text.stdout and "\x07" not in text.stdout and "\r" not in text.stdout
+    assert "\u202e" not in text.stdout
+    assert "\\x1b]0;owned\\x07\\x1b[2J cleared \\u202e reversed\\x0dover" in text.stdout
+    exact = cli("query", "SELECT documentation FROM records", "--db", str(db), "--format", "json")
+    assert exact.json() == [{"documentation": seed["record"]["documentation"]}]  # data formats stay exact
+
+
+def test_an_index_never_replaces_a_file_that_is_not_one(tmp_path: Path, cli) -> None:
+    mine = tmp_path / "mine.duckdb"
+    con = duckdb.connect(str(mine))
+    con.execute("CREATE TABLE precious AS SELECT 42 AS answer")
+    con.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    records = str(ROOT / "records")
+    for target in (mine, notes):
+        before = target.read_bytes()
+        for args in (("index", "--db", str(target)), ("query", "SELECT 1", "--db", str(target), "--records", records)):
+            result = cli(*args)
+            assert result.exit_code == 1, (args, result.stdout, result.stderr)
+            assert result.stderr.startswith(f"errdex: error: {target}: ") and result.stderr.count("\n") == 1
+            assert "not an errdex index" in result.stderr
+            assert target.read_bytes() == before  # untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.duckdb", "notes.txt"]
+    # An index (even a stale one) and an empty file are replaced as before.
+    built = tmp_path / "built.duckdb"
+    assert cli("index", "--db", str(built)).exit_code == 0
+    assert cli("index", "--db", str(built)).exit_code == 0
+    empty = tmp_path / "empty.duckdb"
+    empty.touch()
+    assert cli("query", "SELECT count(*) FROM records", "--db", str(built), "--records", records).exit_code == 0
+    assert cli("index", "--db", str(empty)).exit_code == 0
+
+
+def test_a_damaged_cached_index_is_rebuilt(tmp_path: Path) -> None:
+    from errdex.index import default_index_path
+
+    records = [str(ROOT / "records")]
+    path = ensure_index(records).path
+    assert path == default_index_path(records)
+    path.write_bytes(b"\0garbage" * 100)
+    assert query("SELECT count(*) FROM records", records=records).rows[0][0] > 0
+
+
+def test_a_query_that_builds_a_huge_value_is_stopped_by_the_memory_cap(built_index: Path, cli) -> None:
+    import resource
+    import time
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    started = time.monotonic()
+    # 4 GB in one value: DuckDB's memory_limit does not cover it; the process's address space cap does.
+    result = cli("query", "SELECT length(repeat('xxxx', 1000000000)) AS n", "--db", str(built_index))
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    assert "query stopped: it needs more than" in result.stderr and result.stderr.count("\n") == 1
+    assert time.monotonic() - started < 10
+    assert resource.getrlimit(resource.RLIMIT_AS) == before  # the cap ends with the query
+    assert query("SELECT length(repeat('x', 1000)) AS n", db=built_index).rows == [(1000,)]

@@ -429,3 +429,53 @@ def test_a_refused_expression_is_remembered_and_oversized_patterns_are_never_com
     second = Matcher(records, cache_dir=tmp_path)
     assert {record["id"] for record, _ in second.skipped} == {f"{1:016x}", f"{2:016x}"}
     assert [m.view["id"] for m in second.match("CreateOS returned invalid JSON.")] == [f"{3:016x}"]
+
+
+def test_memory_stays_bounded_when_every_line_matches_many_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 10,000 records that each matched every line of a 20,000-line log took 14 GB: every candidate and every
+    # match of a block was held until the whole block was done.
+    import tracemalloc
+
+    from errdex.match import engine
+
+    monkeypatch.setattr(engine, "MAX_CANDIDATES", 2_000)
+    kb = errdex.KnowledgeBase([_record(i, r"request (\d+) failed", "request 1 failed") for i in range(60)])
+    block = "\n".join(f"request {i} failed" for i in range(2_000)).encode()
+    tracemalloc.start()
+    try:
+        lines = matches = 0
+        for number, text, found in kb.match_block(block):
+            assert text == f"request {number} failed" and found[0].groups == (str(number),)
+            lines, matches = lines + 1, matches + len(found)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (lines, matches) == (2_000, 120_000)
+    assert peak < 8 << 20, f"{peak >> 20} MiB held"
+
+
+def test_a_block_scanned_in_parts_matches_like_each_line_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.match import engine
+
+    records = [_record(1, r"disk (\d+) full", "disk 1 full"), _record(2, r"(\w+) failed", "x failed"),
+               _record(3, "x?", "x"), _record(4, r"request (\d+)", "request 1"), _record(5, "^start", "start")]
+    texts = ["disk 7 full", "", "start: request 3 failed", '{"message": "disk 2 full"}', "nothing", "x failed",
+             '  {"msg": "request 9"} disk 1 full', "start"] * 7
+    block = "\n".join(texts).encode()
+    kb = errdex.KnowledgeBase(records)
+    alone = [(n, t, [(m.view["id"], m.span, m.groups) for m in kb.match(t)]) for n, t in enumerate(texts)]
+    alone = [entry for entry in alone if entry[2]]
+    for budget in (0, 1, 3, 10, 1_000_000):
+        monkeypatch.setattr(engine, "MAX_CANDIDATES", budget)
+        got = [(n, t, [(m.view["id"], m.span, m.groups) for m in found]) for n, t, found in kb.match_block(block)]
+        assert got == alone, budget
+
+
+def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex.KnowledgeBase) -> None:
+    # A JSON line after a lone carriage return matched on its fields as one line but not inside a file.
+    texts = ['\r{"msg": "\\u0043reateOS returned invalid JSON."}', ' \t\r {"msg": "\\u0043reateOS returned invalid JSON."}',
+             '\x0c{"msg": "\\u0043reateOS returned invalid JSON."}']
+    alone = [(n, t, [m.view["id"] for m in kb.match(t)]) for n, t in enumerate(texts)]
+    in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]
+    assert in_block == [entry for entry in alone if entry[2]]
+    assert [n for n, _, _ in in_block] == [0, 1]  # form feed is not a JSON blank: that line is text only

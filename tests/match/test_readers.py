@@ -166,3 +166,51 @@ def test_follow_reads_every_file_it_is_given(tmp_path: Path, kb: errdex.Knowledg
     found = [(f.source, f.number) for f in match_files([first, second], kb=kb, follow=True, stop=stop)]
     assert sorted(found) == [(str(first), 1), (str(first), 2), (str(second), 2)]
     assert [index for index, _, _ in readers.follow_files([readers.Follower(second)], stop=lambda: True)] == [0, 0]
+
+
+def test_follow_of_nothing_readable_ends_at_once_and_says_why(tmp_path: Path) -> None:
+    typo = tmp_path / "typo.log"
+    child = _errdex("match", "--follow", str(typo), str(tmp_path))
+    try:
+        _, err = child.communicate(timeout=30)  # it used to wait for ever, printing nothing
+    finally:
+        child.kill()
+    assert child.returncode == 1
+    assert err.decode().splitlines() == [f"errdex: error: {typo}: cannot read: no such file or directory",
+                                         f"errdex: error: {tmp_path}: is a folder, not a log file",
+                                         "0 of 0 line(s) matched a record"]
+
+
+def test_follow_says_at_once_which_files_it_cannot_follow(tmp_path: Path) -> None:
+    log, typo = tmp_path / "app.log", tmp_path / "typo.log"
+    log.write_text("")
+    child = _errdex("match", "--follow", str(log), str(typo), setup="from errdex.match import readers\n"
+                    "readers.FOLLOW_INTERVAL = 0.01")
+    try:
+        assert child.stderr is not None
+        ready, _, _ = select.select([child.stderr], [], [], 30)  # while the other file is still followed
+        assert ready and child.stderr.readline().decode() == f"errdex: error: {typo}: cannot read: no such file or directory\n"
+        assert child.poll() is None
+        with log.open("a") as handle:
+            handle.write(f"x {SEED_MESSAGE}\n")
+        assert child.stdout is not None
+        ready, _, _ = select.select([child.stdout], [], [], 30)
+        assert ready and child.stdout.readline().decode().startswith(f"{log}:1: x ")
+    finally:
+        child.terminate()
+        child.communicate(timeout=30)
+
+
+def test_follow_reads_a_compressed_file_a_block_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The whole decompressed file was held in one list: a small gzip bomb under --follow took gigabytes.
+    monkeypatch.setattr(readers, "BLOCK_BYTES", 1024)
+    path = tmp_path / "app.log.gz"
+    lines = [f"line {i} {SEED_MESSAGE}" for i in range(2_000)]
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    follower = readers.Follower(path)
+    polls = []
+    while not follower.finished:
+        polls.append([text for text, _ in follower.poll()])
+    follower.close()
+    assert [text for poll in polls for text in poll if text] == lines
+    assert max(len(poll) for poll in polls) < 20

@@ -140,3 +140,30 @@ def test_flagged_exponential_shape_really_is_slow_in_python() -> None:
     large = _seconds(r"(a|aa)+b", "a" * 22)
     assert large > 5 * small
     assert _seconds(r"(\w+\.)+x", "a." * 2000 + "!") < 0.5
+
+
+# Runs of optional parts that share characters: Python re tries 2^n ways at every start ((?:a?){24}b took 5 s on
+# a line of 24 a's), and the repeat checks above saw none of them (no repeat loops).
+OPTIONAL_RUNS = [r"(?:a?){30}a{30}", "a?" * 30 + "a" * 30, r"x(?:[0-9]?){8}y", r"(?:[ab]?){20}[ab]{20}",
+                 "[0-9]?" * 8, "a?a" * 8, r"(?:a|b?){24}c"]
+# ... and what stays fine: fewer than eight, disjoint characters, a separator they cannot match, or iterations
+# past the required ones (an empty one ends the repeat).
+OPTIONAL_RUNS_FINE = [r"(?:a?){7}b", "[0-9]?" * 7, "a?b?c?d?e?f?g?h?i?", "a?x" * 10, r"(?:a?){2,30}b",
+                      r"(\d{1,3}\.){3}\d{1,3}", r"CreateOS (\d+) failed: ([a-z]+)?"]
+
+
+@pytest.mark.parametrize("source", OPTIONAL_RUNS)
+def test_runs_of_overlapping_optional_parts(source: str) -> None:
+    problems = backtracking_problems(source)
+    assert any("exponentially" in p.message and "2^" in p.message for p in problems), problems
+
+
+@pytest.mark.parametrize("source", OPTIONAL_RUNS_FINE)
+def test_short_or_separated_optional_parts_are_fine(source: str) -> None:
+    assert backtracking_problems(source) == []
+
+
+def test_a_run_of_optional_parts_really_is_exponential_in_python() -> None:
+    small = _seconds(r"(?:a?){10}b", "a" * 10)
+    large = _seconds(r"(?:a?){16}b", "a" * 16)
+    assert large > 8 * small

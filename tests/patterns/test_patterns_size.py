@@ -51,3 +51,31 @@ def test_a_huge_pattern_costs_nothing() -> None:
 
 def test_syntax_errors_are_left_to_portability() -> None:
     assert size_problems("(a") == []
+
+
+def test_too_many_alternations_are_bounded_before_any_engine() -> None:
+    # 300 groups such as (a0|b) in 2,300 characters: hyperscan took 3 s on each before refusing it as too large,
+    # so eight such records cost validate 25 s and every fresh match start 28 s.
+    from errdex.patterns.size import MAX_ALTERNATIONS
+
+    many = "".join(f"(a{i}|b)" for i in range(MAX_ALTERNATIONS + 1))
+    problems = size_problems(many)
+    assert len(problems) == 1 and f"{MAX_ALTERNATIONS + 1} alternations" in problems[0].message
+    assert problems[0].offset == many.index(f"(a{MAX_ALTERNATIONS}|b)") + 1
+    assert size_problems("".join(f"(a{i}|b)" for i in range(MAX_ALTERNATIONS))) == []
+    assert size_problems("|".join(f"w{i}" for i in range(400))) == []  # one alternation of many literals is fine
+
+
+def test_a_record_with_too_many_alternations_is_never_compiled(cli, tmp_path) -> None:
+    import json
+
+    from tests.conftest import ROOT
+
+    envelope = json.loads((ROOT / "records/paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
+    envelope["record"]["messagePattern"] = "".join(f"(a{i}|b)" for i in range(300))
+    bundle = tmp_path / "records.jsonl"
+    bundle.write_text(json.dumps(envelope) + "\n")
+    started = time.monotonic()
+    result = cli("match", "--records", str(bundle), "-", input="a0a1a2\n")
+    assert time.monotonic() - started < 2.5
+    assert result.exit_code == 0 and "1 record is not matched" in result.stderr and "alternations" in result.stderr

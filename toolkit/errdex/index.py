@@ -28,7 +28,8 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -219,20 +220,46 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
                 loaded: Sequence[LoadedRecord] | None = None) -> IndexInfo:
     """Build the index of the records into ``db`` (default: the per-user cache), atomically."""
     items = list(loaded) if loaded is not None else load_records(records)
-    ids = [item.record["id"] for item in items]
-    if len(set(ids)) != len(ids):
-        duplicate = next(i for i in ids if ids.count(i) > 1)
-        raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
+    return _build_at(target, items, content_hash(items), named=db is not None)
+
+
+def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named: bool) -> IndexInfo:
+    """Build the index at ``target``; ``named``: a file the user named, replaced only when it is an index
+    (a damaged cached index is errdex's own and is simply rebuilt)."""
     refuse_special(target)
+    seen: set[str] = set()
+    for item in items:
+        if item.record["id"] in seen:
+            raise DataError(f"record id {item.record['id']!r} appears twice; run 'errdex validate'")
+        seen.add(item.record["id"])
+    if named:
+        _refuse_foreign(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
-    digest = content_hash(items)
     with _build_lock(target):
+        if named:
+            _refuse_foreign(target)  # again, now that no other run can be writing it
         _build(target, items, digest)
     return IndexInfo(target, digest, len(items), True)
+
+
+def _refuse_foreign(target: Path) -> None:
+    """InputError when ``target`` holds something other than an errdex index (a database of the user's, any
+    other file): building the index there would destroy it. Missing and empty files are fine."""
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
+    if not target.is_file():
+        raise InputError(f"{target}: not a file; choose a file name for the index")
+    if info.st_size and "index_format" not in (_stored(target) or {}):
+        raise InputError(f"{target}: exists and is not an errdex index; nothing was written "
+                         "(remove it, or choose another --db)")
 
 
 #: How long an index build waits for another run building the same index.
@@ -294,9 +321,13 @@ def _scratch_folder() -> Path:
     return _SCRATCH[0]
 
 
+#: How an index is opened to read its metadata: a file of another kind (SQLite, ...) never loads an extension.
+_PEEK_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
 def _stored(path: Path) -> dict[str, str] | None:
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=_PEEK_CONFIG)
     except (duckdb.Error, OSError):
         return None
     try:
@@ -314,6 +345,8 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     digest = content_hash(items)
     if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
+    if db is not None:
+        _refuse_foreign(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -321,7 +354,7 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     with _build_lock(target):
         if _fresh(target, digest):  # another run built it while this one waited
             return IndexInfo(target, digest, len(items), False)
-        return build_index(db=target, loaded=items)
+        return _build_at(target, items, digest, named=db is not None)
 
 
 def _fresh(target: Path, digest: str) -> bool:
@@ -342,10 +375,39 @@ QUERY_CONFIG: dict[str, Any] = {
     "threads": 2,
     "lock_configuration": True,  # no SET, RESET or PRAGMA that would undo the above
 }
+#: Memory a query may take beyond what the process held when it started. DuckDB's ``memory_limit`` covers its
+#: buffers only: a value built by one function (``repeat('x', 10^9)``) is allocated outside it, so the process's
+#: address space is capped too while the query runs (where the system allows it).
+QUERY_MEMORY_BYTES = 1536 << 20
 #: Rows ``query`` returns unless told otherwise; 0 means every row.
 QUERY_ROW_LIMIT = 10_000
 #: Seconds a query may run unless told otherwise.
 QUERY_TIMEOUT_S = 30.0
+
+
+@contextmanager
+def _memory_cap(extra: int) -> Iterator[None]:
+    """Cap this process's address space at what it uses now plus ``extra`` bytes, until the block ends
+    (allocations past it fail: DuckDB reports them as out of memory). Nothing is capped where the system
+    cannot say how much the process uses, or where a tighter cap is already set."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError, IndexError):
+        yield
+        return
+    cap = used + extra if hard == resource.RLIM_INFINITY else min(used + extra, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _existing_index(db: str | Path) -> Path:
@@ -355,6 +417,8 @@ def _existing_index(db: str | Path) -> Path:
                          "or leave --db out to use the cached one); nothing was created")
     if not path.is_file():
         raise InputError(f"{path}: not an index file")
+    if "index_format" not in (_stored(path) or {}):
+        raise InputError(f"{path}: not an errdex index (build one with 'errdex index --db {path}')")
     return path
 
 
@@ -389,13 +453,17 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         if timer is not None:
             timer.daemon = True
             timer.start()
-        cursor = con.execute(sql)
-        if cursor is None or not cursor.description:
-            return QueryResult([], [])
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
+        with _memory_cap(QUERY_MEMORY_BYTES):
+            cursor = con.execute(sql)
+            if cursor is None or not cursor.description:
+                return QueryResult([], [])
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
     except duckdb.InterruptException as exc:
         raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
+    except (duckdb.OutOfMemoryException, MemoryError) as exc:
+        raise DataError(f"query stopped: it needs more than the {QUERY_MEMORY_BYTES >> 20} MiB of memory a query "
+                        "may use (select fewer or smaller values, or lower --limit)") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
         if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in message:

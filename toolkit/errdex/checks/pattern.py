@@ -100,7 +100,8 @@ class PatternBacktracking(Check):
 class PatternSize(Check):
     code, name = "EDX125", "pattern-size"
     summary = (
-        f"messagePattern is at most {patterns.MAX_LENGTH:,} characters and its counted repeats expand to at most "
+        f"messagePattern is at most {patterns.MAX_LENGTH:,} characters, holds at most "
+        f"{patterns.size.MAX_ALTERNATIONS} alternations, and its counted repeats expand to at most "
         f"{patterns.MAX_EXPANSION:,} character positions, so every engine compiles it in bounded time "
         "(larger patterns are analysed and compiled no further)."
     )

@@ -14,6 +14,7 @@ import click
 from errdex.cli._common import echo, format_option, no_dash, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
+from errdex.terminal import safe
 
 _DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
                    help="Index file (default: a per-user cache, refreshed when the records change).")
@@ -46,11 +47,13 @@ def index_command(records: tuple[str, ...], db: Path | None, fmt: str, quiet: bo
 
 
 def _cell(value: Any) -> str:
-    return "NULL" if value is None else str(value)
+    """A value as the table shows it: on one line, control characters escaped (a record field can hold them)."""
+    return safe(("NULL" if value is None else str(value)).replace("\n", "\\n"), newlines=False)
 
 
 def _table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
-    cells = [[_cell(v).replace("\n", "\\n") for v in row] for row in rows]
+    columns = [_cell(c) for c in columns]
+    cells = [[_cell(v) for v in row] for row in rows]
     widths = [min(60, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
     def line(values: list[str]) -> str:
         return "  ".join((v if len(v) <= w else v[: w - 1] + "…").ljust(w) for v, w in zip(values, widths)).rstrip()

@@ -83,6 +83,13 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
     totals = MatchSummary()
+    shown: list[str] = []  # problems already printed as they were met
+    if follow:
+        def report(problem: str) -> None:
+            stderr_line(f"errdex: error: {problem}")
+            shown.append(problem)
+
+        totals.on_problem = report
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
                              unclassified=summary or fmt == "json", jobs=jobs):
@@ -101,7 +108,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
             stderr_line(f"errdex: warning: {warning}")
         if totals.unshown_warnings:
             stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
-    for problem in totals.problems:
+    for problem in totals.problems[len(shown):]:  # those met while following came first
         stderr_line(f"errdex: error: {problem}")
     if not quiet and fmt == "text" and not summary:
         stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")

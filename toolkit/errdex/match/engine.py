@@ -43,6 +43,8 @@ _PLAN_FORMAT = "7"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = patterns.re2_options()
 _NO_SPAN = (-1, -1)
+#: Candidates (a line and a record that may match it) held at once while a block is matched.
+MAX_CANDIDATES = 100_000
 
 
 class _Never:
@@ -263,43 +265,63 @@ class Matcher:
         return regex
 
     def _hits(self, block: bytes) -> dict[int, set[int]]:
-        """Line start offset -> indexes of the records that may match that line; one scan per database.
+        """Line start offset -> indexes of the records that may match that line; one scan per database."""
+        return self._scan_hits(block, None)[0]
 
-        Patterns cannot cross a line break (``.`` and negated classes exclude
-        it), and every candidate is confirmed by RE2 on its own line, so
-        scanning many lines at once never changes a result.
+    def _scan_hits(self, block: bytes, budget: int | None) -> tuple[dict[int, set[int]], int]:
+        """``(hits, stop)``: line start offset -> indexes of the records that may match that line, for the lines
+        before ``stop``; one scan per database.
+
+        ``budget``: when the candidates noted pass it at a line after the first, the scans stop there (``stop``
+        is that line's start, else ``len(block)``), so the candidates held stay bounded however many records
+        match each line. Patterns cannot cross a line break (``.`` and negated classes exclude it), and every
+        candidate is confirmed by RE2 on its own line, so scanning many lines at once never changes a result.
         """
         found: dict[int, set[int]] = {}
+        stop = [len(block)]
         if not block:
-            return found
+            return found, 0
+        noted = [0]
 
-        def collect(targets_of: Callable[[int], Iterable[int]]) -> Callable[..., None]:
+        def collect(targets_of: Callable[[int], Sequence[int]]) -> Callable[..., bool | None]:
             # Each line's bounds are found once per scan (hits come in order), and a target already noted on
             # the line is not added again: the cost stays linear however often a message repeats in a line.
             lines = LineFinder(block)
             last: list[Any] = [-1, -1]  # the last (line, id) noted
 
-            def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> None:
+            def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> bool | None:
                 line = lines.start(end)
+                if line >= stop[0]:
+                    return True  # past where an earlier scan stopped: this one stops too
                 if last[0] == line and last[1] == ident:
-                    return
+                    return None
                 last[0], last[1] = line, ident
+                targets = targets_of(ident)
                 hit = found.get(line)
                 if hit is None:
-                    found[line] = set(targets_of(ident))
+                    if budget is not None and noted[0] > budget and line > 0:
+                        stop[0] = line
+                        return True
+                    found[line] = set(targets)
                 else:
-                    hit.update(targets_of(ident))
+                    hit.update(targets)
+                noted[0] += len(targets)
+                return None
 
             return on_hit
 
-        if self._literal_db is not None:
-            self._literal_db.scan(block, scratch=self._literal_scratch,
-                                  match_event_handler=collect(self._key_targets.__getitem__))
-        if self._regex_db is not None:
-            regex_targets = self._regex_targets
-            self._regex_db.scan(block, scratch=self._regex_scratch,
-                                match_event_handler=collect(lambda index: (regex_targets[index],)))
-        return found
+        regex_targets = self._regex_targets
+        for db, scratch, targets_of in ((self._literal_db, self._literal_scratch, self._key_targets.__getitem__),
+                                        (self._regex_db, self._regex_scratch, lambda index: (regex_targets[index],))):
+            if db is None:
+                continue
+            try:
+                db.scan(block, scratch=scratch, match_event_handler=collect(targets_of))
+            except hyperscan.ScanTerminated:
+                pass  # stopped on purpose, at ``stop``
+        if stop[0] < len(block):
+            found = {line: hit for line, hit in found.items() if line < stop[0]}
+        return found, stop[0]
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
         """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first."""
@@ -338,19 +360,27 @@ class Matcher:
     def match_block(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
         """``(line start, line end, matches)`` for each line of the block that matches, in order.
 
-        ``block``: lines of valid UTF-8 separated by ``\\n``.
+        ``block``: lines of valid UTF-8 separated by ``\\n``. The block is scanned in parts that each hold
+        at most about :data:`MAX_CANDIDATES` candidates, so memory stays bounded when every line matches
+        many records.
         """
-        hits = self._hits(block)
-        if self._always:  # every line is a candidate
-            start = 0
-            for line in block.split(b"\n"):
-                matches = self.confirm(line, hits.get(start, set()).union(self._always))
-                if matches:
-                    yield start, start + len(line), matches
-                start += len(line) + 1
-            return
-        for start in sorted(hits):
-            end = line_end(block, start)
-            matches = self.confirm(block[start:end], hits[start])
-            if matches:
-                yield start, end, matches
+        base = 0
+        while True:
+            part = block if base == 0 else block[base:]
+            hits, stop = self._scan_hits(part, MAX_CANDIDATES)
+            if self._always:  # every line is a candidate
+                start = 0
+                for line in (part[: stop - 1] if stop < len(part) else part).split(b"\n"):
+                    matches = self.confirm(line, hits.get(start, set()).union(self._always))
+                    if matches:
+                        yield base + start, base + start + len(line), matches
+                    start += len(line) + 1
+            else:
+                for start in sorted(hits):
+                    end = line_end(part, start)
+                    matches = self.confirm(part[start:end], hits.pop(start))
+                    if matches:
+                        yield base + start, base + end, matches
+            if stop >= len(part):
+                return
+            base += stop

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 from errdex.cache import usable_cache
 from errdex.errors import RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
-from errdex.match.readers import line_end, numbered_lines
+from errdex.match.readers import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
@@ -22,7 +23,9 @@ DEFAULT_FIELDS: tuple[str, ...] = ("message", "msg", "error", "err")
 #: JSON log lines longer than this are matched as raw text only.
 MAX_JSON_LINE = 1 << 20
 #: A line break, then perhaps blanks, then a brace: where JSON lines start (a literal first byte searches fast).
-_JSON_LINE = re.compile(rb"\n[ \t]*\{")
+#: The blanks are JSON's own (space, tab, carriage return), as :meth:`KnowledgeBase.match` reads one line.
+_JSON_LINE = re.compile(rb"\n[ \t\r]*\{")
+_JSON_BLANKS = " \t\r"
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class KnowledgeBase:
         return self.store.full(self.position(key))
 
     def _json_fields(self, line: str) -> list[str]:
-        if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip().startswith("{"):
+        if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip(_JSON_BLANKS).startswith("{"):
             return []
         try:
             value = json.loads(line)
@@ -95,18 +98,41 @@ class KnowledgeBase:
 
         ``block``: lines of valid UTF-8 separated by ``\\n`` (as :func:`errdex.match.readers.read_blocks` gives).
         """
-        found: dict[int, tuple[int, list[Match]]] = {start: (end, ms) for start, end, ms in self.matcher.match_block(block)}
-        if self.fields:  # JSON lines: their message fields are matched too
-            starts = [hit.start() + 1 for hit in _JSON_LINE.finditer(block)]
-            if block.lstrip(b" \t")[:1] == b"{":
-                starts.insert(0, 0)
-            for start in starts:
-                end = line_end(block, start)
-                matches = self.match(block[start:end].decode("utf-8", "replace"))
-                if matches:
-                    found[start] = (end, matches)
-        for number, start, end in numbered_lines(block, found):
-            yield number, block[start:end].decode("utf-8", "replace"), found[start][1]
+        number, previous = 0, 0
+        for start, end, matches in self._block_matches(block):  # in order, one line at a time (bounded memory)
+            number += block.count(b"\n", previous, start)
+            previous = start
+            yield number, block[start:end].decode("utf-8", "replace"), matches
+
+    def _block_matches(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
+        """``(start, end, matches)`` of the matching lines in order: the raw scan's, and JSON lines matched on
+        their message fields too (their result replaces the raw one)."""
+        raw = self.matcher.match_block(block)
+        if not self.fields:
+            yield from raw
+            return
+        starts = (hit.start() + 1 for hit in _JSON_LINE.finditer(block))
+        if block.lstrip(_JSON_BLANKS.encode())[:1] == b"{":
+            starts = itertools.chain((0,), starts)
+        following = next(starts, None)  # the start of the next JSON line
+        for start, end, matches in raw:
+            while following is not None and following < start:
+                yield from self._json_line(block, following)
+                following = next(starts, None)
+            if following == start:  # a JSON line the raw scan matched: its fields may add records
+                yield start, end, self.match(block[start:end].decode("utf-8", "replace")) or matches
+                following = next(starts, None)
+            else:
+                yield start, end, matches
+        while following is not None:
+            yield from self._json_line(block, following)
+            following = next(starts, None)
+
+    def _json_line(self, block: bytes, start: int) -> Iterator[tuple[int, int, list[Match]]]:
+        end = line_end(block, start)
+        matches = self.match(block[start:end].decode("utf-8", "replace"))
+        if matches:
+            yield start, end, matches
 
     def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
         """The lines that match a record, numbered from 1, with their ranked matches."""

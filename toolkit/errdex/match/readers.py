@@ -422,7 +422,7 @@ class Follower:
     its start, and the unfinished line before the truncation is dropped; when
     the name points to a new file (rename rotation), the rest of the old one
     is read first, then the new one from its start. A missing file is waited
-    for. A compressed file is read once, whole.
+    for. A compressed file is read once, a block per poll.
     """
 
     def __init__(self, source: str | Path) -> None:
@@ -488,10 +488,11 @@ class Follower:
 
     def poll(self, *, final: bool = False, limit: int = 4 * BLOCK_BYTES) -> list[tuple[str, bool]]:
         """``(line, cut)`` for the whole lines that have arrived; ``final``: the unfinished last line too."""
-        if self._compressed is not None:
-            found = [item for block, cut in self._compressed for item in self._decode(block, cut)]
-            self._compressed, self.finished = iter(()), True
-            return found
+        if self._compressed is not None:  # one block at a time: a large (or bomb) file is never held whole
+            for block, cut in self._compressed:
+                return self._decode(block, cut)
+            self.finished = True
+            return []
         if self._handle is None:  # the name was missing: is there a file again?
             try:
                 self._open()

@@ -44,6 +44,8 @@ class MatchSummary:
     #: What was matched differently than written (a line cut at the length limit), at most ``MAX_WARNINGS``.
     warnings: list[str] = field(default_factory=list)
     unshown_warnings: int = 0
+    #: Called with each problem as it is met while following files (the run may last for hours).
+    on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -135,19 +137,28 @@ def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified:
         yield "lines", count
 
 
+#: Matches a child holds before it writes them out.
+CHILD_CHUNK_MATCHES = 50_000
+
+
 def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, unclassified: bool, out: BinaryIO) -> None:
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
     chunk: list[tuple[Any, ...]] = []
+    held = 0  # matches in the chunk: written out before they pass CHILD_CHUNK_MATCHES (memory stays bounded)
     try:
         for event in _scan(read_marked_blocks(path, start, stop), kb, unclassified):
             if event[0] == "match":
                 compact = [(m.index, m.span, m.groups) for m in event[3]]
                 chunk.append((*event[:3], compact))
+                held += len(compact)
+                if held >= CHILD_CHUNK_MATCHES:
+                    pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
+                    chunk, held = [], 0
                 continue
             chunk.append(event)
             if event[0] == "lines":
                 pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
-                chunk = []
+                chunk, held = [], 0
     except InputError as exc:
         chunk.append(("problem", str(exc)))
     pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -247,6 +258,10 @@ def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSum
             sources.append(str(path))
         except InputError as exc:
             summary.problems.append(str(exc))
+            if summary.on_problem is not None:
+                summary.on_problem(str(exc))
+    if not followers:  # nothing to follow: waiting would never end and never show anything
+        return
     numbers = [0] * len(followers)
     try:
         for index, text, cut in follow_files(followers, stop=stop):

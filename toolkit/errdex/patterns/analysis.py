@@ -875,12 +875,47 @@ def _branches_overlap(node: Alternation, facts: _FactsCache) -> bool:
                for i in range(len(firsts)) for j in range(i + 1, len(firsts)))
 
 
+#: Optional parts in a row that can match the same character (``a?`` written out, or the required iterations of
+#: ``(?:a?){n}``): a backtracking engine tries 2^n ways of sharing the text among them at every start position.
+_OPTIONAL_RUN = 8
+
+
+def _optional_runs(parsed: Pattern, facts: _FactsCache) -> list[PatternProblem]:
+    """(c) exponential in a count: runs of at least :data:`_OPTIONAL_RUN` optional parts that overlap."""
+    problems = []
+    for node in _walk(parsed.root):
+        if (isinstance(node, Repeat) and node.min >= _OPTIONAL_RUN and facts(node.child).nullable
+                and facts.alphabet(node.child)):
+            problems.append(PatternProblem(node.offset, (
+                f"{_snippet(parsed.source, node)} backtracks exponentially on lines that almost match: each of its "
+                f"{node.min} required iterations may match text or nothing, 2^{node.min} ways to try; put the count "
+                f"on the inner part (such as a{{0,{node.min}}} for (?:a?){{{node.min}}})")))
+        elif isinstance(node, Sequence):
+            run, shared, start = 0, cs.EMPTY, 0
+            for item in node.items:
+                alphabet = facts.alphabet(item)
+                if facts(item).nullable and alphabet:
+                    common = cs.intersection(shared, alphabet) if run else alphabet
+                    run, shared, start = (run + 1, common, start) if common else (1, alphabet, item.offset)
+                    if run == _OPTIONAL_RUN:
+                        text = parsed.source[start:item.end]
+                        text = text if len(text) <= 40 else text[:37] + "..."
+                        problems.append(PatternProblem(start, (
+                            f"{text} backtracks exponentially on lines that almost match: {run} optional parts in a "
+                            f"row can match the same characters, 2^{run} ways to share them; write one counted "
+                            "repeat instead (such as [0-9]{0,8} for [0-9]?[0-9]?...)")))
+                elif not (run and _fits(item, shared)):  # a required part the optional ones cannot match ends the run
+                    run = 0
+    return problems
+
+
 @lru_cache(maxsize=65536)
 def _backtracking(pattern: str) -> tuple[PatternProblem, ...]:
     try:
         parsed = parse(pattern)
     except PatternSyntaxError:
         return ()
+    runs = _optional_runs(parsed, _FactsCache())
     unbounded: list[Repeat] = []  # repeats checked for exponential ambiguity: unbounded or iterating often
     splitting = 0  # repeats that split text in many ways (unbounded or with a wide count)
     multi = False  # a counted repeat that may iterate twice
@@ -893,12 +928,12 @@ def _backtracking(pattern: str) -> tuple[PatternProblem, ...]:
             if _splits(n):
                 splitting += 1
     if not unbounded and not splitting:
-        return ()
+        return tuple(sorted(set(runs), key=lambda p: (p.offset, p.message)))
     b = _Backtracking(parsed)
     b.exponential(unbounded)
     if splitting > 1 or (splitting and multi):
         b.polynomial(parsed.root)
-    return tuple(sorted(set(b.problems), key=lambda p: (p.offset, p.message)))
+    return tuple(sorted(set(b.problems + runs), key=lambda p: (p.offset, p.message)))
 
 
 def backtracking_problems(pattern: str) -> list[PatternProblem]:

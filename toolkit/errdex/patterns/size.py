@@ -18,12 +18,15 @@ from .syntax import (
     Sequence, class_set, parse,
 )
 
-__all__ = ["MAX_EXPANSION", "MAX_LENGTH", "WIDE_WEIGHT", "expanded_size", "size_problems"]
+__all__ = ["MAX_ALTERNATIONS", "MAX_EXPANSION", "MAX_LENGTH", "WIDE_WEIGHT", "expanded_size", "size_problems"]
 
 #: Characters of pattern source; longer patterns are not parsed at all.
 MAX_LENGTH = 4000
 #: Character positions the counted repeats of a pattern may expand to.
 MAX_EXPANSION = 2000
+#: Alternations (``a|b``) a pattern may hold: hyperscan's compile time grows steeply with them (250 groups such as
+#: ``(a0|b)(a1|b)...`` took it 3 s each before it refused them as too large).
+MAX_ALTERNATIONS = 100
 #: What one ``.`` (or a class holding non-ASCII characters) counts: engines that match UTF-8 bytes write it as up to
 #: four byte positions.
 WIDE_WEIGHT = 4
@@ -75,6 +78,22 @@ def _outer_repeats(node: Node) -> list[Repeat]:
     return found
 
 
+def _alternations(node: Node) -> list[Alternation]:
+    """Every alternation in the pattern, in source order."""
+    found: list[Alternation] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Alternation):
+            found.append(n)
+            stack.extend(n.branches)
+        elif isinstance(n, (Group, Lookaround, Repeat)):
+            stack.append(n.child)
+        elif isinstance(n, Sequence):
+            stack.extend(n.items)
+    return sorted(found, key=lambda a: a.offset)
+
+
 def expanded_size(pattern: str) -> tuple[int, Repeat | None]:
     """Positions the pattern's counted repeats expand to (capped just above :data:`MAX_EXPANSION`), and the repeat
     that contributes most. Plain text outside repeats counts nothing (:data:`MAX_LENGTH` bounds it).
@@ -95,9 +114,15 @@ def size_problems(pattern: str) -> list[PatternProblem]:
         return [PatternProblem(MAX_LENGTH, f"pattern is {len(pattern):,} characters long, above the limit of "
                                            f"{MAX_LENGTH:,}; match a shorter, distinctive part of the message")]
     try:
+        alternations = _alternations(parse(pattern).root)
         total, worst = expanded_size(pattern)
     except PatternSyntaxError:
         return []
+    if len(alternations) > MAX_ALTERNATIONS:
+        return [PatternProblem(alternations[MAX_ALTERNATIONS].offset,
+                               f"pattern holds {len(alternations):,} alternations (a|b), above the limit of "
+                               f"{MAX_ALTERNATIONS}, which engines compile slowly or refuse; match a shorter, "
+                               "distinctive part of the message")]
     if total <= MAX_EXPANSION:
         return []
     where = pattern[worst.offset:worst.end] if worst is not None else ""
