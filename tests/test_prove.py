@@ -165,6 +165,22 @@ def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall(seed: d
     assert proof.observed["errorClass"] == "TimeoutError", proof.observed  # the client gave up, as on a stall
 
 
+def test_a_cancel_due_after_the_time_limit_neither_crashes_a_thread_nor_cancels(
+        seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    crashes: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", crashes.append)
+    record = _seed_v3(seed)["record"]
+    scenario = {"id": "late-cancel", "summary": "The caller would cancel long after the server stopped answering.",
+                "call": {"operation": "get-sandbox", "clientTimeoutMs": 200, "cancelAfterMs": 10**17},
+                "server": {"faults": [{"on": "get-sandbox", "action": "stall", "ms": 10**15}]},
+                "expect": {"outcome": "raises", "errorClass": "CreateosTimeoutError", "matchesRecord": False}}
+    proof = prove_scenario(record, scenario, timeout=5)
+    assert crashes == []  # the timer's wait used to overflow the clock: a traceback on stderr
+    assert proof.observed["errorClass"] == "TimeoutError", proof.observed
+
+
 def test_prove_refuses_a_timeout_that_is_not_a_positive_time(cli) -> None:
     result = cli("prove", "--timeout", "0")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
