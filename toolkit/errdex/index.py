@@ -224,6 +224,8 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
         duplicate = next(i for i in ids if ids.count(i) > 1)
         raise DataError(f"record id {duplicate!r} appears twice; run 'errdex validate'")
     target = Path(db) if db is not None else default_index_path(records)
+    if db is not None:
+        _refuse_to_replace_other_files(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -232,6 +234,21 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
     with _build_lock(target):
         _build(target, items, digest)
     return IndexInfo(target, digest, len(items), True)
+
+
+def _refuse_to_replace_other_files(target: Path) -> None:
+    """An index is written only over nothing, an empty file or a DuckDB database: ``--db notes.txt`` or
+    ``--db records/x.json`` (a mix-up with ``--records``) must not replace what errdex did not write."""
+    try:
+        with target.open("rb") as handle:
+            head = handle.read(12)
+    except FileNotFoundError:
+        return
+    except OSError:
+        return  # a folder or an unreadable path: the build reports it
+    if head and head[8:12] != b"DUCK":
+        raise InputError(f"{target}: exists and is not a DuckDB database, so errdex will not replace it; "
+                         "choose another --db (records to index go in --records)")
 
 
 #: How long an index build waits for another run building the same index.
