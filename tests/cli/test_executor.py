@@ -42,4 +42,4 @@ def test_a_plan_that_is_a_fifo_a_device_or_missing_is_refused_without_waiting(tm
     big = tmp_path / "big.json"
     big.write_bytes(b" " * (2 << 20) + b"{}")
     refused = cli("executor", "serve", "--plan", str(big))
-    assert refused.exit_code == 2 and "a plan holds at most 1048576 bytes" in refused.stderr
+    assert refused.exit_code == 2 and "a plan holds at most 1,048,576 bytes" in refused.stderr

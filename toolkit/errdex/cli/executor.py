@@ -28,28 +28,12 @@ MAX_PLAN_BYTES = 1 << 20
 def _load_plan(path: Path | None) -> dict[str, Any]:
     """The plan file, read as strictly as a record (no NaN, no duplicate key, bounded size and nesting); a FIFO
     or a device is refused instead of waited on or read forever."""
-    import os
-    import stat
-
-    from errdex.errors import os_reason
+    from errdex._files import read_regular
     from errdex.records.jsontext import parse_document
 
     if path is None:
         return {}
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not wait for a writer
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {os_reason(exc)}") from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{path}: not a regular file; --plan names a JSON file")
-        if info.st_size > MAX_PLAN_BYTES:
-            raise UsageError(f"{path}: file is {info.st_size} bytes; a plan holds at most {MAX_PLAN_BYTES} bytes")
-        try:
-            data = handle.read(MAX_PLAN_BYTES + 1)
-        except OSError as exc:
-            raise UsageError(f"{path}: cannot read: {os_reason(exc)}") from exc
+    data = read_regular(path, limit=MAX_PLAN_BYTES, error=UsageError, what="a plan")
     document = parse_document(data)
     if document.problems:
         problem = document.problems[0]
