@@ -105,15 +105,54 @@ def _read_folder(folder: Path) -> list[_Entry]:
     return entries
 
 
+#: A manifest names each record with a few hashes: far below this even for a very large dataset.
+MAX_MANIFEST_BYTES = 64 << 20
+
+
+def _manifest_problem(value: Any) -> str | None:
+    """What makes ``value`` no release manifest (the shape every reader of manifests relies on), or None."""
+    if not isinstance(value, dict):
+        return "not a JSON object"
+    if not isinstance(value.get("version"), str):
+        return "'version' is not a string"
+    records = value.get("records", {})
+    if not isinstance(records, dict):
+        return "'records' is not an object of record ids"
+    for record_id, entry in records.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("hash"), str) \
+                or not isinstance(entry.get("slug", ""), str) or not isinstance(entry.get("fields", {}), dict) \
+                or not isinstance(entry.get("status", ""), str):
+            return f"record {record_id!r} is not an object with a 'hash', a 'slug', 'fields' and a 'status'"
+    for key in ("counts", "bundle"):
+        if not isinstance(value.get(key, {}), dict):
+            return f"'{key}' is not an object"
+    if "bundle" in value:
+        name = value["bundle"].get("file")
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+            return "'bundle' names no 'file' (the plain name of the bundle beside the manifest)"
+    return None
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A release manifest, read strictly (a regular file of bounded size, strict JSON) and checked for the shape
+    releases, the site and ``diff`` rely on; DataError naming the file otherwise."""
+    from errdex._files import read_regular
+    from errdex.records.jsontext import parse_document
+
+    data = read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a release manifest")
+    document = parse_document(data)
+    if document.problems:
+        problem = document.problems[0]
+        raise DataError(f"{path}:{problem.line}:{problem.column}: not a release manifest: {problem.message}")
+    if (why := _manifest_problem(document.value)) is not None:
+        raise DataError(f"{path}: not a release manifest: {why}")
+    return document.value
+
+
 def release_history(folder: Path) -> list[dict[str, Any]]:
     """Every release manifest of a records folder, oldest first."""
-    manifests = []
-    for path in sorted((folder / RELEASES).glob("*.json")):
-        try:
-            manifests.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not a release manifest: {exc}") from exc
-    return sorted(manifests, key=lambda m: m.get("version", ""))
+    manifests = [read_manifest(path) for path in sorted((folder / RELEASES).glob("*.json"))]
+    return sorted(manifests, key=lambda m: m["version"])
 
 
 def history_folder(records: Sequence[str | Path] | None) -> Path | None:
@@ -395,11 +434,14 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
         return {item.record["id"]: item.record for item in load_records(["-"])}
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        from errdex._files import read_regular
+
+        try:  # a look only: what is no manifest is read as records below, with their checks
+            value = json.loads(read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a manifest"))
+        except (DataError, ValueError, RecursionError):
             value = None
         if isinstance(value, dict) and "bundle" in value and "records" in value and "version" in value:
+            value = read_manifest(path)  # checked: its bundle's name and version come from the file
             name = value["bundle"]["file"]
             places = [path.parent / name, Path("build") / "releases" / str(value["version"]).replace(":", "") / name]
             bundle = next((place for place in places if place.is_file()), places[0])
