@@ -304,3 +304,21 @@ def test_a_release_manifest_that_is_a_fifo_or_a_device_is_refused_at_once(folder
     (releases / "2026-11-29T000000Z.json").symlink_to("/dev/zero")  # read until memory ran out
     result = cli("release", "--records", str(folder), "--version", FIRST, "--check")
     assert result.exit_code == 1 and result.stderr.endswith("000000Z.json: not a regular file\n"), result.stderr
+
+
+def test_a_changelog_that_is_a_fifo_a_device_or_not_utf8_stops_the_release_cleanly(folder: Path, tmp_path: Path,
+                                                                                   cli: Any) -> None:
+    import os
+
+    changelog = tmp_path / "CHANGELOG.md"
+    before = _snapshot(folder)
+    for make, expected in ((lambda: os.mkfifo(changelog), "not a regular file"),  # blocked forever
+                           (lambda: changelog.symlink_to("/dev/zero"), "not a regular file"),  # exhausted memory
+                           (lambda: changelog.write_bytes(b"\xff\xfe"), "not UTF-8 (byte 1)")):  # exit 70
+        make()
+        result = cli("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
+                     "--changelog", str(changelog))
+        assert result.exit_code == 1 and result.stderr == f"errdex: error: {changelog}: {expected}" + (
+            "; the changelog is Markdown text, save it as UTF-8\n" if "UTF-8" in expected else "\n"), result.stderr
+        assert _snapshot(folder) == before  # all or nothing: no record, manifest or journal written
+        changelog.unlink()

@@ -367,6 +367,10 @@ def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path
     return report
 
 
+#: The changelog is rewritten whole at every release; a file larger than this is no changelog of errdex's.
+MAX_CHANGELOG_BYTES = 64 << 20
+
+
 def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], bundle: bytes,
                    out: str | Path | None, changelog: str | Path | None, change: Change) -> None:
     """Stage every file of the release in ``change``: records, manifest, bundle, its copy, the changelog."""
@@ -387,13 +391,17 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
     change.write(target / "manifest.json", manifest_text)
     report.bundle = target / bundle_name
     if changelog is not None:
+        from errdex._files import read_regular
+
         path = Path(changelog)
-        try:
-            existing = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            existing = ""
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        existing = ""
+        if os.path.lexists(path):  # a FIFO or /dev/zero is refused, not waited on or read without end
+            raw = read_regular(path, limit=MAX_CHANGELOG_BYTES, error=InputError, what="a changelog")
+            try:
+                existing = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}: not UTF-8 (byte {exc.start + 1}); the changelog is Markdown text, "
+                                 "save it as UTF-8") from exc
         clean_leftovers(path.parent if str(path.parent) else Path("."))
         successors = {e.record["id"]: e.record["slug"] for e in entries}
         change.write(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
