@@ -190,6 +190,22 @@ def test_query_never_creates_the_index_a_typo_names(tmp_path: Path, cli) -> None
     assert list(tmp_path.iterdir()) == []
 
 
+def test_index_never_replaces_a_text_file_and_export_neither(tmp_path: Path, cli) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me\n")
+    result = cli("index", "--db", str(notes))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert f"{notes}: exists and is not an errdex index" in result.stderr
+    assert notes.read_text() == "keep me\n"
+    exported = cli("export", "--format", "duckdb", "--output", str(notes))
+    assert exported.exit_code == 1 and notes.read_text() == "keep me\n"
+    index = tmp_path / "errdex.duckdb"
+    (tmp_path / "empty.duckdb").write_bytes(b"")
+    assert cli("index", "--db", str(index)).exit_code == 0
+    assert cli("index", "--db", str(index)).exit_code == 0  # an index is replaced, as before
+    assert cli("index", "--db", str(tmp_path / "empty.duckdb")).exit_code == 0
+
+
 def test_a_killed_index_build_leaves_nothing_behind_after_the_next_run(tmp_path: Path) -> None:
     from tests.processes import leftovers, run
 

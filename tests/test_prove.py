@@ -128,11 +128,20 @@ def _wait_for(condition: Any, seconds: float) -> bool:
     return True
 
 
+def _slow(seed: dict[str, Any]) -> dict[str, Any]:
+    """A scenario within the bounds (EDX205) that still outlasts a short --timeout."""
+    envelope = _endless(seed)
+    scenario = envelope["record"]["scenarios"][0]
+    scenario["call"]["clientTimeoutMs"] = 15_000
+    scenario["server"]["faults"][0]["ms"] = 25_000
+    return envelope
+
+
 def test_an_endless_scenario_times_out_and_its_server_is_stopped(tmp_path: Path, seed: dict[str, Any], cli) -> None:
     import threading
     import time
 
-    path = write_envelope(tmp_path, _endless(seed))
+    path = write_envelope(tmp_path, _slow(seed))
     before = {t.ident for t in threading.enumerate()}
     started = time.monotonic()
     result = cli("prove", "--records", str(path), "--timeout", "0.5", "--format", "json")
@@ -155,14 +164,37 @@ def test_the_default_time_limit_follows_the_scenario_and_is_bounded(seed: dict[s
     assert max(recorded) < 20 and min(recorded) > SLACK_S
 
 
-def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall(seed: dict[str, Any]) -> None:
-    record = _seed_v3(seed)["record"]
-    scenario = {"id": "huge-stall", "summary": "The server never answers.",
-                "call": {"operation": "get-sandbox", "clientTimeoutMs": 200},
-                "server": {"faults": [{"on": "get-sandbox", "action": "stall", "ms": 10**15}]},
-                "expect": {"outcome": "raises", "errorClass": "CreateosTimeoutError", "matchesRecord": False}}
-    proof = prove_scenario(record, scenario, timeout=5)
-    assert proof.observed["errorClass"] == "TimeoutError", proof.observed  # the client gave up, as on a stall
+def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall() -> None:
+    from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos
+
+    with FakeCreateos(plan=[{"on": "get-sandbox", "action": "stall", "ms": 10**15}]) as server:
+        client = CreateosClient(server.url, "key", timeout_ms=200, pace_ms=0, poll_interval_ms=20,
+                                reconnect_delay_ms=20)
+        with pytest.raises(CreateosError) as caught:
+            client.get_sandbox("sbx-1")
+    assert caught.value.error_class == "TimeoutError"  # the client gave up, as on a stall
+
+
+@pytest.mark.parametrize(("place", "value"), [("stall", 10**12), ("timeoutMs", 10**17), ("cancelAfterMs", 10**17),
+                                              ("clientTimeoutMs", 40_000)])
+def test_a_scenario_beyond_the_bounds_is_not_run_but_fails_at_once(tmp_path: Path, seed: dict[str, Any], cli,
+                                                                   place: str, value: int) -> None:
+    import time
+
+    envelope = _seed_v3(seed)
+    scenario = envelope["record"]["scenarios"][0]
+    if place == "stall":
+        scenario["server"]["faults"] = [{"on": "create-process", "action": "stall", "ms": value}]
+    else:
+        scenario["call"][place] = value
+    path = write_envelope(tmp_path, envelope)
+    started = time.monotonic()
+    result = cli("prove", "--records", str(path), "--format", "json")
+    assert time.monotonic() - started < 5  # a timeoutMs of 10**17 ran for the whole 65 s limit
+    assert result.exit_code == 1
+    (failure,) = result.json()["records"][0]["scenarios"][0]["failures"]
+    assert failure.startswith("not run: ") and "(EDX205; run 'errdex validate')" in failure
+    assert cli("validate", "--no-config", "--select", "EDX205", str(path)).exit_code == 1
 
 
 def test_prove_refuses_a_timeout_that_is_not_a_positive_time(cli) -> None:

@@ -276,3 +276,60 @@ def test_a_release_never_writes_through_a_folder_link_out_of_the_tree(folder: Pa
     with pytest.raises(DataError, match="symbolic link that leaves"):
         cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
     assert (outside / moved.name).read_text() == text and not (tmp_path / "a").exists()
+
+
+HOSTILE_MANIFESTS = {
+    "deep": ("[" * 100_000 + "]" * 100_000, ":1:65: not a release manifest: arrays and objects nest more than 64"),
+    "nan": ('{"version": NaN}', ":1:13: not a release manifest: NaN is not a JSON number"),
+    "not-utf8": (b"\xff", ":1:1: not a release manifest: byte 0xff is not valid UTF-8"),
+    "a-list": ("[1]", ": not a release manifest: not a JSON object"),
+    "version-not-a-string": ('{"version": 5, "records": {}}', ": not a release manifest: 'version' is not a string"),
+    "record-not-an-object": ('{"version": "2026-11-30T00:00:00Z", "records": {"a": 5}}',
+                             ": not a release manifest: record 'a' is not an object with a 'hash'"),
+    "bundle-out-of-the-folder": ('{"version": "2026-11-30T00:00:00Z", "records": {}, '
+                                 '"bundle": {"file": "../../etc/passwd"}}', ": not a release manifest: 'bundle' names"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_MANIFESTS))
+def test_a_hostile_release_manifest_is_named_not_a_crash(folder: Path, tmp_path: Path, cli: Any, name: str) -> None:
+    text, expected = HOSTILE_MANIFESTS[name]
+    manifest = folder / ".releases" / "2026-11-30T000000Z.json"
+    manifest.parent.mkdir()
+    manifest.write_bytes(text if isinstance(text, bytes) else text.encode())
+    for command in (["release", "--records", str(folder), "--version", FIRST, "--check"],
+                    ["site", "build", "--records", str(folder), "--out", str(tmp_path / "site")]):
+        result = cli(*command)  # each of these was an internal error (exit 70)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, (command, result.stderr)
+        assert f"{manifest}{expected}" in result.stderr, result.stderr
+    result = cli("diff", str(manifest), str(folder))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_release_manifest_that_is_a_fifo_or_a_device_is_refused_at_once(folder: Path, cli: Any) -> None:
+    import os
+
+    releases = folder / ".releases"
+    releases.mkdir()
+    os.mkfifo(releases / "2026-11-30T000000Z.json")  # waited forever for a writer
+    (releases / "2026-11-29T000000Z.json").symlink_to("/dev/zero")  # read until memory ran out
+    result = cli("release", "--records", str(folder), "--version", FIRST, "--check")
+    assert result.exit_code == 1 and result.stderr.endswith("000000Z.json: not a regular file\n"), result.stderr
+
+
+def test_a_changelog_that_is_a_fifo_a_device_or_not_utf8_stops_the_release_cleanly(folder: Path, tmp_path: Path,
+                                                                                   cli: Any) -> None:
+    import os
+
+    changelog = tmp_path / "CHANGELOG.md"
+    before = _snapshot(folder)
+    for make, expected in ((lambda: os.mkfifo(changelog), "not a regular file"),  # blocked forever
+                           (lambda: changelog.symlink_to("/dev/zero"), "not a regular file"),  # exhausted memory
+                           (lambda: changelog.write_bytes(b"\xff\xfe"), "not UTF-8 (byte 1)")):  # exit 70
+        make()
+        result = cli("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
+                     "--changelog", str(changelog))
+        assert result.exit_code == 1 and result.stderr == f"errdex: error: {changelog}: {expected}" + (
+            "; the changelog is Markdown text, save it as UTF-8\n" if "UTF-8" in expected else "\n"), result.stderr
+        assert _snapshot(folder) == before  # all or nothing: no record, manifest or journal written
+        changelog.unlink()

@@ -62,3 +62,26 @@ def test_validate_and_error_messages_escape_file_names(cli, tmp_path: Path) -> N
     assert missing.exit_code == 1 and _clean(missing.stderr) and "gone\\x1b]0;T\\x07.log" in missing.stderr
     usage = cli("explain", "nothing\x1b[2J at all")
     assert usage.exit_code == 1 and _clean(usage.stderr) and "nothing\\x1b[2J at all" in usage.stderr
+
+
+def test_query_diff_fmt_and_migrate_text_escape_record_fields_and_file_names(cli, tmp_path: Path,
+                                                                            seed: dict[str, Any]) -> None:
+    old = tmp_path / "old"
+    write_envelope(old, seed)
+    record = seed["record"]
+    record["documentation"] = "Means trouble" + HOSTILE
+    new = tmp_path / "new"
+    write_envelope(new, seed)
+    table = cli("query", "--records", str(new), "SELECT documentation FROM records")
+    assert table.exit_code == 0 and _clean(table.stdout) and "Means trouble" + ESCAPED[:40] in table.stdout  # cut to its width
+    rows = cli("query", "--records", str(new), "--format", "json", "SELECT documentation FROM records").json()
+    assert rows == [{"documentation": record["documentation"]}]  # JSON stays exact
+    changed = cli("diff", str(old), str(new))
+    assert changed.exit_code == 1 and _clean(changed.stdout) and "documentation:" in changed.stdout
+    hostile = tmp_path / "x\x1b[2J\u202e"
+    path = write_envelope(hostile, seed, folder="acme/api")
+    path.write_text(path.read_text() + "\n\n")  # not canonical
+    formatted = cli("fmt", str(hostile))
+    assert formatted.exit_code == 0 and _clean(formatted.stdout) and "x\\x1b[2J\\u202e" in formatted.stdout
+    migrated = cli("migrate", "--to", "3", "--check", str(hostile))
+    assert migrated.exit_code == 1 and _clean(migrated.stdout) and "x\\x1b[2J\\u202e" in migrated.stdout

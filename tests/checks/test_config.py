@@ -75,3 +75,20 @@ def test_broken_configuration_is_a_config_error(tmp_path: Path, text: str, messa
     config.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_config(config)
+
+
+def test_a_configuration_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(tmp_path: Path, cli) -> None:
+    import os
+
+    fifo = tmp_path / "errdex.toml"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    broken = tmp_path / "bytes.toml"
+    broken.write_bytes(b"\xffstrict = true\n")
+    for config, expected in ((fifo, "not a regular file"), ("/dev/zero", "not a regular file"),
+                             (deep, "not valid TOML: nested too deep"), (broken, "not UTF-8 (byte 1)")):
+        # a FIFO waited forever and /dev/zero was read until memory ran out
+        result = cli("validate", "--config", str(config))
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"{config}: {expected}" in result.stderr and "codec" not in result.stderr

@@ -32,3 +32,11 @@ def test_list_checks_prints_the_registry(cli) -> None:
     assert [row["code"] for row in result.json()] == sorted(CHECKS)
     text = cli("validate", "--list-checks").stdout
     assert all(code in text for code in CHECKS)
+
+
+def test_the_readme_checks_table_lists_every_check_by_code_and_name() -> None:
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = re.findall(r"^\| (EDX[0-9]{3}) \| ([a-z0-9-]+) \|", readme, flags=re.MULTILINE)
+    assert table == [(code, cls.name) for code, cls in CHECKS.items()]

@@ -338,6 +338,20 @@ def test_records_being_written_are_matched_with_a_warning(tmp_path: Path, cli) -
     assert cli("validate", str(folder)).exit_code == 1  # validation stays strict
 
 
+@pytest.mark.parametrize("fields", [{"documentation": ["a list"]}, {"documentation": 7},
+                                    {"solutions": {"a": 1}}, {"solutions": True}, {"solutions": [1, 2]}])
+def test_a_record_being_written_with_fields_of_the_wrong_type_is_matched_not_a_crash(tmp_path: Path, cli,
+                                                                                      fields: dict[str, Any]) -> None:
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "draft.json").write_text(json.dumps({"record": {
+        "id": "00000000000000ab", "messagePattern": "disk ([0-9]+) is full", "errorMessage": "disk 3 is full",
+        **fields}}))
+    text = cli("match", "-", "--records", str(folder), input="ERROR disk 42 is full\n")
+    assert text.exit_code == 0, text.stderr  # was an internal error (exit 70) while printing the match
+    assert "ERROR disk 42 is full" in text.stdout
+
+
 def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     records = [_record(1, "([0-9]+) zz", "1 zz"), _record(2, "([0-9]+) yy", "2 yy"),
                _record(3, "disk ([0-9]+) is full", "disk 1 is full")]

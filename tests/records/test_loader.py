@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,22 @@ def test_the_loader_names_a_missing_schema_version_in_its_own_words(tmp_path: Pa
     with pytest.raises(DataError, match="schemaVersion is missing") as caught:
         load_records([path])
     assert "None" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("version", "shown"), [([3], "[3]"), ({"a": 1}, '{"a": 1}'), (None, "null"), (True, "true"),
+                                                (3.0, "3.0"), ("3", '"3"')])
+def test_a_schema_version_that_is_no_integer_is_refused_in_json_words(tmp_path: Path, seed: dict[str, Any], cli,
+                                                                      version: Any, shown: str) -> None:
+    seed["record"]["schemaVersion"] = version  # a list or an object was an internal error (unhashable)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(seed), encoding="utf-8")
+    with pytest.raises(DataError, match=rf"r\.json:\d+:\d+: schemaVersion is {re.escape(shown)}, which errdex"):
+        load_records([path])
+    for command in (["index", "--records", str(path), "--db", str(tmp_path / "x.duckdb")],
+                    ["migrate", "--to", "2", "--check", str(path)]):
+        result = cli(*command)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, (command, result.stderr)
+        assert f"schemaVersion is {shown}," in result.stderr
+    found = cli("validate", "--no-config", "--format", "json", str(path)).json()
+    assert [f["message"] for f in found if f["code"] == "EDX011"] == [
+        f"schemaVersion {shown} is not supported (supported: 2, 3); migrate the record"]

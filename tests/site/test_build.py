@@ -379,3 +379,21 @@ def test_records_that_would_share_a_page_are_refused(tmp_path: Path, site_cache:
     assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
     assert "would share the page records/evil/repo/createos-returned-invalid-json.html" in result.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["records"]
+
+
+def test_a_proofs_file_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(cli: Any, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    broken = tmp_path / "bytes.json"
+    broken.write_bytes(b"\xff{}")
+    for proofs, expected in ((fifo, "not a regular file"), ("/dev/zero", "not a regular file"),
+                             (deep, "nested too deep to be proofs"), (broken, "not UTF-8 (byte 1)")):
+        # a FIFO waited forever, /dev/zero was read until memory ran out, deep nesting was an internal error
+        result = cli("site", "build", "--out", str(tmp_path / "site"), "--proofs", str(proofs))
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert f"{proofs}: {expected}" in result.stderr and "codec" not in result.stderr
+    assert not (tmp_path / "site").exists()

@@ -22,17 +22,43 @@ import json
 import os
 import re
 import signal
+import stat
 import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["Change", "clean_leftovers", "crash_point", "recover", "stage", "write_atomic"]
+__all__ = ["Change", "clean_leftovers", "crash_point", "read_regular", "recover", "stage", "write_atomic"]
 
 #: The journal of a change of many files, in the folder that was locked for it.
 JOURNAL = ".errdex-journal.json"
 _TEMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)(?:-[a-z0-9_]{8}\.tmp|\.tmp|\.tmp\.wal)$")
 _OLD_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # before the owner's pid was in the name
 _OLD_AGE_S = 3600.0
+
+
+def read_regular(path: Path, *, limit: int, error: type[Exception], what: str) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes, or ``error`` saying why not: a FIFO or a
+    device (``/dev/zero``) is refused at once instead of waited on or read forever. ``what`` names the file in
+    the size message ("a plan")."""
+    from errdex.errors import os_reason
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not wait for a writer
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {os_reason(exc)}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise error(f"{path}: file is {info.st_size:,} bytes; {what} holds at most {limit:,} bytes")
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise error(f"{path}: cannot read: {os_reason(exc)}") from exc
+    if len(data) > limit:  # grew while read
+        raise error(f"{path}: file is over {limit:,} bytes; {what} holds at most {limit:,} bytes")
+    return data
 
 
 def crash_point(name: str) -> None:

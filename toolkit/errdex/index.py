@@ -259,7 +259,7 @@ def _refuse_foreign(target: Path) -> None:
         raise InputError(f"{target}: not a file; choose a file name for the index")
     if info.st_size and "index_format" not in (_stored(target) or {}):
         raise InputError(f"{target}: exists and is not an errdex index; nothing was written "
-                         "(remove it, or choose another --db)")
+                         "(remove it, or choose another --db; records to index go in --records)")
 
 
 #: How long an index build waits for another run building the same index.

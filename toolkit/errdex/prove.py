@@ -23,7 +23,8 @@ import re2
 
 from errdex.errors import UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
-from errdex.executor.createos.bounds import scenario_limit_s
+from errdex.executor.createos.bounds import (MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS, scenario_limit_s,
+                                             scenario_need_ms, scenario_times)
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options
 from errdex.records.loader import load_records
@@ -152,6 +153,18 @@ def _fact(facts: dict[str, Any], dotted: str) -> Any:
     return node
 
 
+def _beyond_bounds(raw: dict[str, Any]) -> str | None:
+    """Why the scenario is not run: a time it names is beyond the executor's bounds (EDX205), or None."""
+    for place, ms in scenario_times(raw):
+        if not 0 <= ms <= MAX_SCENARIO_MS:
+            return (f"not run: {place} is {ms:.0f} ms, outside 0-{MAX_SCENARIO_MS} ms, the longest a scenario "
+                    "may wait (EDX205; run 'errdex validate')")
+    if (need := scenario_need_ms(raw)) > MAX_SCENARIO_TOTAL_MS:
+        return (f"not run: the scenario's times add up to {need:.0f} ms, more than {MAX_SCENARIO_TOTAL_MS} ms "
+                "(EDX205; run 'errdex validate')")
+    return None
+
+
 def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: float | None = None) -> ScenarioProof:
     """Run one scenario of a record against a fresh fake server and judge what was observed.
 
@@ -162,6 +175,8 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: floa
     started = time.monotonic()
     limit = scenario_limit_s(raw) if timeout is None else timeout
     scenario_id = raw.get("id") if isinstance(raw.get("id"), str) else "?"
+    if (beyond := _beyond_bounds(raw)) is not None:  # what validate refuses (EDX205) is not run for a minute
+        return ScenarioProof(scenario_id, False, {}, [beyond])
     try:
         scenario = Scenario.model_validate(raw)
     except pydantic.ValidationError as exc:
@@ -186,7 +201,8 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: floa
         )
         cancel = threading.Event()
         timer = None
-        if scenario.call.cancelAfterMs is not None:
+        # a cancel due after the time limit never comes (and a huge delay overflows the clock's wait)
+        if scenario.call.cancelAfterMs is not None and scenario.call.cancelAfterMs / 1000 < limit:
             timer = threading.Timer(scenario.call.cancelAfterMs / 1000, cancel.set)
             timer.daemon = True
             timer.start()

@@ -113,15 +113,54 @@ def _read_folder(folder: Path) -> list[_Entry]:
     return entries
 
 
+#: A manifest names each record with a few hashes: far below this even for a very large dataset.
+MAX_MANIFEST_BYTES = 64 << 20
+
+
+def _manifest_problem(value: Any) -> str | None:
+    """What makes ``value`` no release manifest (the shape every reader of manifests relies on), or None."""
+    if not isinstance(value, dict):
+        return "not a JSON object"
+    if not isinstance(value.get("version"), str):
+        return "'version' is not a string"
+    records = value.get("records", {})
+    if not isinstance(records, dict):
+        return "'records' is not an object of record ids"
+    for record_id, entry in records.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("hash"), str) \
+                or not isinstance(entry.get("slug", ""), str) or not isinstance(entry.get("fields", {}), dict) \
+                or not isinstance(entry.get("status", ""), str):
+            return f"record {record_id!r} is not an object with a 'hash', a 'slug', 'fields' and a 'status'"
+    for key in ("counts", "bundle"):
+        if not isinstance(value.get(key, {}), dict):
+            return f"'{key}' is not an object"
+    if "bundle" in value:
+        name = value["bundle"].get("file")
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+            return "'bundle' names no 'file' (the plain name of the bundle beside the manifest)"
+    return None
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A release manifest, read strictly (a regular file of bounded size, strict JSON) and checked for the shape
+    releases, the site and ``diff`` rely on; DataError naming the file otherwise."""
+    from errdex._files import read_regular
+    from errdex.records.jsontext import parse_document
+
+    data = read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a release manifest")
+    document = parse_document(data)
+    if document.problems:
+        problem = document.problems[0]
+        raise DataError(f"{path}:{problem.line}:{problem.column}: not a release manifest: {problem.message}")
+    if (why := _manifest_problem(document.value)) is not None:
+        raise DataError(f"{path}: not a release manifest: {why}")
+    return document.value
+
+
 def release_history(folder: Path) -> list[dict[str, Any]]:
     """Every release manifest of a records folder, oldest first."""
-    manifests = []
-    for path in sorted((folder / RELEASES).glob("*.json")):
-        try:
-            manifests.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not a release manifest: {exc}") from exc
-    return sorted(manifests, key=lambda m: m.get("version", ""))
+    manifests = [read_manifest(path) for path in sorted((folder / RELEASES).glob("*.json"))]
+    return sorted(manifests, key=lambda m: m["version"])
 
 
 def history_folder(records: Sequence[str | Path] | None) -> Path | None:
@@ -336,6 +375,10 @@ def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path
     return report
 
 
+#: The changelog is rewritten whole at every release; a file larger than this is no changelog of errdex's.
+MAX_CHANGELOG_BYTES = 64 << 20
+
+
 def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], bundle: bytes,
                    out: str | Path | None, changelog: str | Path | None, change: Change) -> None:
     """Stage every file of the release in ``change``: records, manifest, bundle, its copy, the changelog."""
@@ -356,13 +399,17 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
     change.write(target / "manifest.json", manifest_text)
     report.bundle = target / bundle_name
     if changelog is not None:
+        from errdex._files import read_regular
+
         path = Path(changelog)
-        try:
-            existing = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            existing = ""
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        existing = ""
+        if os.path.lexists(path):  # a FIFO or /dev/zero is refused, not waited on or read without end
+            raw = read_regular(path, limit=MAX_CHANGELOG_BYTES, error=InputError, what="a changelog")
+            try:
+                existing = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}: not UTF-8 (byte {exc.start + 1}); the changelog is Markdown text, "
+                                 "save it as UTF-8") from exc
         clean_leftovers(path.parent if str(path.parent) else Path("."))
         successors = {e.record["id"]: e.record["slug"] for e in entries}
         change.write(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
@@ -403,11 +450,14 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
         return {item.record["id"]: item.record for item in load_records(["-"])}
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        from errdex._files import read_regular
+
+        try:  # a look only: what is no manifest is read as records below, with their checks
+            value = json.loads(read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a manifest"))
+        except (DataError, ValueError, RecursionError):
             value = None
         if isinstance(value, dict) and "bundle" in value and "records" in value and "version" in value:
+            value = read_manifest(path)  # checked: its bundle's name and version come from the file
             name = value["bundle"]["file"]
             places = [path.parent / name, Path("build") / "releases" / str(value["version"]).replace(":", "") / name]
             bundle = next((place for place in places if place.is_file()), places[0])

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from errdex._files import read_regular
 from errdex.checks.base import Check, registry
-from errdex.errors import ConfigError, UsageError, os_reason
+from errdex.errors import ConfigError, UsageError
 
 __all__ = ["ValidationConfig", "find_config", "load_config", "resolve_checks"]
 
@@ -60,6 +61,10 @@ def resolve_checks(names: Iterable[str], *, origin: str, error: type[UsageError]
     return codes
 
 
+#: A configuration is a few lines; a larger file is refused rather than read whole.
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def find_config(start: Path) -> Path | None:
     """The nearest errdex.toml, or pyproject.toml with a [tool.errdex] table, at or above ``start``."""
     for folder in (start, *start.parents):
@@ -69,8 +74,9 @@ def find_config(start: Path) -> Path | None:
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                raw = read_regular(pyproject, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a pyproject.toml")
+                data = tomllib.loads(raw.decode("utf-8"))
+            except (ConfigError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
                 continue
             if "errdex" in data.get("tool", {}):
                 return pyproject
@@ -89,12 +95,15 @@ def load_config(path: Path | None) -> ValidationConfig:
     """Read a configuration file (``None``: the defaults)."""
     if path is None:
         return ValidationConfig()
+    raw = read_regular(path, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a configuration file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {os_reason(exc)}") from exc
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: not valid TOML: nested too deep") from exc
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("errdex", {})
         where = f"{path} [tool.errdex]"

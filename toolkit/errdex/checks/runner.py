@@ -13,7 +13,7 @@ from errdex.checks.config import ValidationConfig, enabled_checks, find_config, 
 from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
 from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
-from errdex.records.loader import model_problem
+from errdex.records.loader import model_problem, shown_version
 from errdex.records.schema import SUPPORTED_VERSIONS
 from errdex.records.sources import Document, iter_documents
 
@@ -129,7 +129,7 @@ class _Run:
         else:
             supported = ", ".join(map(str, SUPPORTED_VERSIONS))
             self._finding("EDX011", doc, f"{prefix}/schemaVersion",
-                          f"schemaVersion {version!r} is not supported (supported: {supported}); migrate the record", record)
+                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); migrate the record", record)
         ctx = RecordContext(
             record=record,
             prefix=prefix,

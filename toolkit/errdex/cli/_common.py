@@ -12,7 +12,7 @@ import click
 
 T = TypeVar("T")
 
-__all__ = ["color_enabled", "echo", "format_option", "no_dash", "progress", "quiet_option", "records_option",
+__all__ = ["color_enabled", "echo", "echo_text", "format_option", "no_dash", "progress", "quiet_option", "records_option",
            "stderr_line"]
 
 
@@ -28,6 +28,14 @@ def echo(text: str) -> None:
     """Write data output to stdout as is."""
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def echo_text(text: str) -> None:
+    """Write human-readable output to stdout, control characters escaped (a record, a value or a file name can
+    hold them); JSON and CSV output go through :func:`echo` as they are."""
+    from errdex.terminal import safe
+
+    echo(safe(text))
 
 
 def stderr_line(text: str) -> None:

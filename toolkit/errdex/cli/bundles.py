@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
 from errdex.records.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
 
 
@@ -79,7 +79,7 @@ def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, chec
         for entry in report.entries:
             line = _entry_line(entry, report)
             if line is not None:
-                echo(line + "\n")
+                echo_text(line + "\n")
     if not quiet:
         stderr_line(_summary(report))
     return 1 if report.blocked or report.invalid else 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +21,31 @@ def executor_group() -> None:
     """
 
 
+#: A plan is a few faults, programs and sandboxes: a larger file is refused rather than read whole.
+MAX_PLAN_BYTES = 1 << 20
+
+
 def _load_plan(path: Path | None) -> dict[str, Any]:
+    """The plan file, read as strictly as a record (no NaN, no duplicate key, bounded size and nesting); a FIFO
+    or a device is refused instead of waited on or read forever."""
+    from errdex._files import read_regular
+    from errdex.records.jsontext import parse_document
+
     if path is None:
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
-    if not isinstance(data, dict):
+    data = read_regular(path, limit=MAX_PLAN_BYTES, error=UsageError, what="a plan")
+    document = parse_document(data)
+    if document.problems:
+        problem = document.problems[0]
+        raise UsageError(f"{path}:{problem.line}:{problem.column}: {problem.message}")
+    plan = document.value
+    if not isinstance(plan, dict):
         raise UsageError(f"{path}: expected an object like a scenario's server: {{sandboxes, programs, faults}}")
-    return data
+    for key, kind, shown in (("faults", list, "a list of fault rules"), ("programs", list, "a list of programs"),
+                             ("sandboxes", dict, "an object of sandbox ids")):
+        if plan.get(key) is not None and not isinstance(plan[key], kind):
+            raise UsageError(f"{path}: '{key}' must be {shown}")
+    return plan
 
 
 @executor_group.command("serve")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.records import canonical
 
@@ -63,7 +63,7 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
                         indent=2) + "\n")
     else:
         for path in result.changed:
-            echo(f"{verb} {path}\n")
+            echo_text(f"{verb} {path}\n")
     for path, line, column, message in result.failed:
         stderr_line(f"{path}:{line}:{column}: cannot format: {message}")
     if not quiet and fmt == "text":

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import echo, format_option, no_dash, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, echo_text, format_option, no_dash, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
 from errdex.terminal import safe
@@ -111,7 +111,7 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str,
         writer.writerows(result.rows)
         echo(buffer.getvalue())
     elif result.columns:
-        echo(_table(result.columns, result.rows))
+        echo_text(_table(result.columns, result.rows))
     if result.truncated:
         stderr_line(f"only the first {limit} rows are shown (--limit 0 for every row)")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from errdex.cli._common import echo, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo, echo_text, quiet_option, records_option, stderr_line
 from errdex.records.migrate import FileMigration, MigrationRefused, MigrationReport, migrate
 
 
@@ -14,7 +14,7 @@ def _versions(file: FileMigration) -> str:
 
 def _loss_lines(file: FileMigration, verb: str) -> None:
     for record_id, loss in file.losses:
-        echo(f"{file.path}: record {record_id}: {verb} {loss}\n")
+        echo_text(f"{file.path}: record {record_id}: {verb} {loss}\n")
 
 
 def _summary(report: MigrationReport, allow_loss: bool) -> str:
@@ -66,7 +66,7 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
     for note in report.notes:
         stderr_line(f"errdex: {note}")
     for file in report.changed:
-        echo(f"{'migrated' if report.applied else 'would migrate'} {file.path}: {_versions(file)} -> v{report.to}\n")
+        echo_text(f"{'migrated' if report.applied else 'would migrate'} {file.path}: {_versions(file)} -> v{report.to}\n")
         _loss_lines(file, "drops" if report.applied else "would drop")
     if not quiet:
         stderr_line(_summary(report, allow_loss))

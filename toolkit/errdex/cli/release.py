@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, no_dash, quiet_option, stderr_line
+from errdex.cli._common import echo, echo_text, no_dash, quiet_option, stderr_line
 from errdex.errors import ErrdexError
 
 DEFAULT_RECORDS = "records"
@@ -43,13 +43,13 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
         stderr_line(f"errdex: {note}")
     counts = report.manifest["counts"]
     for record in report.added:
-        echo(f"added      {record['slug']} ({record['id']})\n")
+        echo_text(f"added      {record['slug']} ({record['id']})\n")
     for record, fields in report.changed:
-        echo(f"changed    {record['slug']} ({record['id']}): {', '.join(fields)}\n")
+        echo_text(f"changed    {record['slug']} ({record['id']}): {', '.join(fields)}\n")
     for record in report.withdrawn:
-        echo(f"withdrawn  {record['slug']} ({record['id']})\n")
+        echo_text(f"withdrawn  {record['slug']} ({record['id']})\n")
     for record in report.superseded:
-        echo(f"superseded {record['slug']} ({record['id']}) by {record.get('supersededBy')}\n")
+        echo_text(f"superseded {record['slug']} ({record['id']}) by {record.get('supersededBy')}\n")
     if not quiet:
         where = "" if check else f"; bundle {report.bundle} (sha256 {report.manifest['bundle']['sha256'][:16]}…)"
         stderr_line(f"{'would release' if check else 'released'} {report.version}: {counts['records']} records, "
@@ -84,13 +84,13 @@ def diff_command(old: str, new: str, fmt: str) -> int:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
         for record in result.added:
-            echo(f"+ {record['slug']} ({record['id']})\n")
+            echo_text(f"+ {record['slug']} ({record['id']})\n")
         for record in result.removed:
-            echo(f"- {record['slug']} ({record['id']})\n")
+            echo_text(f"- {record['slug']} ({record['id']})\n")
         for record, fields in result.changed:
-            echo(f"~ {record['slug']} ({record['id']})\n")
+            echo_text(f"~ {record['slug']} ({record['id']})\n")
             for name, before, after in fields:
-                echo(f"    {name}: {_short(before)} -> {_short(after)}\n")
+                echo_text(f"    {name}: {_short(before)} -> {_short(after)}\n")
         stderr_line(f"{len(result.added)} added, {len(result.removed)} removed, {len(result.changed)} changed, "
                     f"{result.unchanged} unchanged")
     return 0 if result.same else 1

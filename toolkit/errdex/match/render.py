@@ -28,6 +28,15 @@ def substitute(text: str, groups: tuple[str | None, ...]) -> str:
     return _PLACEHOLDER.sub(value, text)
 
 
+def _text(value: Any) -> str:
+    """A field as text; a record that does not conform yet (``match`` still matches it) may hold anything."""
+    return value if isinstance(value, str) else ""
+
+
+def _first_text(values: Any) -> str:
+    return _text(values[0]) if isinstance(values, list) and values else ""
+
+
 def _style(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
@@ -40,8 +49,8 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     lines = [
         f"{_style(f'{safe(source, newlines=False)}:{number}:', '1', color)} {shown}",
         f"  {_style(record['errorClass'], '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
-        f" ({record['severity']}): {first_sentence(record.get('documentation') or '(no documentation yet)')}",
-        f"  fix: {substitute((record.get('solutions') or ['(no solution recorded yet)'])[0], groups)}",
+        f" ({record['severity']}): {first_sentence(_text(record.get('documentation')) or '(no documentation yet)')}",
+        f"  fix: {substitute(_first_text(record.get('solutions')) or '(no solution recorded yet)', groups)}",
     ]
     if any(g is not None for g in groups):
         lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in groups)}")

@@ -25,7 +25,7 @@ from errdex.records.jsontext import escape_pointer
 from errdex.records.sources import Document, iter_documents, record_files
 
 __all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records",
-           "model_problem"]
+           "model_problem", "shown_version"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,20 @@ class LoadedRecord:
     record: dict[str, Any]
     dataset_version: str | None
     problem: str | None = None
+
+
+def is_version_number(value: Any) -> bool:
+    """A ``schemaVersion`` that can name a version: an integer (not ``true``, ``3.0``, a list or an object)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def shown_version(value: Any) -> str:
+    """A ``schemaVersion`` as the file writes it (``null``, ``"3"``, ``[3]``), cut short, for a message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _fail(path: str, line: int, column: int, message: str) -> DataError:
@@ -60,9 +74,9 @@ def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     if not isinstance(record, dict):
         raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
     version = record.get("schemaVersion")
-    if RECORD_MODELS.get(version) is None:  # type: ignore[arg-type]
+    if not is_version_number(version) or RECORD_MODELS.get(version) is None:
         supported = ", ".join(map(str, sorted(RECORD_MODELS)))
-        shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
+        shown = "missing" if "schemaVersion" not in record else f"{shown_version(version)}, which errdex does not support"
         line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
         raise _fail(doc.path, line, column, f"schemaVersion is {shown} (supported: {supported})")
     problem = model_problem(value if prefix else record, envelope=bool(prefix))

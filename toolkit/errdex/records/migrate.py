@@ -25,7 +25,7 @@ from typing import Any
 from errdex._files import Change
 from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
-from errdex.records.loader import checked_record
+from errdex.records.loader import checked_record, shown_version
 from errdex.records.models import RECORD_MODELS, RecordV3
 from errdex.records.sources import Document, is_bundle, iter_documents
 
@@ -76,7 +76,7 @@ def _version_of(record: dict[str, Any]) -> int:
     version = record.get("schemaVersion")
     if isinstance(version, bool) or not isinstance(version, int) or version not in RECORD_MODELS:
         supported = ", ".join(map(str, sorted(RECORD_MODELS)))
-        shown = "missing" if "schemaVersion" not in record else f"{version!r}, which errdex does not support"
+        shown = "missing" if "schemaVersion" not in record else f"{shown_version(version)}, which errdex does not support"
         raise DataError(f"record {record.get('id')!r}: schemaVersion is {shown} (supported: {supported})")
     return version
 

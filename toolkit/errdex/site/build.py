@@ -63,18 +63,28 @@ def _environment() -> jinja2.Environment:
     )
 
 
+#: The output of ``errdex prove --format json`` for a very large dataset stays well below this.
+MAX_PROOFS_BYTES = 256 << 20
+
+
 def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
     if proofs is None:
         return None
     if isinstance(proofs, dict):
         data = proofs
     else:
+        from errdex._files import read_regular
+
+        raw = read_regular(Path(proofs), limit=MAX_PROOFS_BYTES, error=InputError, what="a proofs file")
+        expected = "(expected the output of 'errdex prove --format json')"
         try:
-            data = json.loads(Path(proofs).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"{proofs}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
-        except ValueError as exc:
-            raise InputError(f"{proofs}: not JSON: {exc} (expected the output of 'errdex prove --format json')") from exc
+            data = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{proofs}: not UTF-8 (byte {exc.start + 1}) {expected}") from exc
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{proofs}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}) {expected}") from exc
+        except RecursionError as exc:
+            raise InputError(f"{proofs}: nested too deep to be proofs {expected}") from exc
     records = data.get("records") if isinstance(data, dict) else None
     if not isinstance(records, list):
         raise InputError(f"{proofs}: no 'records' list (expected the output of 'errdex prove --format json')")
