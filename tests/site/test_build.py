@@ -197,7 +197,7 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json = tmp_path / "proofs.json"
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
-    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json: not JSON" in result.stderr
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json:1:2: not valid JSON" in result.stderr
     for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
         result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
@@ -209,6 +209,22 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,                                            # deeper than any JSON parser recurses
+    '{"records": [{"id": "x", "scenarios": "passed"}]}',      # scenarios not a list
+    '{"records": [{"id": "x", "scenarios": [5]}]}',           # a scenario not an object
+    '{"records": [{"id": "x", "scenarios": [{"id": "s", "failures": "abc"}]}]}',
+    '{"records": [7]}',
+])
+def test_a_hostile_proofs_file_is_one_clear_line(cli: Any, tmp_path: Path, text: str) -> None:
+    proofs = tmp_path / "proofs.json"
+    proofs.write_text(text, encoding="utf-8")
+    result = cli("site", "build", "--out", str(tmp_path / "site"), "--proofs", str(proofs), "--no-search")
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr.count("\n") == 1 and "proofs.json" in result.stderr and "internal error" not in result.stderr
+    assert not (tmp_path / "site").exists()
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import no_dash
-from errdex.errors import UsageError
+from errdex.errors import InputError, UsageError
 
 
 @click.group("executor")
@@ -23,16 +23,24 @@ def executor_group() -> None:
 
 
 def _load_plan(path: Path | None) -> dict[str, Any]:
+    """The plan file's object, checked against the shape of a scenario's server (as ``prove`` reads one)."""
     if path is None:
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from exc
+    from pydantic import ValidationError
+
+    from errdex.jsonfile import read_json_file
+    from errdex.records.models import ScenarioServer
+
+    shape = "an object like a scenario's server: {sandboxes, programs, faults}"
+    data = read_json_file(path, hint=f"expected {shape}")
     if not isinstance(data, dict):
-        raise UsageError(f"{path}: expected an object like a scenario's server: {{sandboxes, programs, faults}}")
+        raise InputError(f"{path}: expected {shape}")
+    try:
+        ScenarioServer.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "/".join(str(part) for part in error["loc"])
+        raise InputError(f"{path}: /{where}: {error['msg']}") from exc
     return data
 
 
@@ -62,5 +70,5 @@ def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | N
     try:
         serve(host, port, plan.get("faults"), plan.get("sandboxes"), programs=plan.get("programs"), api_key=api_key)
     except ValueError as exc:
-        raise UsageError(f"{plan_path}: {exc}") from exc
+        raise InputError(f"{plan_path}: {exc}") from exc
     return 0

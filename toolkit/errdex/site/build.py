@@ -66,19 +66,23 @@ def _environment() -> jinja2.Environment:
 def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
     if proofs is None:
         return None
+    expected = "expected the output of 'errdex prove --format json'"
     if isinstance(proofs, dict):
         data = proofs
     else:
-        try:
-            data = json.loads(Path(proofs).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"{proofs}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
-        except ValueError as exc:
-            raise InputError(f"{proofs}: not JSON: {exc} (expected the output of 'errdex prove --format json')") from exc
+        from errdex.jsonfile import read_json_file
+
+        data = read_json_file(proofs, hint=expected)
     records = data.get("records") if isinstance(data, dict) else None
     if not isinstance(records, list):
-        raise InputError(f"{proofs}: no 'records' list (expected the output of 'errdex prove --format json')")
-    return {str(r.get("id")): r for r in records if isinstance(r, dict)}
+        raise InputError(f"{proofs}: no 'records' list ({expected})")
+    for number, record in enumerate(records):
+        scenarios = record.get("scenarios", []) if isinstance(record, dict) else None
+        if not isinstance(scenarios, list) or not all(
+                isinstance(s, dict) and isinstance(s.get("failures", []), list) for s in scenarios):
+            raise InputError(f"{proofs}: /records/{number}: expected a record's proof, with a list of scenario "
+                             f"objects ({expected})")
+    return {str(r.get("id")): r for r in records}
 
 
 class _Writer:

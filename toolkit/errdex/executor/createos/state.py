@@ -290,6 +290,8 @@ def _strings(value: Any) -> bool:
 def _sandbox_from(sandbox_id: str, spec: str | Mapping[str, Any]) -> FakeSandbox:
     if isinstance(spec, str):
         spec = {"status": spec}
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"sandbox {sandbox_id!r} is a status or an object {{status, pause, resume}}")
     transitions = {}
     for action in ("pause", "resume"):
         statuses = spec.get(action)

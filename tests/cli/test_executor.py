@@ -1,0 +1,40 @@
+"""``errdex executor serve --plan``: a hostile or mistaken plan file is one clear line and exit 1, never exit 70
+or a wait (every case here fails before the server would start)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PLANS = {
+    "deep": ("[" * 100_000, "nest more than 64 levels"),
+    "huge-integer": ('{"faults": [{"on": "exec", "action": "stall", "ms": 1' + "0" * 5000 + "}]}", "does not fit in 64 bits"),
+    "infinite-stall": ('{"faults": [{"on": "exec", "action": "stall", "ms": 1e999}]}', "too large for a double"),
+    "sandboxes-list": ('{"sandboxes": [1, 2]}', "/sandboxes: Input should be a valid dictionary"),
+    "sandbox-number": ('{"sandboxes": {"sbx-1": 5}}', "sandbox 'sbx-1' is a status or an object"),
+    "programs-number": ('{"programs": 5}', "/programs: Input should be a valid list"),
+    "faults-object": ('{"faults": {"on": "exec"}}', "/faults: Input should be a valid list"),
+    "misspelt-key": ('{"fault": []}', "/fault: Extra inputs are not permitted"),
+    "not-an-object": ("[]", "expected an object like a scenario's server"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_a_bad_plan_is_one_line_and_exit_1(cli: Any, tmp_path: Path, name: str) -> None:
+    text, says = PLANS[name]
+    plan = tmp_path / "plan.json"
+    plan.write_text(text, encoding="utf-8")
+    result = cli("executor", "serve", "--plan", str(plan))
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr.count("\n") == 1 and str(plan) in result.stderr and says in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_a_fifo_plan_is_refused_at_once(cli: Any, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    os.mkfifo(plan)
+    result = cli("executor", "serve", "--plan", str(plan))
+    assert result.exit_code == 1 and "not a regular file" in result.stderr
