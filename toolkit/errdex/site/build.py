@@ -233,6 +233,7 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
         finally:
             record_pages.stop()
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
+        folders.write_manifest(folder)
         folders.replace_folder(folder, out)
     except BaseException:
         folders.remove_tree(folder)
