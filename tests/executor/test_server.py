@@ -323,3 +323,13 @@ def test_idle_connections_are_bounded_and_time_out(make_fake) -> None:
         for connection in idle:
             connection.close()
     assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200
+
+
+def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(make_fake) -> None:
+    from tests.site.test_serve import _trickle
+
+    fake = make_fake(request_timeout_s=0.5)
+    host, port = fake.url.removeprefix("http://").split(":")
+    closed = _trickle((host, int(port)), b"GET /v1/sandboxes/x HTTP/1.1\r\nX-Slow: " + b"a" * 200, every=0.1, within=5)
+    assert closed is not None and closed < 2.5, closed
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200

@@ -2,7 +2,8 @@
 
 The server holds up to :data:`MAX_CONNECTIONS` connections at once, one
 thread each; a connection beyond that is answered 503 at once. A client that
-sends nothing for :data:`TIMEOUT` seconds is dropped. A request path that is
+sends nothing for :data:`TIMEOUT` seconds, or has not sent its whole request
+within :data:`TIMEOUT` seconds however it trickles it, is dropped. A request path that is
 not clean (bad percent-encoding, not UTF-8, a NUL or other control
 character, a ``..`` segment) is answered 400, an overlong one 414, one that
 leads out of the folder (through a symbolic link) 404; none prints more than
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from errdex._serving import RequestDeadlines
 from errdex.errors import InputError
 
 __all__ = ["MAX_CONNECTIONS", "MAX_PATH", "TIMEOUT", "SiteServer", "running_site", "serve_site"]
@@ -47,7 +49,12 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def setup(self) -> None:
         self.timeout = self.server.timeout_seconds  # type: ignore[attr-defined]
+        self.server.deadlines.add(self.request, self.timeout)  # type: ignore[attr-defined]
         super().setup()
+
+    def finish(self) -> None:
+        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the command prints its address)
         pass
@@ -76,6 +83,7 @@ class _Handler(SimpleHTTPRequestHandler):
         return None
 
     def send_head(self) -> Any:
+        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]  (the request line and headers are in)
         refusal = self._refusal()
         if refusal is not None:
             self.send_error(refusal[0], refusal[1])
@@ -113,6 +121,7 @@ class SiteServer(ThreadingHTTPServer):
         if not (folder / "index.html").is_file():
             raise InputError(f"{folder}: no built site here (run 'errdex site build --out {folder}')")
         self.timeout_seconds = timeout
+        self.deadlines = RequestDeadlines()
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), functools.partial(_Handler, directory=str(folder)))
 
@@ -120,6 +129,10 @@ class SiteServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
+
+    def service_actions(self) -> None:
+        super().service_actions()
+        self.deadlines.expire_due()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
