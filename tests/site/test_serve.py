@@ -121,3 +121,24 @@ def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(built_
                           every=0.1, within=5)
         assert closed is not None and closed < 2.5, closed
         assert _get(server, b"/index.html") == 200
+
+
+def test_hidden_files_and_other_hosts_are_not_served(built_site: Path, tmp_path: Path) -> None:
+    """A page on the web that rebinds its name to 127.0.0.1 sends its own Host: it must not read the folder; and
+    the hidden files of a folder served with --dir (.git, .env) are not served to anyone."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    (site / ".env").write_text("TOKEN=secret")
+    (site / ".git").mkdir()
+    (site / ".git" / "config").write_text("[remote] url = secret")
+    with running_site(site) as server:
+        port = server.server_address[1]
+        for path in (b"/.env", b"/.git/config", b"/%2eenv", b"/.errdex-site", b"/assets/../.env"):
+            answer = _ask(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
+            assert _status(answer) in (400, 404) and b"secret" not in answer, path
+        for host in (b"evil.example", b"evil.example:%d" % port, b"127.0.0.1.evil.example", b"localhost.evil"):
+            answer = _ask(server, b"GET /index.html HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
+            assert _status(answer) == 421 and b"<main" not in answer, host
+        for host in (b"127.0.0.1:%d" % port, b"localhost:%d" % port, b"LOCALHOST", b"[::1]:%d" % port):
+            assert _status(_ask(server, b"GET /index.html HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")) == 200, host
+        assert _get(server, b"/index.html") == 200  # HTTP/1.0 without a Host
