@@ -249,7 +249,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         split = urlsplit(self.path)
         call, ids = route(self.command, split.path)
-        length = self.headers.get("Content-Length", "0").strip()
+        lengths = {value.strip() for value in self.headers.get_all("Content-Length") or ["0"]}
+        if len(lengths) > 1 or "Transfer-Encoding" in self.headers:  # which is the body? (RFC 9112 6.3): refuse
+            self._send_json(Reply.fail(400, "one Content-Length and no Transfer-Encoding, please"))
+            return
+        length = lengths.pop()
         if not (length.isascii() and length.isdigit()):
             self._send_json(Reply.fail(400, "Content-Length must be a whole number of bytes"))
             return
@@ -360,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
         if call in ("create-sandbox", "exec", "create-process"):
             try:
                 document = json.loads(body) if body else None
-            except ValueError:
+            except (ValueError, RecursionError):
                 return Reply.fail(400, "invalid JSON")
             if call == "create-sandbox":
                 return state.create_sandbox(document)
