@@ -395,3 +395,15 @@ def test_records_that_would_share_a_page_are_refused(tmp_path: Path, site_cache:
     assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
     assert "would share the page records/evil/repo/createos-returned-invalid-json.html" in result.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["records"]
+
+
+def test_a_site_is_not_built_inside_its_records_folder(cli: Any, tmp_path: Path, site_cache: Path) -> None:
+    """Its api/records/*.json are envelopes: inside the records folder, the next build and validate read them as
+    records (and failed on every one of them)."""
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
+    for out in (records / "site", records / "paperclipai" / "site"):
+        result = cli("site", "build", "--records", str(records), "--out", str(out), "--no-search")
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"is inside the records folder {records}" in result.stderr and not out.exists()
+    assert cli("validate", str(records)).exit_code == 0

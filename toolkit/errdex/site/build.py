@@ -146,6 +146,16 @@ def _unique_files(loaded: Sequence[Any]) -> None:
                                 f"{path_of(item.record)}; 'errdex validate' tells what to change")
 
 
+def _outside_records(out: Path, records: Sequence[str | Path] | None) -> None:
+    """Refuse an ``--out`` inside a records folder: its API files are record envelopes the next run would read."""
+    where = Path(os.path.realpath(out))
+    for given in records or ():
+        folder = Path(os.path.realpath(given))
+        if folder.is_dir() and (where == folder or folder in where.parents):
+            raise UsageError(f"--out {out}: is inside the records folder {given}, where the site's JSON would be read "
+                             "as records by the next command; choose a folder outside it")
+
+
 def build_site(
     out: str | Path = "build/site",
     *,
@@ -176,6 +186,7 @@ def build_site(
     if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
         out = Path(os.path.abspath(out))
     folders.check_out(out)
+    _outside_records(out, records)
     proof_index = _load_proofs(proofs)
     loaded = load_record_store(records).loaded()
     _unique_files(loaded)
