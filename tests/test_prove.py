@@ -206,3 +206,14 @@ def test_many_scenarios_within_their_bounds_cannot_add_up_to_hours(tmp_path: Pat
     assert result.exit_code == 1
     proof = result.json()["records"][0]
     assert proof["scenarios"] == [] and "more than the 300000 ms one record's proof may take" in proof["problem"]
+
+
+def test_text_output_escapes_what_a_record_puts_in_it(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """A ledger fact name is record text: on a terminal its ESC and BEL could retitle and clear the screen."""
+    envelope = _seed_v3(seed)
+    envelope["record"]["scenarios"][0]["expect"]["ledger"] = {"requests.\x1b]0;pwned\x07\x1b[2J": 1}
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "ledger requests.\\x1b]0;pwned\\x07\\x1b[2J is None, expected 1" in result.stdout
