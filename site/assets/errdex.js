@@ -245,7 +245,7 @@ function substitute(text, groups) {
   });
 }
 
-function showMatch(line, number, result, why) {
+function showMatch(line, number, result, why, cut) {
   const box = element("div", null, "match-result");
   box.append(element("p", `Line ${number}: ${line.length > 300 ? line.slice(0, 297) + "…" : line}`, "muted"));
   if (!result) {
@@ -254,7 +254,9 @@ function showMatch(line, number, result, why) {
   }
   if (!result.found.length) {
     box.append(element("p", result.stopped ? `Stopped: ${why}, before every record was tried on this line.`
-                                           : "No record matches this line.", result.stopped ? "stopped" : null));
+                                           : cut ? `No record matches the first ${MAX_LINE.toLocaleString("en-US")} characters of this line; ` +
+                                                   "the rest was not matched here (errdex match reads all of it)."
+                                                 : "No record matches this line.", result.stopped ? "stopped" : null));
     return box;
   }
   const best = result.found[0];
@@ -277,9 +279,12 @@ function showMatch(line, number, result, why) {
   return box;
 }
 
+// The lines to match (each cut to MAX_LINE characters), which of them were cut, and whether lines were left out.
 function pasted(text) {
-  const lines = text.split(/\r?\n/).map((l) => l.slice(0, MAX_LINE)).filter((l) => l.trim());
-  return { lines: lines.slice(0, MAX_LINES), more: lines.length > MAX_LINES };
+  const whole = text.split(/\r?\n/).filter((l) => l.trim());
+  const kept = whole.slice(0, MAX_LINES);
+  return { lines: kept.map((l) => l.slice(0, MAX_LINE)), cut: kept.map((l) => l.length > MAX_LINE),
+           more: whole.length > MAX_LINES };
 }
 
 const MAX_LINE = 10000;      // characters of a line that are matched (as assets/matcher.js)
@@ -296,7 +301,7 @@ function setUpMatcher() {
     event.preventDefault();
     const ticket = ++latest;
     output.replaceChildren(element("p", "Matching…", "muted"));
-    const { lines, more } = pasted(input.value);
+    const { lines, cut, more } = pasted(input.value);
     if (!lines.length) {
       output.replaceChildren(element("p", "Paste a log line first."));
       return;
@@ -314,7 +319,7 @@ function setUpMatcher() {
       return;
     }
     if (ticket !== latest || answer.superseded) return;
-    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why));
+    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why, cut[i]));
     if (answer.stopped) {
       boxes.unshift(element("p", `Stopped: ${answer.why}. Lines marked "Stopped" were not fully matched; ` +
         "errdex match on the command line has no such limit.", "stopped"));

@@ -152,3 +152,14 @@ def test_a_new_paste_while_one_is_stuck_is_answered_at_once(page: Page, adversar
         output = page.locator("#matcher-output")
         assert "Stopped" not in output.inner_text()
         assert page.locator(".match-result").count() == 1
+
+
+def test_a_line_cut_to_the_limit_does_not_claim_no_record_matches_it(page: Page, adversarial_site: Path) -> None:
+    """The message past the 10,000 characters the page matches: the page says it read only part of the line."""
+    with running_site(adversarial_site) as server:
+        page.goto(server.url + "index.html")
+        _paste(page, ["x" * 10_050 + " " + NORMAL, NORMAL])
+        results = _results(page)
+        assert "No record matches the first 10,000 characters of this line" in results[0]
+        assert "errdex match reads all of it" in results[0]
+        assert "createos-returned-invalid-json" in results[1]
