@@ -265,3 +265,23 @@ def test_a_release_never_writes_through_a_folder_link_out_of_the_tree(folder: Pa
     with pytest.raises(DataError, match="symbolic link that leaves"):
         cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
     assert (outside / moved.name).read_text() == text and not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("text", [
+    "[1]",                                                             # not an object
+    '{"version": 5}',                                                  # a version that is not a string
+    '{"version": "2026-12-01T00:00:00Z", "records": "x"}',           # records not an object
+    '{"version": "2026-12-01T00:00:00Z", "records": {"a": 7}}',      # an entry not an object
+    "[" * 100_000,                                                     # deeper than the parser recurses
+])
+def test_a_damaged_manifest_is_one_line_for_site_build_and_release(folder: Path, tmp_path: Path, cli: Any,
+                                                                   text: str) -> None:
+    """A hand-edited or conflicted manifest in records/.releases made every command reading the history exit 70."""
+    (folder / ".releases").mkdir()
+    (folder / ".releases" / "2026-12-01T000000Z.json").write_text(text, encoding="utf-8")
+    for command in (["site", "build", "--records", str(folder), "--out", str(tmp_path / "site"), "--no-search"],
+                    ["release", "--records", str(folder), "--version", SECOND, "--check"]):
+        result = cli(*command)
+        assert result.exit_code == 1, (command, result.stderr)
+        assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr
+        assert "2026-12-01T000000Z.json" in result.stderr and "not a release manifest" in result.stderr

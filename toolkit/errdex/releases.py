@@ -106,14 +106,39 @@ def _read_folder(folder: Path) -> list[_Entry]:
 
 
 def release_history(folder: Path) -> list[dict[str, Any]]:
-    """Every release manifest of a records folder, oldest first."""
+    """Every release manifest of a records folder, oldest first (read strictly; a damaged one is a DataError)."""
+    from errdex.errors import InputError
+    from errdex.jsonfile import read_json_file
+
     manifests = []
     for path in sorted((folder / RELEASES).glob("*.json")):
         try:
-            manifests.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not a release manifest: {exc}") from exc
-    return sorted(manifests, key=lambda m: m.get("version", ""))
+            manifest = read_json_file(path, hint="not a release manifest; restore it from version control")
+        except InputError as exc:
+            raise DataError(str(exc)) from exc
+        problem = _manifest_problem(manifest)
+        if problem is not None:
+            raise DataError(f"{path}: not a release manifest: {problem}; restore it from version control")
+        manifests.append(manifest)
+    return sorted(manifests, key=lambda m: m["version"])
+
+
+def _manifest_problem(manifest: Any) -> str | None:
+    """What keeps a manifest from telling its release (the parts the history reads), or None."""
+    if not isinstance(manifest, dict):
+        return "expected an object"
+    if not isinstance(manifest.get("version"), str):
+        return "'version' must be a string"
+    if not isinstance(manifest.get("counts", {}), dict):
+        return "'counts' must be an object"
+    records = manifest.get("records", {})
+    if not isinstance(records, dict):
+        return "'records' must be an object of record id to entry"
+    for record_id, entry in records.items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("hash"), str) and isinstance(entry.get("slug"), str)
+                and isinstance(entry.get("fields", {}), dict)):
+            return f"records/{record_id}: expected an entry with 'hash' and 'slug' strings"
+    return None
 
 
 def history_folder(records: Sequence[str | Path] | None) -> Path | None:
