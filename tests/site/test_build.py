@@ -217,6 +217,7 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     '{"records": [{"id": "x", "scenarios": [5]}]}',           # a scenario not an object
     '{"records": [{"id": "x", "scenarios": [{"id": "s", "failures": "abc"}]}]}',
     '{"records": [7]}',
+    '{"records": [{"id": "x", "scenarios": [{"id": []}]}]}',   # a scenario id that is not a string
 ])
 def test_a_hostile_proofs_file_is_one_clear_line(cli: Any, tmp_path: Path, text: str) -> None:
     proofs = tmp_path / "proofs.json"

@@ -79,7 +79,8 @@ def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, An
     for number, record in enumerate(records):
         scenarios = record.get("scenarios", []) if isinstance(record, dict) else None
         if not isinstance(scenarios, list) or not all(
-                isinstance(s, dict) and isinstance(s.get("failures", []), list) for s in scenarios):
+                isinstance(s, dict) and isinstance(s.get("id", ""), str) and isinstance(s.get("failures", []), list)
+                for s in scenarios):
             raise InputError(f"{proofs}: /records/{number}: expected a record's proof, with a list of scenario "
                              f"objects ({expected})")
     return {str(r.get("id")): r for r in records}
