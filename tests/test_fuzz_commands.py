@@ -237,3 +237,57 @@ def test_what_validate_accepts_every_command_accepts(tmp_path: Path) -> None:
             assert_handled(code, stderr, args)
             assert (code == 0) == (verdict == 0), (
                 f"{path}={raw[:30]!r}: validate exited {verdict} but errdex {command} exited {code}: {stderr[-500:]}")
+
+
+#: The files besides records that commands read: a proof report for site build and a release manifest in the
+#: records folder (read by site build and release), each the real shape with fields replaced, or anything at all.
+REAL_PROOFS = {"records": [{"id": BASE["record"]["id"], "passed": True, "scenarios": [
+    {"id": s["id"], "passed": True, "failures": []} for s in BASE["record"]["scenarios"]]}]}
+REAL_MANIFEST = {"version": "2026-11-30T00:00:00Z", "counts": {"records": 1}, "records": {
+    BASE["record"]["id"]: {"slug": BASE["record"]["slug"], "hash": "0" * 16, "status": "active", "fields": {}}}}
+
+
+def _mutated(value: Any) -> Any:
+    @st.composite
+    def build(draw: Callable[..., Any]) -> bytes:
+        copy_ = copy.deepcopy(value)
+        paths = [p for p in _paths(copy_) if p]
+        for _ in range(draw(st.integers(1, 3))):
+            path = draw(st.sampled_from(paths))
+            parent: Any = copy_
+            try:
+                for key in path[:-1]:
+                    parent = parent[key]
+                parent[path[-1]] = draw(json_values | NASTY_TEXT)
+            except (KeyError, IndexError, TypeError):
+                continue
+        text = json.dumps(copy_)
+        for marker, raw in RAW.items():
+            text = text.replace(f'"{marker}"', raw)
+        return text.encode("utf-8", "surrogatepass")
+    return build()
+
+
+@pytest.mark.parametrize("kind", ["proofs", "manifest"])
+def test_commands_survive_any_proofs_file_or_release_manifest(kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    real = REAL_PROOFS if kind == "proofs" else REAL_MANIFEST
+
+    @settings(FUZZ, max_examples=25)
+    @given(data=st.binary(max_size=1024) | json_values.map(lambda v: json.dumps(v).encode()) | _mutated(real))
+    def check(data: bytes) -> None:
+        tmp = tmp_path_factory.mktemp(kind)
+        folder = _record_dir(tmp, json.dumps(BASE).encode())
+        runs = []
+        if kind == "proofs":
+            (tmp / "proofs.json").write_bytes(data)
+            runs.append(("site", "build", "--records", str(folder), "--out", str(tmp / "site"), "--no-search",
+                         "--proofs", str(tmp / "proofs.json")))
+        else:
+            (folder / ".releases").mkdir()
+            (folder / ".releases" / "2026-11-30T000000Z.json").write_bytes(data)
+            runs.append(("site", "build", "--records", str(folder), "--out", str(tmp / "site"), "--no-search"))
+            runs.append(("release", "--records", str(folder), "--check", "--version", "2026-12-30T00:00:00Z"))
+        for args in runs:
+            assert_handled(*run_bounded(*args), args)
+
+    check()

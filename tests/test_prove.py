@@ -219,3 +219,33 @@ def test_prove_refuses_what_every_command_refuses(tmp_path: Path, seed: dict[str
     result = cli("prove", "--records", str(path))
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith(f"errdex: error: {path}:") and "/record/httpStatus" in result.stderr
+
+
+def test_many_scenarios_within_their_bounds_cannot_add_up_to_hours(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """Each scenario within its own bound, but 100 of them: refused as a record problem at once, not run for hours."""
+    import time
+
+    envelope = _seed_v3(seed)
+    stall = {"id": "stall", "summary": "The server holds the answer.",
+             "call": {"operation": "get-sandbox", "clientTimeoutMs": 15_000},
+             "server": {"faults": [{"on": "get-sandbox", "action": "stall", "ms": 29_000, "handle": True}]},
+             "expect": {"outcome": "raises", "errorClass": "CreateosTimeoutError"}}
+    envelope["record"]["scenarios"] = [dict(stall, id=f"stall-{n}") for n in range(100)]
+    path = write_envelope(tmp_path, envelope)
+    started = time.monotonic()
+    result = cli("prove", "--records", str(path), "--format", "json")
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 1
+    proof = result.json()["records"][0]
+    assert proof["scenarios"] == [] and "more than the 300000 ms one record's proof may take" in proof["problem"]
+
+
+def test_text_output_escapes_what_a_record_puts_in_it(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """A ledger fact name is record text: on a terminal its ESC and BEL could retitle and clear the screen."""
+    envelope = _seed_v3(seed)
+    envelope["record"]["scenarios"][0]["expect"]["ledger"] = {"requests.\x1b]0;pwned\x07\x1b[2J": 1}
+    path = write_envelope(tmp_path, envelope)
+    result = cli("prove", "--records", str(path))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "ledger requests.\\x1b]0;pwned\\x07\\x1b[2J is None, expected 1" in result.stdout

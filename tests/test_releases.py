@@ -333,3 +333,21 @@ def test_a_changelog_that_is_a_fifo_a_device_or_not_utf8_stops_the_release_clean
             "; the changelog is Markdown text, save it as UTF-8\n" if "UTF-8" in expected else "\n"), result.stderr
         assert _snapshot(folder) == before  # all or nothing: no record, manifest or journal written
         changelog.unlink()
+@pytest.mark.parametrize("text", [
+    "[1]",                                                             # not an object
+    '{"version": 5}',                                                  # a version that is not a string
+    '{"version": "2026-12-01T00:00:00Z", "records": "x"}',           # records not an object
+    '{"version": "2026-12-01T00:00:00Z", "records": {"a": 7}}',      # an entry not an object
+    "[" * 100_000,                                                     # deeper than the parser recurses
+])
+def test_a_damaged_manifest_is_one_line_for_site_build_and_release(folder: Path, tmp_path: Path, cli: Any,
+                                                                   text: str) -> None:
+    """A hand-edited or conflicted manifest in records/.releases made every command reading the history exit 70."""
+    (folder / ".releases").mkdir()
+    (folder / ".releases" / "2026-12-01T000000Z.json").write_text(text, encoding="utf-8")
+    for command in (["site", "build", "--records", str(folder), "--out", str(tmp_path / "site"), "--no-search"],
+                    ["release", "--records", str(folder), "--version", SECOND, "--check"]):
+        result = cli(*command)
+        assert result.exit_code == 1, (command, result.stderr)
+        assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr
+        assert "2026-12-01T000000Z.json" in result.stderr and "not a release manifest" in result.stderr

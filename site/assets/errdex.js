@@ -137,6 +137,7 @@ const BUDGET_MS = 1000;      // matching time per paste; then the worker is stop
 const LOAD_MS = 10000;       // loading and compiling the patterns, before the budget starts
 let matchWorker = null;      // kept between pastes; replaced after it is stopped
 let jobs = 0;
+let supersede = null;        // ends the paste in flight when a new one starts (its timers, its worker)
 
 function loadScript(path) {
   return new Promise((resolve, reject) => {
@@ -159,6 +160,7 @@ function startWorker() {
 // Match the lines in a worker: resolves to { results, stopped, why } where results[i] is the result of line i
 // (undefined when the worker was stopped before it).
 function matchInWorker(lines) {
+  if (supersede) supersede();
   return new Promise((resolve, reject) => {
     if (!matchWorker) matchWorker = startWorker();
     const worker = matchWorker;
@@ -172,9 +174,17 @@ function matchInWorker(lines) {
     let ready = false;
     function finish(value) {
       clearTimeout(timer);
+      if (supersede === cancel) supersede = null;
       worker.onmessage = worker.onerror = null;
       resolve(value);
     }
+    // A newer paste: this one's answer is no longer wanted, and its worker may be stuck on a line, so it goes.
+    function cancel() {
+      worker.terminate();
+      if (matchWorker === worker) matchWorker = null;
+      finish({ results, stopped: true, why: "a newer paste replaced this one", superseded: true });
+    }
+    supersede = cancel;
     function stop(why) {
       worker.terminate();  // the hard stop: whatever the worker is doing ends here
       if (matchWorker === worker) matchWorker = null;
@@ -193,6 +203,7 @@ function matchInWorker(lines) {
         finish({ results, stopped: false, why: "" });
       } else if (message.type === "failed") {
         clearTimeout(timer);
+        if (supersede === cancel) supersede = null;
         worker.onmessage = worker.onerror = null;
         reject(new Error(message.message));
       }
@@ -200,6 +211,7 @@ function matchInWorker(lines) {
     worker.onerror = (event) => {
       event.preventDefault();
       clearTimeout(timer);
+      if (supersede === cancel) supersede = null;
       worker.onmessage = worker.onerror = null;
       worker.terminate();
       if (matchWorker === worker) matchWorker = null;
@@ -233,7 +245,7 @@ function substitute(text, groups) {
   });
 }
 
-function showMatch(line, number, result, why) {
+function showMatch(line, number, result, why, cut) {
   const box = element("div", null, "match-result");
   box.append(element("p", `Line ${number}: ${line.length > 300 ? line.slice(0, 297) + "…" : line}`, "muted"));
   if (!result) {
@@ -242,7 +254,9 @@ function showMatch(line, number, result, why) {
   }
   if (!result.found.length) {
     box.append(element("p", result.stopped ? `Stopped: ${why}, before every record was tried on this line.`
-                                           : "No record matches this line.", result.stopped ? "stopped" : null));
+                                           : cut ? `No record matches the first ${MAX_LINE.toLocaleString("en-US")} characters of this line; ` +
+                                                   "the rest was not matched here (errdex match reads all of it)."
+                                                 : "No record matches this line.", result.stopped ? "stopped" : null));
     return box;
   }
   const best = result.found[0];
@@ -265,9 +279,12 @@ function showMatch(line, number, result, why) {
   return box;
 }
 
+// The lines to match (each cut to MAX_LINE characters), which of them were cut, and whether lines were left out.
 function pasted(text) {
-  const lines = text.split(/\r?\n/).map((l) => l.slice(0, MAX_LINE)).filter((l) => l.trim());
-  return { lines: lines.slice(0, MAX_LINES), more: lines.length > MAX_LINES };
+  const whole = text.split(/\r?\n/).filter((l) => l.trim());
+  const kept = whole.slice(0, MAX_LINES);
+  return { lines: kept.map((l) => l.slice(0, MAX_LINE)), cut: kept.map((l) => l.length > MAX_LINE),
+           more: whole.length > MAX_LINES };
 }
 
 const MAX_LINE = 10000;      // characters of a line that are matched (as assets/matcher.js)
@@ -279,10 +296,12 @@ function setUpMatcher() {
   form.hidden = false;
   const input = document.getElementById("matcher-input");
   const output = document.getElementById("matcher-output");
+  let latest = 0;  // only the newest paste writes its answer
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    const ticket = ++latest;
     output.replaceChildren(element("p", "Matching…", "muted"));
-    const { lines, more } = pasted(input.value);
+    const { lines, cut, more } = pasted(input.value);
     if (!lines.length) {
       output.replaceChildren(element("p", "Paste a log line first."));
       return;
@@ -296,10 +315,11 @@ function setUpMatcher() {
         answer = await matchInPage(lines);
       }
     } catch (error) {
-      output.replaceChildren(element("p", `The matcher is unavailable: ${error.message}`));
+      if (ticket === latest) output.replaceChildren(element("p", `The matcher is unavailable: ${error.message}`));
       return;
     }
-    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why));
+    if (ticket !== latest || answer.superseded) return;
+    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why, cut[i]));
     if (answer.stopped) {
       boxes.unshift(element("p", `Stopped: ${answer.why}. Lines marked "Stopped" were not fully matched; ` +
         "errdex match on the command line has no such limit.", "stopped"));

@@ -63,6 +63,9 @@ SCENARIO_DEFECTS: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] =
     ("times-add-up", lambda r: r["scenarios"][0]["server"].__setitem__(
         "faults", [{"on": "get-sandbox", "action": "stall", "ms": 25_000, "nth": n} for n in (1, 2, 3)]), "EDX205",
      "/record/scenarios/0"),
+    ("record-adds-up", lambda r: r.__setitem__("scenarios", [
+        dict(r["scenarios"][0], id=f"stall-{n}", server={"faults": [{"on": "get-sandbox", "action": "stall", "ms": 29_000}]})
+        for n in range(20)]), "EDX205", "/record/scenarios"),
 ]
 
 

@@ -128,6 +128,9 @@ def test_a_redirect_without_location_is_an_api_error(setup) -> None:
         ({"bodyText": "[1]"}, "CreateOS returned invalid JSON."),
         ({"bodyText": '"text"'}, "CreateOS returned invalid JSON."),
         ({"bodyText": '{"status": "success", "data": NaN}'}, "CreateOS returned invalid JSON."),
+        ({"bodyText": "[" * 100_000 + "]" * 100_000}, "CreateOS returned invalid JSON."),
+        ({"bodyText": '{"status": "success", "data": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}"},
+         "CreateOS returned invalid JSON."),  # deeper than the parser recurses: refused, not a RecursionError
         ({"body": {"data": {"id": SANDBOX}}}, "CreateOS returned an unsuccessful response."),
         ({"body": {"status": "ok", "data": {}}}, "CreateOS returned an unsuccessful response."),
         ({"body": {"status": "success"}}, "CreateOS returned an invalid response."),

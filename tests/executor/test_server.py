@@ -281,6 +281,12 @@ def _raw(fake: FakeCreateos, data: bytes, timeout: float = 5) -> bytes:
     (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 1e3\r\n\r\n", b"400"),
     (b"GET / HTTP/1.1 extra\r\n\r\n", b"400"),
     (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", b"414"),
+    # two lengths, or a length and chunking: which bytes are the body is ambiguous, so neither is guessed
+    (b"POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 7\r\n\r\n{}", b"400"),
+    (b"POST /v1/sandboxes HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n{}", b"400"),
+    # nested deeper than the parser recurses: invalid JSON, not a 500
+    (b"POST /v1/sandboxes HTTP/1.1\r\nX-Api-Key: " + KEY.encode() + b"\r\nContent-Length: 100000\r\n\r\n"
+     + b"[" * 100_000, b"400"),
 ])
 def test_bad_requests_get_an_answer_and_no_traceback(make_fake, capfd, request_bytes: bytes, status: bytes) -> None:
     fake = make_fake()
@@ -322,4 +328,14 @@ def test_idle_connections_are_bounded_and_time_out(make_fake) -> None:
     finally:
         for connection in idle:
             connection.close()
+    assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200
+
+
+def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(make_fake) -> None:
+    from tests.site.test_serve import _trickle
+
+    fake = make_fake(request_timeout_s=0.5)
+    host, port = fake.url.removeprefix("http://").split(":")
+    closed = _trickle((host, int(port)), b"GET /v1/sandboxes/x HTTP/1.1\r\nX-Slow: " + b"a" * 200, every=0.1, within=5)
+    assert closed is not None and closed < 2.5, closed
     assert _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}")[0] == 200

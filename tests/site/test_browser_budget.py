@@ -136,3 +136,30 @@ def test_from_a_file_only_linear_patterns_run_in_the_page(page: Page, adversaria
     assert all("No record matches this line." in text for text in results[1:])  # slow patterns were not run
     output = page.locator("#matcher-output").inner_text()
     assert "were not tried: this page cannot start a worker here" in output
+
+
+def test_a_new_paste_while_one_is_stuck_is_answered_at_once(page: Page, adversarial_site: Path) -> None:
+    """Pressing Match again while the worker is stuck on a line ends that paste: the new one is answered in full,
+    and the old one's timers cannot overwrite the answer later."""
+    with running_site(adversarial_site) as server:
+        page.goto(server.url + "index.html")
+        page.fill("#matcher-input", "a" * 40)  # the slipped exponential pattern: the worker never ends this line
+        page.click("#matcher button")
+        page.fill("#matcher-input", NORMAL)
+        page.click("#matcher button")
+        expect(page.locator(".match-result h3 a")).to_have_text(
+            "Error (error): createos-returned-invalid-json", timeout=4_000)
+        output = page.locator("#matcher-output")
+        assert "Stopped" not in output.inner_text()
+        assert page.locator(".match-result").count() == 1
+
+
+def test_a_line_cut_to_the_limit_does_not_claim_no_record_matches_it(page: Page, adversarial_site: Path) -> None:
+    """The message past the 10,000 characters the page matches: the page says it read only part of the line."""
+    with running_site(adversarial_site) as server:
+        page.goto(server.url + "index.html")
+        _paste(page, ["x" * 10_050 + " " + NORMAL, NORMAL])
+        results = _results(page)
+        assert "No record matches the first 10,000 characters of this line" in results[0]
+        assert "errdex match reads all of it" in results[0]
+        assert "createos-returned-invalid-json" in results[1]

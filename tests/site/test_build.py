@@ -197,7 +197,7 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json = tmp_path / "proofs.json"
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
-    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json: not JSON" in result.stderr
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json:1:2: not valid JSON" in result.stderr
     for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
         result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
@@ -209,6 +209,23 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000,                                            # deeper than any JSON parser recurses
+    '{"records": [{"id": "x", "scenarios": "passed"}]}',      # scenarios not a list
+    '{"records": [{"id": "x", "scenarios": [5]}]}',           # a scenario not an object
+    '{"records": [{"id": "x", "scenarios": [{"id": "s", "failures": "abc"}]}]}',
+    '{"records": [7]}',
+    '{"records": [{"id": "x", "scenarios": [{"id": []}]}]}',   # a scenario id that is not a string
+])
+def test_a_hostile_proofs_file_is_one_clear_line(cli: Any, tmp_path: Path, text: str) -> None:
+    proofs = tmp_path / "proofs.json"
+    proofs.write_text(text, encoding="utf-8")
+    result = cli("site", "build", "--out", str(tmp_path / "site"), "--proofs", str(proofs), "--no-search")
+    assert result.exit_code == 1, result.stderr
+    assert result.stderr.count("\n") == 1 and "proofs.json" in result.stderr and "internal error" not in result.stderr
+    assert not (tmp_path / "site").exists()
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -391,9 +408,21 @@ def test_a_proofs_file_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(cl
     broken = tmp_path / "bytes.json"
     broken.write_bytes(b"\xff{}")
     for proofs, expected in ((fifo, "not a regular file"), ("/dev/zero", "not a regular file"),
-                             (deep, "nested too deep to be proofs"), (broken, "not UTF-8 (byte 1)")):
+                             (deep, "1:65: arrays and objects nest more than 64"),
+                             (broken, "1:1: byte 0xff is not valid UTF-8")):
         # a FIFO waited forever, /dev/zero was read until memory ran out, deep nesting was an internal error
         result = cli("site", "build", "--out", str(tmp_path / "site"), "--proofs", str(proofs))
         assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
-        assert f"{proofs}: {expected}" in result.stderr and "codec" not in result.stderr
+        assert (f"{proofs}: {expected}" in result.stderr or f"{proofs}:{expected}" in result.stderr) \
+            and "codec" not in result.stderr
     assert not (tmp_path / "site").exists()
+def test_a_site_is_not_built_inside_its_records_folder(cli: Any, tmp_path: Path, site_cache: Path) -> None:
+    """Its api/records/*.json are envelopes: inside the records folder, the next build and validate read them as
+    records (and failed on every one of them)."""
+    records = tmp_path / "records"
+    shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
+    for out in (records / "site", records / "paperclipai" / "site"):
+        result = cli("site", "build", "--records", str(records), "--out", str(out), "--no-search")
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"is inside the records folder {records}" in result.stderr and not out.exists()
+    assert cli("validate", str(records)).exit_code == 0

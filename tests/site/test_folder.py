@@ -52,6 +52,36 @@ def test_a_site_of_an_older_errdex_is_refused_with_what_to_do(cli: Any, tmp_path
     assert (old / "index.html").is_file()
 
 
+@pytest.mark.parametrize(("added", "named"), [("CNAME", "CNAME"), ("records/notes.md", "records/notes.md"),
+                                             ("assets/mine/logo.svg", "assets/mine")])
+def test_a_file_added_to_a_built_site_is_never_deleted(cli: Any, tmp_path: Path, site_cache: Path, added: str,
+                                                       named: str) -> None:
+    """A built site holding a marker and something its build did not write (a CNAME for the host, notes) is
+    refused and the file named, as a folder errdex did not build is."""
+    site = tmp_path / "site"
+    assert cli("site", "build", "--out", str(site), "--no-search").exit_code == 0
+    (site / added).parent.mkdir(parents=True, exist_ok=True)
+    (site / added).write_text("mine\n")
+    before = _tree(site)
+    result = cli("site", "build", "--out", str(site), "--no-search")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{site}: holds what errdex did not write there ({named})" in result.stderr
+    assert _tree(site) == before and _children(tmp_path) == ["site"]
+    (site / added).unlink()
+    if named != added:
+        (site / named).rmdir()  # an empty folder errdex did not make is the user's too
+    assert cli("site", "build", "--out", str(site), "--no-search").exit_code == 0  # without it, rebuilt as before
+
+
+def test_a_forged_marker_does_not_make_a_folder_errdex_s(cli: Any, tmp_path: Path, site_cache: Path) -> None:
+    w = tmp_path / "w"
+    w.mkdir()
+    (w / MARKER).write_text("errdex site: built by 'errdex site build'\n")
+    (w / "precious.txt").write_text("x\n")
+    result = cli("site", "build", "--out", str(w), "--no-search")
+    assert result.exit_code == 1 and "(precious.txt)" in result.stderr and (w / "precious.txt").read_text() == "x\n"
+
+
 @pytest.mark.parametrize("swap", [True, False], ids=["folders-swapped-in-one-step", "old-site-renamed-aside"])
 def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, site_cache: Path,
                                                                monkeypatch: pytest.MonkeyPatch, swap: bool) -> None:
@@ -69,7 +99,7 @@ def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, s
     empty.mkdir()
     build_site(empty, search=False)
     assert _tree(empty) == _tree(missing)
-    (empty / "stale.html").write_text("from an earlier build")
+    (empty / "index.html").write_text("from an earlier build")
     build_site(empty, search=False)  # replaced as a whole
     assert _tree(empty) == _tree(missing)
     assert _children(tmp_path) == ["a", "empty"]  # and the old one removed

@@ -91,3 +91,54 @@ def test_serve_refuses_a_folder_that_holds_no_site(cli: Any, tmp_path: Path) -> 
     result = cli("site", "serve", "--dir", "empty", "--port", "0")
     assert result.exit_code == 1 and "empty: no built site here" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+
+
+def _trickle(address: tuple[str, int], request: bytes, *, every: float, within: float) -> float | None:
+    """Send the request a byte at a time; the seconds until the server closed the connection (None: it never did)."""
+    import time
+
+    started = time.monotonic()
+    with socket.create_connection(address, timeout=within) as client:
+        for byte in request:
+            if time.monotonic() - started > within:
+                return None
+            try:
+                client.send(bytes([byte]))
+                client.settimeout(every)
+                if client.recv(1) == b"":
+                    return time.monotonic() - started
+            except TimeoutError:
+                continue  # nothing from the server yet: go on trickling
+            except OSError:
+                return time.monotonic() - started
+    return None
+
+
+def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(built_site: Path) -> None:
+    """Each byte comes well within the per-read timeout, but the request as a whole is late: dropped."""
+    with running_site(built_site, timeout=0.5) as server:
+        closed = _trickle(server.server_address[:2], b"GET /index.html HTTP/1.0\r\nX-Slow: " + b"a" * 200,
+                          every=0.1, within=5)
+        assert closed is not None and closed < 2.5, closed
+        assert _get(server, b"/index.html") == 200
+
+
+def test_hidden_files_and_other_hosts_are_not_served(built_site: Path, tmp_path: Path) -> None:
+    """A page on the web that rebinds its name to 127.0.0.1 sends its own Host: it must not read the folder; and
+    the hidden files of a folder served with --dir (.git, .env) are not served to anyone."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    (site / ".env").write_text("TOKEN=secret")
+    (site / ".git").mkdir()
+    (site / ".git" / "config").write_text("[remote] url = secret")
+    with running_site(site) as server:
+        port = server.server_address[1]
+        for path in (b"/.env", b"/.git/config", b"/%2eenv", b"/.errdex-site", b"/assets/../.env"):
+            answer = _ask(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
+            assert _status(answer) in (400, 404) and b"secret" not in answer, path
+        for host in (b"evil.example", b"evil.example:%d" % port, b"127.0.0.1.evil.example", b"localhost.evil"):
+            answer = _ask(server, b"GET /index.html HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
+            assert _status(answer) == 421 and b"<main" not in answer, host
+        for host in (b"127.0.0.1:%d" % port, b"localhost:%d" % port, b"LOCALHOST", b"[::1]:%d" % port):
+            assert _status(_ask(server, b"GET /index.html HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")) == 200, host
+        assert _get(server, b"/index.html") == 200  # HTTP/1.0 without a Host

@@ -23,8 +23,8 @@ import re2
 
 from errdex.errors import UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
-from errdex.executor.createos.bounds import (MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS, scenario_limit_s,
-                                             scenario_need_ms, scenario_times)
+from errdex.executor.createos.bounds import (MAX_RECORD_TOTAL_MS, MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS,
+                                             record_need_ms, scenario_limit_s, scenario_need_ms, scenario_times)
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options
 from errdex.records.loader import load_records
@@ -305,6 +305,9 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
             proof.problem = pattern_problem
         elif not isinstance(scenarios, list) or not scenarios:
             proof.problem = "the record has no scenarios"
+        elif (need := record_need_ms(scenarios)) > MAX_RECORD_TOTAL_MS:
+            proof.problem = (f"the scenarios' times add up to {need:.0f} ms, more than the {MAX_RECORD_TOTAL_MS} ms "
+                             "one record's proof may take (EDX205); run 'errdex validate'")
         else:
             proof.scenarios = [
                 prove_scenario(record, raw, timeout=timeout) if isinstance(raw, dict) else ScenarioProof("?", False, {}, ["not an object"])

@@ -101,10 +101,12 @@ class ScenarioCoverage(Check):
 @register
 class ScenarioBounds(Check):
     code, name = "EDX205", "scenario-bounds"
-    summary = "Every time a scenario names (stall ms, atMs, exitAtMs, timeouts) is within the executor's bound."
+    summary = ("Every time a scenario names (stall ms, atMs, exitAtMs, timeouts) is within the executor's bound, "
+               "and a record's scenarios together within the record's.")
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.executor.createos.bounds import MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS, scenario_need_ms, scenario_times
+        from errdex.executor.createos.bounds import (MAX_RECORD_TOTAL_MS, MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS,
+                                                     record_need_ms, scenario_need_ms, scenario_times)
 
         for index, scenario in _scenarios(ctx):
             over = [(place, ms) for place, ms in scenario_times(scenario) if not 0 <= ms <= MAX_SCENARIO_MS]
@@ -117,3 +119,7 @@ class ScenarioBounds(Check):
                 yield Problem(f"scenarios/{index}",
                               f"the scenario's times add up to {need:.0f} ms (the client's timeout counted twice, for "
                               f"the cleanup), more than {MAX_SCENARIO_TOTAL_MS} ms; shorten them")
+        total = record_need_ms(ctx.items("scenarios"))
+        if total > MAX_RECORD_TOTAL_MS:
+            yield Problem("scenarios", f"the scenarios' times add up to {total:.0f} ms, more than the "
+                                       f"{MAX_RECORD_TOTAL_MS} ms one record's proof may take; use fewer or shorter ones")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import no_dash
-from errdex.errors import UsageError
+from errdex.errors import InputError, UsageError
 
 
 @click.group("executor")
@@ -21,31 +21,26 @@ def executor_group() -> None:
     """
 
 
-#: A plan is a few faults, programs and sandboxes: a larger file is refused rather than read whole.
-MAX_PLAN_BYTES = 1 << 20
-
-
 def _load_plan(path: Path | None) -> dict[str, Any]:
-    """The plan file, read as strictly as a record (no NaN, no duplicate key, bounded size and nesting); a FIFO
-    or a device is refused instead of waited on or read forever."""
-    from errdex._files import read_regular
-    from errdex.records.jsontext import parse_document
-
+    """The plan file's object, checked against the shape of a scenario's server (as ``prove`` reads one)."""
     if path is None:
         return {}
-    data = read_regular(path, limit=MAX_PLAN_BYTES, error=UsageError, what="a plan")
-    document = parse_document(data)
-    if document.problems:
-        problem = document.problems[0]
-        raise UsageError(f"{path}:{problem.line}:{problem.column}: {problem.message}")
-    plan = document.value
-    if not isinstance(plan, dict):
-        raise UsageError(f"{path}: expected an object like a scenario's server: {{sandboxes, programs, faults}}")
-    for key, kind, shown in (("faults", list, "a list of fault rules"), ("programs", list, "a list of programs"),
-                             ("sandboxes", dict, "an object of sandbox ids")):
-        if plan.get(key) is not None and not isinstance(plan[key], kind):
-            raise UsageError(f"{path}: '{key}' must be {shown}")
-    return plan
+    from pydantic import ValidationError
+
+    from errdex.jsonfile import read_json_file
+    from errdex.records.models import ScenarioServer
+
+    shape = "an object like a scenario's server: {sandboxes, programs, faults}"
+    data = read_json_file(path, hint=f"expected {shape}")
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected {shape}")
+    try:
+        ScenarioServer.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "/".join(str(part) for part in error["loc"])
+        raise InputError(f"{path}: /{where}: {error['msg']}") from exc
+    return data
 
 
 @executor_group.command("serve")
@@ -74,5 +69,5 @@ def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | N
     try:
         serve(host, port, plan.get("faults"), plan.get("sandboxes"), programs=plan.get("programs"), api_key=api_key)
     except ValueError as exc:
-        raise UsageError(f"{plan_path}: {exc}") from exc
+        raise InputError(f"{plan_path}: {exc}") from exc
     return 0

@@ -11,6 +11,9 @@ from errdex.prove import ProofReport, prove
 
 
 def _text(report: ProofReport, color: bool) -> str:
+    """The report for a terminal: what a record or a server put in it has its control characters escaped."""
+    from errdex.terminal import safe
+
     def mark(ok: bool) -> str:
         word = "pass" if ok else "FAIL"
         return f"\x1b[{'32' if ok else '1;31'}m{word}\x1b[0m" if color else word
@@ -19,7 +22,7 @@ def _text(report: ProofReport, color: bool) -> str:
     for record in report.records:
         lines.append(f"{mark(record.passed)}  {record.slug}  ({record.id})")
         if record.problem:
-            lines.append(f"        {record.problem}")
+            lines.append(f"        {safe(record.problem, newlines=False)}")
         for scenario in record.scenarios:
             observed = scenario.observed
             if observed.get("outcome") == "raises":
@@ -29,9 +32,10 @@ def _text(report: ProofReport, color: bool) -> str:
                 seen = "returned " + ", ".join(f"{k}={result[k]!r}" for k in ("exitCode", "timedOut") if k in result)
             else:
                 seen = observed.get("outcome", "?")
-            lines.append(f"  {mark(scenario.passed)}  {scenario.id:<34} {scenario.seconds * 1000:6.0f} ms  {seen}")
+            lines.append(f"  {mark(scenario.passed)}  {safe(scenario.id, newlines=False):<34} "
+                         f"{scenario.seconds * 1000:6.0f} ms  {safe(seen, newlines=False)}")
             for failure in scenario.failures:
-                lines.append(f"        {failure}")
+                lines.append(f"        {safe(failure, newlines=False)}")
     return "\n".join(lines) + "\n"
 
 

@@ -70,25 +70,24 @@ MAX_PROOFS_BYTES = 256 << 20
 def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
     if proofs is None:
         return None
+    expected = "expected the output of 'errdex prove --format json'"
     if isinstance(proofs, dict):
         data = proofs
     else:
-        from errdex._files import read_regular
+        from errdex.jsonfile import read_json_file
 
-        raw = read_regular(Path(proofs), limit=MAX_PROOFS_BYTES, error=InputError, what="a proofs file")
-        expected = "(expected the output of 'errdex prove --format json')"
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{proofs}: not UTF-8 (byte {exc.start + 1}) {expected}") from exc
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{proofs}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}) {expected}") from exc
-        except RecursionError as exc:
-            raise InputError(f"{proofs}: nested too deep to be proofs {expected}") from exc
+        data = read_json_file(proofs, hint=expected)
     records = data.get("records") if isinstance(data, dict) else None
     if not isinstance(records, list):
-        raise InputError(f"{proofs}: no 'records' list (expected the output of 'errdex prove --format json')")
-    return {str(r.get("id")): r for r in records if isinstance(r, dict)}
+        raise InputError(f"{proofs}: no 'records' list ({expected})")
+    for number, record in enumerate(records):
+        scenarios = record.get("scenarios", []) if isinstance(record, dict) else None
+        if not isinstance(scenarios, list) or not all(
+                isinstance(s, dict) and isinstance(s.get("id", ""), str) and isinstance(s.get("failures", []), list)
+                for s in scenarios):
+            raise InputError(f"{proofs}: /records/{number}: expected a record's proof, with a list of scenario "
+                             f"objects ({expected})")
+    return {str(r.get("id")): r for r in records}
 
 
 class _Writer:
@@ -152,6 +151,16 @@ def _unique_files(loaded: Sequence[Any]) -> None:
                                 f"{path_of(item.record)}; 'errdex validate' tells what to change")
 
 
+def _outside_records(out: Path, records: Sequence[str | Path] | None) -> None:
+    """Refuse an ``--out`` inside a records folder: its API files are record envelopes the next run would read."""
+    where = Path(os.path.realpath(out))
+    for given in records or ():
+        folder = Path(os.path.realpath(given))
+        if folder.is_dir() and (where == folder or folder in where.parents):
+            raise UsageError(f"--out {out}: is inside the records folder {given}, where the site's JSON would be read "
+                             "as records by the next command; choose a folder outside it")
+
+
 def build_site(
     out: str | Path = "build/site",
     *,
@@ -182,6 +191,7 @@ def build_site(
     if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
         out = Path(os.path.abspath(out))
     folders.check_out(out)
+    _outside_records(out, records)
     proof_index = _load_proofs(proofs)
     loaded = load_record_store(records).loaded()
     _unique_files(loaded)
@@ -239,6 +249,7 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
         finally:
             record_pages.stop()
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
+        folders.write_manifest(folder)
         folders.replace_folder(folder, out)
     except BaseException:
         folders.remove_tree(folder)

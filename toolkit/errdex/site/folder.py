@@ -1,7 +1,10 @@
 """The folder a site is built into: which folders errdex may replace, one build at a time, no leftovers.
 
-A build writes :data:`MARKER` into its folder, and only a folder holding
-the marker (or an empty or missing one) is ever replaced. While it writes,
+A build writes :data:`MARKER` into its folder, listing every file and
+folder it wrote, and only a folder holding the marker and nothing the
+marker does not list (or an empty or missing one) is ever replaced: a file
+a user added to a built site (a ``CNAME``, notes) is never deleted; the
+build is refused and names it. While it writes,
 a build holds a lock on the folder's parent (``flock``, released by the
 system when the process dies, however it dies), so two builds of one
 ``--out`` take turns instead of mixing their files. Holding that lock, a
@@ -23,7 +26,8 @@ from pathlib import Path
 
 from errdex.errors import InputError
 
-__all__ = ["MARKER", "build_lock", "check_out", "new_build_folder", "remove_leftovers", "replace_folder"]
+__all__ = ["MARKER", "build_lock", "check_out", "foreign_entries", "new_build_folder", "remove_leftovers",
+           "replace_folder", "write_manifest"]
 
 MARKER = ".errdex-site"
 MARKER_TEXT = "errdex site: built by 'errdex site build'; the next build replaces this folder as a whole.\n"
@@ -43,6 +47,51 @@ def is_marked(folder: Path) -> bool:
             return handle.read(len(MARKER_TEXT)).startswith(b"errdex site:")
     except OSError:
         return False
+
+
+#: Foreign entries named in a refusal, at most.
+SHOWN = 3
+
+
+def write_manifest(folder: Path) -> None:
+    """Rewrite the marker of a finished build with the list of everything in the folder (call before it is used)."""
+    entries = []
+    for top, dirs, files in os.walk(folder):
+        relative = os.path.relpath(top, folder)
+        for name in sorted(dirs) + sorted(files):
+            path = name if relative == "." else f"{relative}/{name}"
+            if path != MARKER:
+                entries.append(path.replace(os.sep, "/"))
+    temp = folder / f"{MARKER}.tmp"
+    temp.write_text(MARKER_TEXT + "".join(f"{entry}\n" for entry in entries), encoding="utf-8")
+    os.replace(temp, folder / MARKER)
+
+
+def _manifest(folder: Path) -> set[str] | None:
+    """What the marker lists (None when it lists nothing: written by an errdex that kept no list, or unreadable)."""
+    try:
+        with open(folder / MARKER, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW)) as handle:
+            lines = handle.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    listed = set(lines[1:])
+    return listed or None
+
+
+def foreign_entries(folder: Path) -> list[str]:
+    """What an errdex-built folder holds that its build did not write (symbolic links are not followed)."""
+    listed = _manifest(folder)
+    if listed is None:  # no list: at least the top level must be a site's
+        return sorted(_names(folder) - SITE_NAMES)
+    foreign = []
+    for top, dirs, files in os.walk(folder):
+        relative = os.path.relpath(top, folder)
+        for name in sorted(dirs) + sorted(files):
+            path = (name if relative == "." else f"{relative}/{name}").replace(os.sep, "/")
+            if path not in listed and path != MARKER:
+                foreign.append(path)
+        dirs[:] = [d for d in dirs if (d if relative == "." else f"{relative}/{d}").replace(os.sep, "/") in listed]
+    return sorted(foreign)
 
 
 def _names(folder: Path) -> set[str]:
@@ -72,7 +121,14 @@ def check_out(out: Path) -> None:
         empty = next(os.scandir(out), None) is None
     except OSError as exc:
         raise _oserror(out, exc) from exc
-    if empty or is_marked(out):
+    if empty:
+        return
+    if is_marked(out):
+        foreign = foreign_entries(out)
+        if foreign:
+            shown = ", ".join(foreign[:SHOWN]) + (f" and {len(foreign) - SHOWN} more" if len(foreign) > SHOWN else "")
+            raise InputError(f"{out}: holds what errdex did not write there ({shown}); a build replaces the whole "
+                             "folder, so move them out first or choose another --out")
         return
     if _looks_built(out):
         raise InputError(f"{out}: looks like a site built by an older errdex (it has no {MARKER}); "

@@ -2,11 +2,17 @@
 
 The server holds up to :data:`MAX_CONNECTIONS` connections at once, one
 thread each; a connection beyond that is answered 503 at once. A client that
-sends nothing for :data:`TIMEOUT` seconds is dropped. A request path that is
+sends nothing for :data:`TIMEOUT` seconds, or has not sent its whole request
+within :data:`TIMEOUT` seconds however it trickles it, is dropped. A request path that is
 not clean (bad percent-encoding, not UTF-8, a NUL or other control
 character, a ``..`` segment) is answered 400, an overlong one 414, one that
-leads out of the folder (through a symbolic link) 404; none prints more than
-nothing at all.
+leads out of the folder (through a symbolic link) or to a hidden file (a
+segment starting with ``.``: ``.git``, ``.env``, the build's marker) 404;
+none prints more than nothing at all. A request naming another host than
+the loopback one it listens on (``Host: evil.example``, as a web page that
+rebinds its name to 127.0.0.1 sends) is answered 421: a page on the web
+cannot read the site, or the folder it is served from, through the
+visitor's browser.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from errdex._serving import RequestDeadlines
 from errdex.errors import InputError
 
 __all__ = ["MAX_CONNECTIONS", "MAX_PATH", "TIMEOUT", "SiteServer", "running_site", "serve_site"]
@@ -37,6 +44,8 @@ TIMEOUT = 10.0
 MAX_PATH = 2048
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: The host names a request may give (with any port): the loopback the server listens on.
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
 _BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n"
          b"Content-Length: 19\r\nConnection: close\r\n\r\nServer too busy.\r\n\r\n")
 
@@ -47,7 +56,12 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def setup(self) -> None:
         self.timeout = self.server.timeout_seconds  # type: ignore[attr-defined]
+        self.server.deadlines.add(self.request, self.timeout)  # type: ignore[attr-defined]
         super().setup()
+
+    def finish(self) -> None:
+        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the command prints its address)
         pass
@@ -67,8 +81,14 @@ class _Handler(SimpleHTTPRequestHandler):
             return HTTPStatus.BAD_REQUEST, "the path is not UTF-8"
         if _CONTROL.search(path):
             return HTTPStatus.BAD_REQUEST, "control character in the path"
-        if ".." in path.replace("\\", "/").split("/"):
+        segments = path.replace("\\", "/").split("/")
+        if ".." in segments:
             return HTTPStatus.BAD_REQUEST, "'..' in the path"
+        host = self.headers.get("Host")
+        if host is not None and _host_name(host) not in _LOCAL_HOSTS:
+            return HTTPStatus.MISDIRECTED_REQUEST, "this server answers for 127.0.0.1 and localhost only"
+        if any(segment.startswith(".") for segment in segments):
+            return HTTPStatus.NOT_FOUND, None
         root = os.path.realpath(self.directory)
         target = os.path.realpath(self.translate_path(self.path))
         if target != root and not target.startswith(root + os.sep):
@@ -76,6 +96,7 @@ class _Handler(SimpleHTTPRequestHandler):
         return None
 
     def send_head(self) -> Any:
+        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]  (the request line and headers are in)
         refusal = self._refusal()
         if refusal is not None:
             self.send_error(refusal[0], refusal[1])
@@ -100,6 +121,14 @@ class _Handler(SimpleHTTPRequestHandler):
         super().send_error(code, message, explain)
 
 
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port, lowercased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if ":" in host else host
+
+
 class SiteServer(ThreadingHTTPServer):
     """Serves one built site folder, to a bounded number of clients at a time."""
 
@@ -113,6 +142,7 @@ class SiteServer(ThreadingHTTPServer):
         if not (folder / "index.html").is_file():
             raise InputError(f"{folder}: no built site here (run 'errdex site build --out {folder}')")
         self.timeout_seconds = timeout
+        self.deadlines = RequestDeadlines()
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), functools.partial(_Handler, directory=str(folder)))
 
@@ -120,6 +150,10 @@ class SiteServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
+
+    def service_actions(self) -> None:
+        super().service_actions()
+        self.deadlines.expire_due()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):

@@ -60,10 +60,11 @@ def parse_envelope(body: bytes) -> dict[str, Any]:
 
 
 def _json_object(body: bytes) -> dict[str, Any] | None:
-    # Like fetch's response.json(): UTF-8 with replacement, a leading BOM dropped, strict JSON.
+    # Like fetch's response.json(): UTF-8 with replacement, a leading BOM dropped, strict JSON. Nesting deeper than
+    # Python's parser recurses (a hostile answer of 100,000 brackets) counts as invalid JSON rather than a crash.
     try:
         value = json.loads(body.decode("utf-8-sig", errors="replace"), parse_constant=_reject_constant)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

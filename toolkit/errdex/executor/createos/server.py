@@ -23,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
+from errdex._serving import RequestDeadlines
 from errdex.executor.createos.faults import FaultPlan, FaultRule
 from errdex.executor.createos.ledger import Ledger
 from errdex.executor.createos.state import FakeProcess, FakeState, Reply
@@ -133,6 +134,7 @@ class FakeCreateos:
         self._httpd = _Server((self.host, self.port), _Handler)
         self._httpd.fake = self
         self._httpd.slots = threading.BoundedSemaphore(self.max_connections)
+        self._httpd.deadlines = RequestDeadlines()
         self.url = f"http://{self.host}:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self._thread.start()
@@ -169,6 +171,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # connections beyond the bound are answered 503, not left to time out in the backlog
     fake: FakeCreateos
     slots: threading.BoundedSemaphore
+    deadlines: RequestDeadlines
+
+    def service_actions(self) -> None:
+        """After every poll: close the connections whose request is late (see :mod:`errdex._serving`)."""
+        super().service_actions()
+        self.deadlines.expire_due()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve the connection in its own thread while a slot is free; else answer 503 and close it."""
@@ -205,7 +213,13 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.timeout = self.server.fake.request_timeout_s  # applies to every read and write of this connection
         self.answered = False
+        # ... and to the whole request, however slowly it trickles in
+        self.server.deadlines.add(self.request, self.timeout)
         super().setup()
+
+    def finish(self) -> None:
+        self.server.deadlines.met(self.request)
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
@@ -235,7 +249,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         split = urlsplit(self.path)
         call, ids = route(self.command, split.path)
-        length = self.headers.get("Content-Length", "0").strip()
+        lengths = {value.strip() for value in self.headers.get_all("Content-Length") or ["0"]}
+        if len(lengths) > 1 or "Transfer-Encoding" in self.headers:  # which is the body? (RFC 9112 6.3): refuse
+            self._send_json(Reply.fail(400, "one Content-Length and no Transfer-Encoding, please"))
+            return
+        length = lengths.pop()
         if not (length.isascii() and length.isdigit()):
             self._send_json(Reply.fail(400, "Content-Length must be a whole number of bytes"))
             return
@@ -244,7 +262,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self.rfile.read(int(length))
         if len(body) < int(length):
-            return  # the client closed before sending the body it announced
+            return  # the client closed (or was too slow) before sending the body it announced
+        self.server.deadlines.met(self.request)
         matched = fake.plan.match(call) if call is not None else None
         index = fake.ledger.request(method=self.command, path=self.path, call=call, rule=matched and matched[0])
 
@@ -345,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
         if call in ("create-sandbox", "exec", "create-process"):
             try:
                 document = json.loads(body) if body else None
-            except ValueError:
+            except (ValueError, RecursionError):
                 return Reply.fail(400, "invalid JSON")
             if call == "create-sandbox":
                 return state.create_sandbox(document)

@@ -111,6 +111,13 @@ def _program_frames(program: Mapping[str, Any]) -> tuple[list[tuple[float, dict[
     items = program.get("output", [])
     if not isinstance(items, list) or not all(isinstance(item, dict) and ("text" in item) != ("base64" in item) for item in items):
         raise ValueError("a program's 'output' lists objects with 'text' or 'base64'")
+    for item in items:
+        if not _is_ms(item.get("atMs", 0)):
+            raise ValueError("a program output's 'atMs' is a number of milliseconds, 0 or more")
+        if not isinstance(item.get("stream", "stdout"), str) or not isinstance(item.get("text", item.get("base64")), str):
+            raise ValueError("a program output's 'stream' and 'text' or 'base64' are strings")
+    if "exitAtMs" in program and not _is_ms(program["exitAtMs"]):
+        raise ValueError("a program's 'exitAtMs' is a number of milliseconds, 0 or more")
     frames = []
     for seq, item in enumerate(items, start=1):
         if "base64" in item:
@@ -124,6 +131,10 @@ def _program_frames(program: Mapping[str, Any]) -> tuple[list[tuple[float, dict[
     last_output = max((offset for offset, _ in frames), default=0.0)
     exit_after = program["exitAtMs"] / 1000 if "exitAtMs" in program else last_output
     return frames, exit_frame, exit_after
+
+
+def _is_ms(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
 
 
 class FakeState:
@@ -291,7 +302,7 @@ def _sandbox_from(sandbox_id: str, spec: str | Mapping[str, Any]) -> FakeSandbox
     if isinstance(spec, str):
         spec = {"status": spec}
     if not isinstance(spec, Mapping):
-        raise ValueError(f"sandbox {sandbox_id!r} is a status or an object with 'status', 'pause' and 'resume'")
+        raise ValueError(f"sandbox {sandbox_id!r} is a status or an object {{status, pause, resume}}")
     transitions = {}
     for action in ("pause", "resume"):
         statuses = spec.get(action)
