@@ -224,9 +224,11 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
     return _build_at(target, items, content_hash(items), named=db is not None)
 
 
-def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named: bool) -> IndexInfo:
+def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named: bool,
+              reuse: bool = False) -> IndexInfo:
     """Build the index at ``target``; ``named``: a file the user named, replaced only when it is an index
-    (a damaged cached index is errdex's own and is simply rebuilt)."""
+    (a damaged cached index is errdex's own and is simply rebuilt); ``reuse``: keep an index that another run
+    built fresh while this one waited for the lock."""
     refuse_special(target)
     seen: set[str] = set()
     for item in items:
@@ -240,6 +242,8 @@ def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named
     except OSError as exc:
         raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
     with _build_lock(target):
+        if reuse and _fresh(target, digest):  # another run built it while this one waited
+            return IndexInfo(target, digest, len(items), False)
         if named:
             _refuse_foreign(target)  # again, now that no other run can be writing it
         _build(target, items, digest)
@@ -345,16 +349,7 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     digest = content_hash(items)
     if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
-    if db is not None:
-        _refuse_foreign(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot write the index at {target}: {(exc.strerror or str(exc)).lower()}") from exc
-    with _build_lock(target):
-        if _fresh(target, digest):  # another run built it while this one waited
-            return IndexInfo(target, digest, len(items), False)
-        return _build_at(target, items, digest, named=db is not None)
+    return _build_at(target, items, digest, named=db is not None, reuse=True)
 
 
 def _fresh(target: Path, digest: str) -> bool:

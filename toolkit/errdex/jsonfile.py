@@ -10,12 +10,11 @@ one line that names the file, and the line and column where it can.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import InputError, os_reason
+from errdex._files import read_regular
+from errdex.errors import InputError
 
 __all__ = ["MAX_BYTES", "read_json_file"]
 
@@ -29,21 +28,9 @@ def read_json_file(path: str | Path, *, hint: str = "") -> Any:
 
     tail = f" ({hint})" if hint else ""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {os_reason(exc)}") from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: not a regular file{tail}")
-        if info.st_size > MAX_BYTES:
-            raise InputError(f"{path}: {info.st_size} bytes is more than the {MAX_BYTES} read{tail}")
-        try:
-            data = handle.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {os_reason(exc)}") from exc
-    if len(data) > MAX_BYTES:
-        raise InputError(f"{path}: more than the {MAX_BYTES} bytes read{tail}")
+        data = read_regular(Path(path), limit=MAX_BYTES, error=InputError, what="such a file")
+    except InputError as exc:
+        raise InputError(f"{exc}{tail}") from exc
     parsed = parse_document(data)
     if parsed.problems:
         problem = parsed.problems[0]
