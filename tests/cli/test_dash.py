@@ -79,3 +79,13 @@ def test_prove_records_from_stdin(cli, tmp_path: Path, seed: dict[str, Any]) -> 
     result = cli("prove", "--records", "-", input=canonical_text(seed))
     assert result.exit_code == 1 and "the record has no scenarios" in result.stdout
     assert not (tmp_path / "-").exists()
+
+
+def test_explain_dash_reads_one_line_from_stdin(cli) -> None:
+    shown = cli("explain", "-", input="ERROR CreateOS returned invalid JSON.\n")
+    assert shown.exit_code == 0 and "slug createos-returned-invalid-json" in shown.stdout
+    for text, message in (("a\nb\n", "several lines"), ("\n", "no line")):
+        refused = cli("explain", "-", input=text)
+        assert refused.exit_code == 2 and message in refused.stderr and refused.stderr.count("\n") == 1
+    both = cli("explain", "-", "--records", "-", input="x")
+    assert both.exit_code == 2 and "both read stdin" in both.stderr

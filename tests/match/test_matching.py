@@ -493,3 +493,12 @@ def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex
     in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]
     assert in_block == [entry for entry in alone if entry[2]]
     assert [n for n, _, _ in in_block] == [0, 1]  # form feed is not a JSON blank: that line is text only
+
+
+def test_a_blank_field_name_and_an_endless_explain_argument_are_usage_errors(cli) -> None:
+    blank = cli("match", "--field", " ", "-", input="x\n")
+    assert blank.exit_code == 2 and "names no JSON field" in blank.stderr
+    huge = cli("explain", "x" * (2 << 20))
+    assert huge.exit_code == 2 and huge.stderr.count("\n") == 1 and len(huge.stderr) < 300
+    unknown = cli("explain", "y" * 5000)
+    assert unknown.exit_code == 1 and len(unknown.stderr) < 400  # the line is shown cut, not repeated whole

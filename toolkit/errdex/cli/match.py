@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -36,8 +37,10 @@ def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
     fresh = skipped[already:]
     if fresh and not quiet:
         record, reason = fresh[0]
-        stderr_line(f"errdex: warning: {len(fresh)} record{'s are' if len(fresh) > 1 else ' is'} not matched: "
-                    f"its pattern cannot run in every engine (first: {record['id']}: {reason}; run 'errdex validate')")
+        many = len(fresh) > 1
+        stderr_line(f"errdex: warning: {len(fresh)} record{'s are' if many else ' is'} not matched: "
+                    f"{'their patterns' if many else 'its pattern'} cannot run in every engine "
+                    f"(first: {record['id']}: {reason}; run 'errdex validate')")
     return len(skipped)
 
 
@@ -75,6 +78,9 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
         raise UsageError("--follow needs a file, not stdin")
     if "-" in records and (not files or "-" in files):
         raise UsageError("--records - and the log both read stdin; name a log FILE or a records file")
+    blank = next((name for name in fields if not name.strip()), None)
+    if blank is not None:
+        raise UsageError(f"--field {blank!r} names no JSON field; give a field name such as message")
     kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired, partial=True)
     if kb.store.problems and not quiet:
         count = len(kb.store.problems)
@@ -117,6 +123,10 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     return 1 if totals.problems else 0
 
 
+#: The longest log line or id ``explain`` takes (from the command line or stdin).
+EXPLAIN_MAX_CHARS = 1 << 20
+
+
 @click.command("explain")
 @click.argument("what")
 @records_option
@@ -129,14 +139,26 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
       errdex explain createos-process-creation-could-not-be-confirmed-destroy-the
       errdex explain 2715d7d48ff9726c
       errdex explain "ERROR CreateOS request failed (HTTP 502) during process creation."
+      tail -n 1 app.log | errdex explain -    # the line from stdin
     """
+    if what == "-":
+        if "-" in records:
+            raise UsageError("--records - and the line both read stdin; give the line as an argument")
+        what = sys.stdin.buffer.read(EXPLAIN_MAX_CHARS * 4 + 1).decode("utf-8", "replace").strip("\r\n")
+        if not what.strip():
+            raise UsageError("explain -: stdin held no line to explain")
+        if "\n" in what:
+            raise UsageError("explain -: stdin holds several lines; explain takes one (errdex match - takes many)")
+    if len(what) > EXPLAIN_MAX_CHARS:
+        raise UsageError(f"explain takes one log line, id or slug of at most {EXPLAIN_MAX_CHARS:,} characters")
     kb = load(list(records) or None, include_retired=True)
     try:
         record = kb.get(what)
     except RecordNotFound:
         matches = kb.match(what)
         if not matches:
-            raise RecordNotFound(f"no record with id or slug {what!r}, and no record matches it as a log line") from None
+            shown = what if len(what) <= 200 else what[:200] + "..."
+            raise RecordNotFound(f"no record with id or slug {shown!r}, and no record matches it as a log line") from None
         record = matches[0].record
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
