@@ -511,12 +511,15 @@ def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] |
         raise UsageError(f"{output} is a folder; --output names the file to write")
     refuse_special(output)
     items = _sorted_records(records)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if format == "jsonl":
-        write_atomic(output, _jsonl_bytes(items, output.name.lower().endswith(".gz")))
-    elif format == "parquet":
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        if format == "jsonl":
+            write_atomic(output, _jsonl_bytes(items, output.name.lower().endswith(".gz")))
+    except OSError as exc:  # a full disk, a read-only folder: name the file, not only the reason
+        raise from_oserror(exc, output, action="write") from exc
+    if format == "parquet":
         _replace_via_temporary(output, lambda tmp: _write_parquet(items, tmp))
-    else:
+    elif format == "duckdb":
         from errdex.index import build_index
 
         build_index(db=output, loaded=items)
