@@ -71,3 +71,24 @@ def test_release_on_a_full_disk_says_why_without_an_empty_name(cli, full_disk: P
     assert ": :" not in result.stderr
     assert _files(records) == before
     assert (full_disk / "CHANGELOG.md").read_text(encoding="utf-8") == "# Changelog\n"
+
+
+def test_import_on_a_full_disk_names_the_record_file_and_writes_nothing(cli, full_disk: Path, tmp_path: Path) -> None:
+    records = full_disk / "records"
+    bundle = tmp_path / "bundle.jsonl"
+    assert cli("export", "--format", "jsonl", "--records", str(records), "--output", str(bundle)).exit_code == 0
+    missing = sorted((records / "paperclipai" / "paperclip").glob("*.json"))[0]
+    missing.unlink()
+    before = _files(records)
+    result = cli("import", str(bundle), "--records-dir", str(records))
+    _one_line(result, missing.name, "no space left", "nothing was written")
+    assert _files(records) == before
+
+
+def test_migrate_on_a_full_disk_names_the_record_file(cli, full_disk: Path) -> None:
+    records = full_disk / "records"
+    before = _files(records)
+    result = cli("migrate", "--to", "2", "--allow-loss", str(records))
+    _one_line(result, ".json: cannot rewrite file: no space left", "no file was changed")
+    assert "a record file" not in result.stderr
+    assert _files(records) == before

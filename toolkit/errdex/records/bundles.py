@@ -334,6 +334,10 @@ def _apply(report: ImportReport) -> None:
             entry.path.parent.mkdir(parents=True, exist_ok=True)
             change.write(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
         change.commit()
+    except OSError as exc:  # a full disk, a read-only folder
+        change.abandon()
+        outcome = "the next import finishes the change" if change.journaled else "nothing was written"
+        raise InputError(f"{from_oserror(exc, action='write')}; {outcome}") from exc
     except BaseException:
         change.abandon()
         raise
