@@ -479,14 +479,17 @@ def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
 def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` for a temporary file next to ``output``, then rename it over ``output``."""
     tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
     try:
+        tmp.unlink(missing_ok=True)  # a read-only folder refuses even this: the message names output, not tmp
         write(tmp)
         os.replace(tmp, output)
     except OSError as exc:
         raise from_oserror(exc, output, action="write") from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None,

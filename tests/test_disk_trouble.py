@@ -1,5 +1,6 @@
-"""A full disk during a write: one line naming what could not be written, exit 1, the old files intact and
-nothing left behind. The disk is a real, small tmpfs (mounting one needs root; elsewhere these tests skip)."""
+"""A full disk or a read-only one during a write: one line naming what could not be written, exit 1, the old
+files intact and nothing left behind. The disk is a real, small tmpfs (mounting one needs root; elsewhere these
+tests skip)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,25 @@ def test_migrate_on_a_full_disk_names_the_record_file(cli, full_disk: Path) -> N
     _one_line(result, ".json: cannot rewrite file: no space left", "no file was changed")
     assert "a record file" not in result.stderr
     assert _files(records) == before
+
+
+@pytest.fixture
+def read_only_disk(tmp_path: Path) -> Iterator[Path]:
+    """A tmpfs mounted read-only (root ignores file modes, not a read-only mount)."""
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_export_parquet_into_a_read_only_folder_names_the_file_not_a_temporary(cli, read_only_disk: Path) -> None:
+    out = read_only_disk / "x.parquet"
+    result = cli("export", "--format", "parquet", "--output", str(out))
+    _one_line(result, f"{out}: cannot write: the file system is read-only")
+    assert ".tmp" not in result.stderr
