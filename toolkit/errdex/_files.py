@@ -91,10 +91,15 @@ def _temp_beside(path: Path) -> tuple[int, str]:
 
 
 def _fill(fd: int, tmp: str, path: Path, data: bytes) -> None:
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        if exc.filename is None:  # a write to a descriptor names no file: name the one being written
+            exc.filename = str(path)
+        raise
     try:
         os.chmod(tmp, path.stat().st_mode & 0o777)
     except OSError:

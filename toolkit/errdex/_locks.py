@@ -66,8 +66,11 @@ def hold(lock: Path, *, what: str, wait: float | None = None) -> Iterator[None]:
         program = os.path.basename(sys.argv[0]) if sys.argv else "errdex"
         command = " ".join(["errdex" if program in ("__main__.py", "-m", "") else program, *sys.argv[1:3]])
         note = f"errdex (pid {os.getpid()}, {what}, '{command}', since {time.strftime('%H:%M:%S')})"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, note.encode("utf-8", "replace"), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, note.encode("utf-8", "replace"), 0)
+        except OSError:  # a full disk: the note only says who holds the lock; the command says what failed
+            pass
         _held[key] = 1
         try:
             yield

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import JOURNAL, Change, clean_leftovers
-from errdex.errors import DataError, InputError, UsageError
+from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.timestamps import parse_rfc3339
 
@@ -367,8 +367,8 @@ def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path
     except OSError as exc:
         change.abandon()
         outcome = "the next release finishes it" if change.journaled else "nothing was changed"
-        raise InputError(f"cannot write the release: {exc.filename or ''}: {(exc.strerror or str(exc)).lower()}; "
-                         f"{outcome}") from exc
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise InputError(f"cannot write the release: {where}{os_reason(exc)}; {outcome}") from exc
     except BaseException:
         change.abandon()
         raise

@@ -334,6 +334,10 @@ def _apply(report: ImportReport) -> None:
             entry.path.parent.mkdir(parents=True, exist_ok=True)
             change.write(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
         change.commit()
+    except OSError as exc:  # a full disk, a read-only folder
+        change.abandon()
+        outcome = "the next import finishes the change" if change.journaled else "nothing was written"
+        raise InputError(f"{from_oserror(exc, action='write')}; {outcome}") from exc
     except BaseException:
         change.abandon()
         raise
@@ -475,14 +479,17 @@ def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
 def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` for a temporary file next to ``output``, then rename it over ``output``."""
     tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
     try:
+        tmp.unlink(missing_ok=True)  # a read-only folder refuses even this: the message names output, not tmp
         write(tmp)
         os.replace(tmp, output)
     except OSError as exc:
         raise from_oserror(exc, output, action="write") from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None,
@@ -511,12 +518,15 @@ def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] |
         raise UsageError(f"{output} is a folder; --output names the file to write")
     refuse_special(output)
     items = _sorted_records(records)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if format == "jsonl":
-        write_atomic(output, _jsonl_bytes(items, output.name.lower().endswith(".gz")))
-    elif format == "parquet":
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        if format == "jsonl":
+            write_atomic(output, _jsonl_bytes(items, output.name.lower().endswith(".gz")))
+    except OSError as exc:  # a full disk, a read-only folder: name the file, not only the reason
+        raise from_oserror(exc, output, action="write") from exc
+    if format == "parquet":
         _replace_via_temporary(output, lambda tmp: _write_parquet(items, tmp))
-    else:
+    elif format == "duckdb":
         from errdex.index import build_index
 
         build_index(db=output, loaded=items)

@@ -23,7 +23,7 @@ from xml.sax.saxutils import escape as xml_escape
 import jinja2
 
 from errdex._version import __version__
-from errdex.errors import DataError, InputError, UsageError
+from errdex.errors import DataError, InputError, UsageError, from_oserror
 from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
@@ -225,7 +225,7 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
 
     try:
         writer = _Writer(folder, _environment())
-        shutil.copytree(site_dir() / "assets", folder / "assets")
+        _copy_assets(folder / "assets")
         facts.findings = findings()
         facts.judge_patterns()
         record_pages = _RecordPages(writer, facts, info)
@@ -251,10 +251,20 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
         folders.write_manifest(folder)
         folders.replace_folder(folder, out)
+    except OSError as exc:  # a full disk, a read-only folder: one line naming --out, nothing left behind
+        folders.remove_tree(folder)
+        raise from_oserror(exc, out, action="write the site") from exc
     except BaseException:
         folders.remove_tree(folder)
         raise
     return writer, search_seconds
+
+
+def _copy_assets(target: Path) -> None:
+    """The site's static files, one by one (``shutil.copytree`` folds a failure into a list of raw texts)."""
+    target.mkdir()
+    for source in sorted(site_dir().joinpath("assets").iterdir()):
+        shutil.copyfile(source, target / source.name)
 
 
 #: Below this many records, everything runs in this process (a fork costs more than it saves).

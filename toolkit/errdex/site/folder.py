@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from errdex.errors import InputError
+from errdex.errors import InputError, from_oserror
 
 __all__ = ["MARKER", "build_lock", "check_out", "foreign_entries", "new_build_folder", "remove_leftovers",
            "replace_folder", "write_manifest"]
@@ -167,8 +167,15 @@ def build_lock(out: Path, *, on_wait: Callable[[], None] | None = None) -> Itera
 def new_build_folder(out: Path) -> Path:
     """A fresh folder beside ``out`` for one build (named after its builder's pid), marked as errdex's."""
     folder = out.with_name(f".{out.name}.build-{os.getpid()}-{secrets.token_hex(4)}")
-    folder.mkdir()  # not mkdtemp: the site keeps the mode the umask gives, readable by a web server
-    (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    try:
+        folder.mkdir()  # not mkdtemp: the site keeps the mode the umask gives, readable by a web server
+        try:
+            (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        except BaseException:
+            remove_tree(folder)  # a full disk must not leave an empty build folder behind
+            raise
+    except OSError as exc:
+        raise from_oserror(exc, out, action="write the site") from exc
     return folder
 
 
