@@ -493,3 +493,17 @@ def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex
     in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]
     assert in_block == [entry for entry in alone if entry[2]]
     assert [n for n, _, _ in in_block] == [0, 1]  # form feed is not a JSON blank: that line is text only
+
+
+def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: errdex.KnowledgeBase) -> None:
+    text = kb.match(API_LINE)
+    assert [m.view["id"] for m in kb.match(API_LINE.encode())] == [m.view["id"] for m in text]
+    assert kb.match(b"\xff\xfe " + API_LINE.encode())[0].groups == text[0].groups  # invalid UTF-8 replaced
+    # a whole text is split into lines, not read one character at a time (that matched nothing)
+    assert [line.number for line in kb.match_lines("start\n" + API_LINE + "\nend\n")] == [2]
+    assert [line.number for line in kb.match_lines([b"start\n", API_LINE.encode() + b"\r\n"])] == [2]
+    for bad in (None, 502, ["a"]):
+        with pytest.raises(TypeError, match="a log line must be str or bytes, not"):
+            kb.match(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a log line must be str or bytes, not NoneType"):
+        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]
