@@ -35,3 +35,18 @@ def test_match_text_shows_a_line_break_in_a_field_as_a_space(cli, tmp_path: Path
     result = cli("match", "-", "--records", str(folder), input=record["errorMessage"] + "\n")
     assert result.exit_code == 0
     assert "): Means trouble.\n" in result.stdout and "  fix: Fix it\n" in result.stdout
+
+
+def test_explain_wraps_long_blank_runs_in_linear_time(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    import time
+
+    record = seed["record"]
+    record["documentation"] = "Starts here." + "\t" * 200_000 + "Ends here."  # 6 s before, quadratic
+    record["commonSituations"] = "a  b" + " \n" * 100_000 + "c"
+    folder = tmp_path / "records"
+    write_envelope(folder, seed)
+    started = time.monotonic()
+    result = cli("explain", record["slug"], "--records", str(folder))
+    assert time.monotonic() - started < 2
+    assert result.exit_code == 0
+    assert "    Starts here. Ends here.\n" in result.stdout and "    a b c\n" in result.stdout

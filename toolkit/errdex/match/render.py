@@ -90,6 +90,15 @@ def site_page(record: dict[str, Any]) -> str:
     return (base.rstrip("/") + "/" if base else "build/site/") + record_path(record)
 
 
+#: The blanks :func:`textwrap.fill` turns into spaces; a long run of them costs it quadratic time (500,000 tabs:
+#: 37 s), so each run is one space before it wraps (it prints a run as one space or a line break anyway).
+_BLANKS = re.compile(r"[\t\n\x0b\x0c\r ]+")
+
+
+def _fill(text: str) -> str:
+    return textwrap.fill(_BLANKS.sub(" ", text), 76)
+
+
 def _block(title: str, body: str, color: bool) -> list[str]:
     return ["", _style(title, "1", color), *textwrap.indent(body.rstrip(), "    ").splitlines()]
 
@@ -124,9 +133,9 @@ def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | 
                 when += f", content last changed in {releases[1]}"
         out.append(when)
     out += _block("Pattern", record["messagePattern"], color)
-    out += _block("What it means", textwrap.fill(record["documentation"], 76), color)
-    out += _block("What triggers it", textwrap.fill(record["triggerScenarios"], 76), color)
-    out += _block("Common situations", textwrap.fill(record["commonSituations"], 76), color)
+    out += _block("What it means", _fill(record["documentation"]), color)
+    out += _block("What triggers it", _fill(record["triggerScenarios"]), color)
+    out += _block("Common situations", _fill(record["commonSituations"]), color)
     out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
     out += _block("Example fix", record["exampleFix"], color)
     if record.get("preventionTips"):
