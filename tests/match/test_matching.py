@@ -502,3 +502,15 @@ def test_a_blank_field_name_and_an_endless_explain_argument_are_usage_errors(cli
     assert huge.exit_code == 2 and huge.stderr.count("\n") == 1 and len(huge.stderr) < 300
     unknown = cli("explain", "y" * 5000)
     assert unknown.exit_code == 1 and len(unknown.stderr) < 400  # the line is shown cut, not repeated whole
+def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: errdex.KnowledgeBase) -> None:
+    text = kb.match(API_LINE)
+    assert [m.view["id"] for m in kb.match(API_LINE.encode())] == [m.view["id"] for m in text]
+    assert kb.match(b"\xff\xfe " + API_LINE.encode())[0].groups == text[0].groups  # invalid UTF-8 replaced
+    # a whole text is split into lines, not read one character at a time (that matched nothing)
+    assert [line.number for line in kb.match_lines("start\n" + API_LINE + "\nend\n")] == [2]
+    assert [line.number for line in kb.match_lines([b"start\n", API_LINE.encode() + b"\r\n"])] == [2]
+    for bad in (None, 502, ["a"]):
+        with pytest.raises(TypeError, match="a log line must be str or bytes, not"):
+            kb.match(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a log line must be str or bytes, not NoneType"):
+        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]

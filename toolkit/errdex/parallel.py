@@ -43,11 +43,13 @@ def can_fork() -> bool:
 
 @dataclass
 class Child:
-    """A forked child writing its results to ``path``."""
+    """A forked child writing its results to a temporary file: ``fd``, open in this process too; its name
+    ``path`` is removed as soon as the child runs, so no kill of either process can leave the file behind."""
 
     pid: int
     path: str
     status: int | None = None
+    fd: int = -1
 
 
 def start_child(work: Callable[[BinaryIO], None]) -> Child:
@@ -64,8 +66,9 @@ def start_child(work: Callable[[BinaryIO], None]) -> Child:
         except BaseException:  # noqa: BLE001  (the parent redoes the piece)
             pass
         os._exit(code)
-    os.close(fd)
-    return Child(pid, path)
+    with contextlib.suppress(OSError):
+        os.unlink(path)  # the child writes through its descriptor, this process reads through its own
+    return Child(pid, path, fd=fd)
 
 
 def finished(child: Child) -> bool:
@@ -84,11 +87,12 @@ def child_items(child: Child) -> Iterator[Any] | None:
         _, child.status = os.waitpid(child.pid, 0)
     if child.status != 0:
         return None
-    return _chunks(child.path)
+    return _chunks(child)
 
 
-def _chunks(path: str) -> Iterator[Any]:
-    with open(path, "rb") as stream:
+def _chunks(child: Child) -> Iterator[Any]:
+    os.lseek(child.fd, 0, os.SEEK_SET)  # the child's writes moved the offset the two descriptors share
+    with os.fdopen(os.dup(child.fd), "rb") as stream:
         while True:
             try:
                 yield pickle.load(stream)
@@ -102,7 +106,7 @@ def partial_items(child: Child) -> list[Any]:
         _, child.status = os.waitpid(child.pid, 0)
     found = []
     try:
-        for chunk in _chunks(child.path):
+        for chunk in _chunks(child):
             found.append(chunk)
     except (pickle.UnpicklingError, ValueError, AttributeError, IndexError, OSError):
         pass  # a chunk cut short by the child's end
@@ -143,5 +147,7 @@ def stop_child(child: Child) -> None:
             os.kill(child.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             _, child.status = os.waitpid(child.pid, 0)
-    with contextlib.suppress(OSError):
-        os.unlink(child.path)
+    if child.fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(child.fd)
+        child.fd = -1

@@ -52,6 +52,20 @@ def _github(report: ValidationReport) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _sarif_uri(path: str) -> str:
+    """A finding's path as SARIF's ``artifactLocation.uri``: a URI reference, so percent-encoded (a ``#``, a ``?``,
+    a space or a ``%`` in a file name would otherwise read as a fragment, a query or an escape); an absolute
+    path as a ``file://`` URI. A name that is not UTF-8 keeps its bytes (``%FF``)."""
+    from urllib.parse import quote
+
+    posix = path.replace("\\", "/")
+    try:
+        encoded = quote(posix, safe="/", errors="surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        encoded = quote(posix, safe="/", errors="replace")
+    return "file://" + encoded if posix.startswith("/") else encoded
+
+
 def _sarif(report: ValidationReport, checks: dict[str, type[Check]]) -> str:
     rules = [
         {
@@ -72,7 +86,7 @@ def _sarif(report: ValidationReport, checks: dict[str, type[Check]]) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                        "artifactLocation": {"uri": _sarif_uri(f.path)},
                         "region": {"startLine": f.line, "startColumn": f.column},
                     },
                     "logicalLocations": [{"fullyQualifiedName": f.pointer or "/", "kind": "member"}],

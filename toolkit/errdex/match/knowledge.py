@@ -28,6 +28,16 @@ _JSON_LINE = re.compile(rb"\n[ \t\r]*\{")
 _JSON_BLANKS = " \t\r"
 
 
+def _as_text(value: object) -> str:
+    """A line given to the API as text: ``str`` as is, ``bytes`` read as UTF-8 (invalid sequences replaced, as
+    the readers do); anything else is refused with a plain message, not a failure deep in the matcher."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    raise TypeError(f"a log line must be str or bytes, not {type(value).__name__}")
+
+
 @dataclass(frozen=True)
 class LineMatch:
     """A line that matched at least one record."""
@@ -85,8 +95,10 @@ class KnowledgeBase:
             return []
         return [value[name] for name in self.fields if isinstance(value.get(name), str)]
 
-    def match(self, line: str) -> list[Match]:
-        """Every record whose pattern occurs in the line (or in its JSON message fields), best first."""
+    def match(self, line: str | bytes) -> list[Match]:
+        """Every record whose pattern occurs in the line (or in its JSON message fields), best first.
+        ``line``: ``str`` or UTF-8 ``bytes``."""
+        line = _as_text(line)
         best: dict[str, Match] = {m.view["id"]: m for m in self.matcher.match(line)}
         for text in self._json_fields(line):
             for found in self.matcher.match(text):
@@ -134,10 +146,15 @@ class KnowledgeBase:
         if matches:
             yield start, end, matches
 
-    def match_lines(self, lines: Iterable[str], *, source: str = "<lines>") -> Iterator[LineMatch]:
-        """The lines that match a record, numbered from 1, with their ranked matches."""
+    def match_lines(self, lines: Iterable[str | bytes] | str | bytes, *, source: str = "<lines>") -> Iterator[LineMatch]:
+        """The lines that match a record, numbered from 1, with their ranked matches.
+
+        ``lines``: lines as ``str`` or UTF-8 ``bytes`` (a file opened in text or binary mode), or one whole text
+        (split at its line breaks, not read character by character)."""
+        if isinstance(lines, (str, bytes, bytearray)):
+            lines = _as_text(lines).split("\n")
         for number, line in enumerate(lines, start=1):
-            line = line.rstrip("\r\n")
+            line = _as_text(line).rstrip("\r\n")
             matches = self.match(line)
             if matches:
                 yield LineMatch(source, number, line, matches)

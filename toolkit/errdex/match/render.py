@@ -9,9 +9,15 @@ from typing import Any
 from errdex.match.engine import Match
 from errdex.terminal import safe, safe_value
 
-__all__ = ["explain_text", "first_sentence", "match_text", "substitute"]
+__all__ = ["clip", "explain_text", "first_sentence", "match_text", "substitute"]
 
 _PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
+#: Characters of a log line, of a record's text (first sentence, first fix) and of one captured value that
+#: ``match`` prints per matched line: a 1 MB field or a group capturing megabytes must not flood the terminal.
+_LINE_BREAKS = re.compile(r"[ \t]*\r?\n[ \t]*")
+MAX_LINE_CHARS = 300
+MAX_TEXT_CHARS = 300
+MAX_GROUP_CHARS = 80
 
 
 def first_sentence(text: str) -> str:
@@ -37,24 +43,36 @@ def _first_text(values: Any) -> str:
     return _text(values[0]) if isinstance(values, list) and values else ""
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ``...`` marking the cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _style(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
 def match_text(source: str, number: int, line: str, best: Match, others: int, *, color: bool) -> str:
     """One matched line and its best record, for a terminal (control characters in them escaped)."""
-    record = safe_value(best.record)
-    groups = safe_value(best.groups)
-    shown = safe(line if len(line) <= 300 else line[:297] + "...", newlines=False)
+    record = best.record
+    groups = tuple(clip(g, MAX_GROUP_CHARS) if g is not None else None for g in best.groups)
+    meaning = clip(first_sentence(_text(record.get("documentation"))[: MAX_TEXT_CHARS * 4]), MAX_TEXT_CHARS)
+    fix = clip(substitute(_first_text(record.get("solutions"))[: MAX_TEXT_CHARS * 4], groups), MAX_TEXT_CHARS)
+
+    def one_line(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+        return safe(clip(text, limit), newlines=False)
+
+    meaning, fix = _LINE_BREAKS.sub(" ", meaning), _LINE_BREAKS.sub(" ", fix)  # one line per field
+
     lines = [
-        f"{_style(f'{safe(source, newlines=False)}:{number}:', '1', color)} {shown}",
-        f"  {_style(record['errorClass'], '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
-        f" ({record['severity']}): {first_sentence(_text(record.get('documentation')) or '(no documentation yet)')}",
-        f"  fix: {substitute(_first_text(record.get('solutions')) or '(no solution recorded yet)', groups)}",
+        f"{_style(f'{one_line(source)}:{number}:', '1', color)} {one_line(line, MAX_LINE_CHARS)}",
+        f"  {_style(one_line(record['errorClass'], 80), '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
+        f" ({one_line(record['severity'], 20)}): {one_line(meaning) or '(no documentation yet)'}",
+        f"  fix: {one_line(fix) or '(no solution recorded yet)'}",
     ]
     if any(g is not None for g in groups):
-        lines.append(f"  captured: {', '.join(g if g is not None else '-' for g in groups)}")
-    more = f"  more: errdex explain {record['slug']} · {site_page(record)}"
+        lines.append(f"  captured: {one_line(', '.join(g if g is not None else '-' for g in groups), MAX_TEXT_CHARS * 3)}")
+    more = f"  more: errdex explain {one_line(record['slug'], 120)} · {one_line(site_page(record), MAX_TEXT_CHARS)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
     lines.append(more)
@@ -70,6 +88,15 @@ def site_page(record: dict[str, Any]) -> str:
 
     base = os.environ.get("ERRDEX_SITE_URL", "").strip()
     return (base.rstrip("/") + "/" if base else "build/site/") + record_path(record)
+
+
+#: The blanks :func:`textwrap.fill` turns into spaces; a long run of them costs it quadratic time (500,000 tabs:
+#: 37 s), so each run is one space before it wraps (it prints a run as one space or a line break anyway).
+_BLANKS = re.compile(r"[\t\n\x0b\x0c\r ]+")
+
+
+def _fill(text: str) -> str:
+    return textwrap.fill(_BLANKS.sub(" ", text), 76)
 
 
 def _block(title: str, body: str, color: bool) -> list[str]:
@@ -106,9 +133,9 @@ def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | 
                 when += f", content last changed in {releases[1]}"
         out.append(when)
     out += _block("Pattern", record["messagePattern"], color)
-    out += _block("What it means", textwrap.fill(record["documentation"], 76), color)
-    out += _block("What triggers it", textwrap.fill(record["triggerScenarios"], 76), color)
-    out += _block("Common situations", textwrap.fill(record["commonSituations"], 76), color)
+    out += _block("What it means", _fill(record["documentation"]), color)
+    out += _block("What triggers it", _fill(record["triggerScenarios"]), color)
+    out += _block("Common situations", _fill(record["commonSituations"]), color)
     out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
     out += _block("Example fix", record["exampleFix"], color)
     if record.get("preventionTips"):
