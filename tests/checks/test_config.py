@@ -28,11 +28,14 @@ def test_unknown_check_is_a_usage_error() -> None:
 
 def test_select_and_ignore(tmp_path: Path, seed: dict[str, Any]) -> None:
     path = _broken(tmp_path, seed)
-    assert {f.code for f in validate([path], select=["http-status"]).findings} == {"EDX154"}
+    # The schema's objection to the tag stays: what no command can load is always reported.
+    assert {(f.code, f.pointer) for f in validate([path], select=["http-status"]).findings} == \
+        {("EDX154", "/record/httpStatus"), ("EDX010", "/record/tags/0")}
     # Ignoring the semantic check leaves the schema's own objection to the value.
     remaining = {(f.code, f.pointer) for f in validate([path], ignore=["EDX154"]).findings}
     assert remaining == {("EDX151", "/record/tags/0"), ("EDX010", "/record/httpStatus")}
-    assert {f.code for f in validate([path], ignore=["EDX154", "EDX010"]).findings} == {"EDX151"}
+    # The schema's finding says the record cannot be loaded at all: it runs whatever is ignored.
+    assert {f.code for f in validate([path], ignore=["EDX154", "EDX010"]).findings} == {"EDX151", "EDX010"}
 
 
 def test_per_record_ignores_from_errdex_toml(tmp_path: Path, seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +53,8 @@ def test_per_record_ignores_by_slug_in_pyproject(tmp_path: Path, seed: dict[str,
         '[tool.errdex]\nignore = ["EDX151", "EDX010"]\n[tool.errdex.per-record-ignores]\n'
         '"createos-process-creation-could-not-be-confirmed-destroy-the" = ["EDX154"]\n'
     )
-    assert validate([path], config=config).findings == []
+    assert {(f.code, f.pointer) for f in validate([path], config=config).findings} == \
+        {("EDX010", "/record/httpStatus"), ("EDX010", "/record/tags/0")}
 
 
 def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
@@ -92,3 +96,21 @@ def test_a_configuration_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(
         result = cli("validate", "--config", str(config))
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
         assert f"{config}: {expected}" in result.stderr and "codec" not in result.stderr
+
+
+@pytest.mark.parametrize("how", ["select", "ignore", "config", "per-record"])
+def test_what_every_command_refuses_cannot_be_ignored(tmp_path: Path, seed: dict[str, Any], how: str) -> None:
+    """A record that index, export, release and prove refuse to load is never validated clean, whatever checks
+    are chosen: the parse and schema findings (EDX001-EDX011) always run."""
+    seed["record"]["httpStatus"] = 700
+    seed["record"]["lineNumber"] = 10**20
+    path = write_envelope(tmp_path / "records", seed)
+    codes = "EDX008,EDX010,EDX154,EDX133"
+    config = tmp_path / "errdex.toml"
+    config.write_text({"config": f'ignore = {codes.split(",")!r}\n'.replace("'", '"'),
+                       "per-record": f'[per-record-ignores]\n"2715d7d48ff9726c" = {codes.split(",")!r}\n'.replace("'", '"')}
+                      .get(how, ""))
+    report = validate([path], config=config, select=["EDX113"] if how == "select" else None,
+                      ignore=[codes] if how == "ignore" else None)
+    assert not report.ok
+    assert "EDX008" in {f.code for f in report.findings}
