@@ -249,9 +249,24 @@ def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
     return found
 
 
+def _read_already(path: str | Path, read: set[tuple[int, int]]) -> bool:
+    """Whether this file was read already in this run (the same file named twice, through a link to it or to
+    its folder): one file is one set of records, never a duplicate of itself. Notes the file as read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False  # reading it reports the problem
+    key = (info.st_dev, info.st_ino)
+    if key in read:
+        return True
+    read.add(key)
+    return False
+
+
 def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Iterator[Document]:
     """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset."""
     targets = list(paths) if paths else [bundled_records_dir()]
+    read: set[tuple[int, int]] = set()
     for target in targets:
         if str(target) == "-":
             yield from _read_stdin(stdin or sys.stdin.buffer)
@@ -266,10 +281,13 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
             for link, message in walk.skipped:
                 yield _problem_document(os.path.join(display, link[cut:]), Path(link), message)
             for file in walk.files:
+                if _read_already(file, read):
+                    continue
                 for doc in _read_file(Path(file), os.path.join(display, file[cut:])):
                     doc.outside = file in walk.outside
                     yield doc
         elif path.exists():
-            yield from _read_file(path, display)
+            if not _read_already(path, read):
+                yield from _read_file(path, display)
         else:
             yield _problem_document(display, path, "no such file or folder")
