@@ -154,3 +154,8 @@ def test_one_file_named_twice_is_read_once(tmp_path: Path, seed: dict[str, Any],
     result = cli("match", "--format", "jsonl", *args, "-", input=line + "\n")
     assert result.exit_code == 0, result.stderr
     assert len(json.loads(result.stdout.splitlines()[0])["matches"]) == 1
+
+
+def test_stdin_named_twice_is_read_once(cli, seed: dict[str, Any]) -> None:
+    result = cli("validate", "--no-config", "--format", "json", "-", "-", input=canonical_text(seed))
+    assert "EDX005" not in {f["code"] for f in result.json()}, result.stdout

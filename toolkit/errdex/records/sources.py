@@ -267,9 +267,12 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
     """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset."""
     targets = list(paths) if paths else [bundled_records_dir()]
     read: set[tuple[int, int]] = set()
+    stdin_read = False
     for target in targets:
         if str(target) == "-":
-            yield from _read_stdin(stdin or sys.stdin.buffer)
+            if not stdin_read:  # a second '-' would find stdin at its end: an empty document that is not there
+                stdin_read = True
+                yield from _read_stdin(stdin or sys.stdin.buffer)
             continue
         path = Path(target)
         display = str(target) if paths else "records"
