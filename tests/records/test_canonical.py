@@ -136,3 +136,18 @@ def test_fmt_never_writes_through_a_folder_link_out_of_the_tree(tmp_path: Path, 
     assert [(p, "symbolic link" in m) for p, _, _, m in result.failed] == [(str(tree / "linked" / "x.json"), True)]
     assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
     assert fmt([outside / "x.json"]).changed == [str(outside / "x.json")]  # named itself, it is formatted
+
+
+def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """A gzipped bundle named on the command line is checked and formatted like a plain one (as migrate
+    rewrites it), never skipped with '0 file(s)' and exit 0."""
+    import gzip
+
+    bundle = tmp_path / "dump.jsonl.gz"
+    bundle.write_bytes(gzip.compress((json.dumps(seed, indent=1) .replace("\n", "") + "\r\n").encode()))
+    result = cli("fmt", "--check", str(bundle))
+    assert result.exit_code == 1 and "1 file(s) would reformat" in result.stderr, result.stderr
+    assert cli("fmt", str(bundle)).exit_code == 0
+    assert gzip.decompress(bundle.read_bytes()).decode() == canonical_text(seed, bundle_line=True) + "\n"
+    again = fmt([bundle], check=True)
+    assert again.changed == [] and again.unchanged == [str(bundle)]
