@@ -351,3 +351,18 @@ def test_a_damaged_manifest_is_one_line_for_site_build_and_release(folder: Path,
         assert result.exit_code == 1, (command, result.stderr)
         assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr
         assert "2026-12-01T000000Z.json" in result.stderr and "not a release manifest" in result.stderr
+
+
+@pytest.mark.parametrize("change", [{}, {"errorMessage": "Another message.", "messagePattern": "Another message\\."}])
+def test_a_release_refuses_two_records_with_one_id(folder: Path, tmp_path: Path, change: dict[str, Any]) -> None:
+    """A copy of a record under another file name (or another record given its id) would be published twice
+    in the bundle while the manifest, keyed by id, keeps one: the release stops and writes nothing."""
+    source = _path(folder, ONE)
+    envelope = json.loads(source.read_text())
+    envelope["record"].update(change)
+    (source.parent / "copy of it.json").write_text(json.dumps(envelope, indent=2))
+    files = _snapshot(folder)
+    with pytest.raises(DataError, match=r"is also the id of") as caught:
+        cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
+    assert "copy of it.json" in str(caught.value) and f"{ONE}.json" in str(caught.value)
+    assert _snapshot(folder) == files and not (tmp_path / "a").exists()

@@ -110,6 +110,13 @@ def _read_folder(folder: Path) -> list[_Entry]:
         entries.append(_Entry(Path(name), value))
     if not entries:
         raise DataError(f"{folder}: no records")
+    first: dict[str, Path] = {}
+    for entry in entries:  # the manifest is keyed by id: a second record of one id would vanish from it
+        earlier = first.setdefault(entry.record["id"], entry.path)
+        if earlier != entry.path:
+            raise DataError(f"{entry.path}: id {entry.record['id']!r} is also the id of {earlier}; a release "
+                            "publishes each record once (give one of them a new id, or remove the copy); "
+                            "run 'errdex validate' for every finding")
     return entries
 
 
