@@ -366,3 +366,16 @@ def test_a_release_refuses_two_records_with_one_id(folder: Path, tmp_path: Path,
         cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
     assert "copy of it.json" in str(caught.value) and f"{ONE}.json" in str(caught.value)
     assert _snapshot(folder) == files and not (tmp_path / "a").exists()
+
+
+def test_diff_refuses_a_side_with_two_records_of_one_id(folder: Path, tmp_path: Path, cli: Any) -> None:
+    """One of two records that share an id would hide the other: a change in it was reported as 'same' (0)."""
+    bundle = tmp_path / "before.jsonl"
+    assert cli("export", "--format", "jsonl", "--records", str(folder), "--output", str(bundle)).exit_code == 0
+    envelope = json.loads(_path(folder, ONE).read_text())
+    envelope["record"]["severity"] = "info"
+    (_path(folder, ONE).parent / "a-copy.json").write_text(json.dumps(envelope, indent=2))
+    for old, new in ((bundle, folder), (folder, bundle)):
+        result = cli("diff", str(old), str(new))
+        assert result.exit_code == 2, result.stdout + result.stderr
+        assert "a-copy.json" in result.stderr and "appears twice" in result.stderr

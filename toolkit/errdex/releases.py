@@ -454,7 +454,7 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
     from errdex.records.loader import load_records
 
     if str(source) == "-":
-        return {item.record["id"]: item.record for item in load_records(["-"])}
+        return _by_id(load_records(["-"]))
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
         from errdex._files import read_regular
@@ -474,7 +474,18 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
             path = bundle
     if not path.exists():
         raise InputError(f"{source}: no such file or folder")
-    return {item.record["id"]: item.record for item in load_records([path])}
+    return _by_id(load_records([path]))
+
+
+def _by_id(loaded: list[Any]) -> dict[str, dict[str, Any]]:
+    """Records by id; two of one id would hide one of them from the comparison, so they are refused."""
+    found: dict[str, Any] = {}
+    for item in loaded:
+        earlier = found.setdefault(item.record["id"], item)
+        if earlier is not item:
+            raise DataError(f"record id {item.record['id']!r} appears twice ({earlier.path}, {item.path}); "
+                            "run 'errdex validate'")
+    return {record_id: item.record for record_id, item in found.items()}
 
 
 def diff(old: str | Path, new: str | Path) -> DatasetDiff:
