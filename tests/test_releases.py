@@ -379,3 +379,12 @@ def test_diff_refuses_a_side_with_two_records_of_one_id(folder: Path, tmp_path: 
         result = cli("diff", str(old), str(new))
         assert result.exit_code == 2, result.stdout + result.stderr
         assert "a-copy.json" in result.stderr and "appears twice" in result.stderr
+
+
+def test_a_release_reads_record_files_with_a_bom_and_crlf_as_validate_does(folder: Path, tmp_path: Path) -> None:
+    """validate and every loader accept a UTF-8 BOM and CRLF line ends; release crashed (exit 70) on the BOM."""
+    path = _path(folder, ONE)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
+    report = cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
+    assert len(report.added) == 26
+    assert path.read_bytes().startswith(b"{\n") and b"\r" not in path.read_bytes()

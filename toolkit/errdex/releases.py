@@ -104,7 +104,7 @@ def _read_folder(folder: Path) -> list[_Entry]:
     for name in record_files([folder]) or []:
         if not name.endswith(".json"):
             raise DataError(f"{name}: a release needs one record per .json file (bundles are written by the release)")
-        value = json.loads(Path(name).read_text(encoding="utf-8"))
+        value = json.loads(Path(name).read_text(encoding="utf-8-sig"))  # a BOM, as every loader takes it
         if not isinstance(value, dict) or "record" not in value:
             raise DataError(f"{name}: a release needs envelopes ({{\"record\": ..., \"datasetVersion\": ...}}), not bare records")
         entries.append(_Entry(Path(name), value))
