@@ -114,3 +114,16 @@ def test_what_every_command_refuses_cannot_be_ignored(tmp_path: Path, seed: dict
                       ignore=[codes] if how == "ignore" else None)
     assert not report.ok
     assert "EDX008" in {f.code for f in report.findings}
+
+
+def test_import_never_writes_a_record_no_command_can_load_whatever_errdex_toml_ignores(
+        tmp_path: Path, seed: dict[str, Any], cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.records.canonical import canonical_text
+
+    seed["record"]["httpStatus"] = 700
+    (tmp_path / "dump.jsonl").write_text(canonical_text(seed, bundle_line=True) + "\n")
+    (tmp_path / "errdex.toml").write_text('ignore = ["EDX010", "EDX154"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("import", "--records-dir", "records", "dump.jsonl")
+    assert result.exit_code == 1 and "EDX010" in result.stdout + result.stderr
+    assert not (tmp_path / "records").exists() or not list((tmp_path / "records").rglob("*.json"))
