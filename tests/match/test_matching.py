@@ -493,3 +493,22 @@ def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex
     in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]
     assert in_block == [entry for entry in alone if entry[2]]
     assert [n for n, _, _ in in_block] == [0, 1]  # form feed is not a JSON blank: that line is text only
+
+
+def test_explain_a_slug_two_repositories_hold_names_both_instead_of_picking_one(cli, tmp_path, seed) -> None:
+    """A slug is unique only within its repository: explain by a slug that two records hold is refused with
+    both, and OWNER/REPO/SLUG names one."""
+    import json as _json
+
+    from errdex.records.canonical import canonical_text
+
+    other = _json.loads(_json.dumps(seed))
+    other["record"].update(id="0123456789abcdef", repo="acme/api")
+    bundle = tmp_path / "both.jsonl"
+    bundle.write_text("".join(canonical_text(e, bundle_line=True) + "\n" for e in (seed, other)))
+    slug = seed["record"]["slug"]
+    result = cli("explain", "--records", str(bundle), slug)
+    assert result.exit_code == 1
+    assert "acme/api" in result.stderr and seed["record"]["repo"] in result.stderr, result.stderr
+    named = cli("explain", "--records", str(bundle), "--format", "json", f"acme/api/{slug}")
+    assert named.exit_code == 0 and named.json()["id"] == "0123456789abcdef"
