@@ -388,3 +388,15 @@ def test_a_release_reads_record_files_with_a_bom_and_crlf_as_validate_does(folde
     report = cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
     assert len(report.added) == 26
     assert path.read_bytes().startswith(b"{\n") and b"\r" not in path.read_bytes()
+
+
+def test_diff_of_a_manifest_refuses_a_bundle_that_is_not_the_one_it_names(folder: Path, tmp_path: Path,
+                                                                          cli: Any) -> None:
+    """A bundle beside a manifest that is not the release's (cut short, replaced, another release's) was read
+    as the release: records it lacks were reported as added. Its SHA-256 must be the manifest's."""
+    report = cut_release(folder, version=FIRST, out=tmp_path / "out", changelog=tmp_path / "CHANGELOG.md")
+    lines = gzip.decompress(report.bundle.read_bytes()).splitlines(keepends=True)
+    report.bundle.write_bytes(gzip.compress(b"".join(lines[:5]), mtime=0))
+    result = cli("diff", str(tmp_path / "out" / "manifest.json"), str(folder))
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "SHA-256" in result.stderr and report.bundle.name in result.stderr

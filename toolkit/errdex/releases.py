@@ -471,10 +471,25 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
             if not bundle.is_file():
                 raise InputError(f"{path}: its bundle {name} is neither beside it nor in build/releases/; "
                                  "diff the bundle or a folder")
+            _check_bundle(bundle, value["bundle"].get("sha256"), path)
             path = bundle
     if not path.exists():
         raise InputError(f"{source}: no such file or folder")
     return _by_id(load_records([path]))
+
+
+def _check_bundle(bundle: Path, expected: Any, manifest: Path) -> None:
+    """The bundle a manifest names is the one it describes: its SHA-256 is the manifest's."""
+    digest = hashlib.sha256()
+    try:
+        with bundle.open("rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(f"{bundle}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+    if isinstance(expected, str) and digest.hexdigest() != expected:
+        raise DataError(f"{bundle}: its SHA-256 is not the one {manifest} names; it is not that release's bundle "
+                        "(cut short or replaced): diff the bundle itself, or restore it")
 
 
 def _by_id(loaded: list[Any]) -> dict[str, dict[str, Any]]:
