@@ -159,3 +159,19 @@ def test_one_file_named_twice_is_read_once(tmp_path: Path, seed: dict[str, Any],
 def test_stdin_named_twice_is_read_once(cli, seed: dict[str, Any]) -> None:
     result = cli("validate", "--no-config", "--format", "json", "-", "-", input=canonical_text(seed))
     assert "EDX005" not in {f["code"] for f in result.json()}, result.stdout
+
+
+def test_a_parquet_or_duckdb_file_given_as_records_is_named_for_what_it_is(tmp_path: Path, cli) -> None:
+    """export writes Parquet and DuckDB; handed back as records they were 'not valid UTF-8; save the file as
+    UTF-8', which sends a newcomer the wrong way."""
+    parquet, db = tmp_path / "x.parquet", tmp_path / "x.duckdb"
+    assert cli("export", "--format", "parquet", "--output", str(parquet)).exit_code == 0
+    assert cli("export", "--format", "duckdb", "--output", str(db)).exit_code == 0
+    for path, what in ((parquet, "a Parquet file"), (db, "a DuckDB database")):
+        result = cli("validate", "--no-config", "--format", "json", str(path))
+        assert result.exit_code == 1 and [f["code"] for f in result.json()] == ["EDX007"]
+        assert what in result.json()[0]["message"]
+        result = cli("match", "--records", str(path), "-", input="x\n")
+        assert result.exit_code == 1 and what in result.stderr and "UTF-8" not in result.stderr
+    result = cli("validate", "--no-config", "-", input=parquet.read_bytes())
+    assert result.exit_code == 1 and "a Parquet file" in result.stdout
