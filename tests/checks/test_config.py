@@ -127,3 +127,14 @@ def test_import_never_writes_a_record_no_command_can_load_whatever_errdex_toml_i
     result = cli("import", "--records-dir", "records", "dump.jsonl")
     assert result.exit_code == 1 and "EDX010" in result.stdout + result.stderr
     assert not (tmp_path / "records").exists() or not list((tmp_path / "records").rglob("*.json"))
+
+
+@pytest.mark.parametrize("name", ["errdex.toml", "pyproject.toml"])
+def test_a_configuration_saved_with_a_bom_is_read(tmp_path: Path, seed: dict[str, Any], name: str) -> None:
+    """Editors on Windows save UTF-8 with a BOM: errdex.toml was 'not valid TOML' at 1:1, and a pyproject.toml was
+    skipped without a word, its ignores not applied."""
+    path = _broken(tmp_path, seed)
+    table = "[tool.errdex]\r\n" if name == "pyproject.toml" else ""
+    (tmp_path / name).write_bytes(f"\ufeff{table}ignore = [\"EDX151\"]\r\n".encode())
+    assert find_config(tmp_path) == tmp_path / name
+    assert "EDX151" not in {f.code for f in validate([path], config=tmp_path / name).findings}

@@ -75,7 +75,7 @@ def find_config(start: Path) -> Path | None:
         if pyproject.is_file():
             try:
                 raw = read_regular(pyproject, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a pyproject.toml")
-                data = tomllib.loads(raw.decode("utf-8"))
+                data = tomllib.loads(raw.decode("utf-8-sig"))
             except (ConfigError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
                 continue
             if "errdex" in data.get("tool", {}):
@@ -97,7 +97,7 @@ def load_config(path: Path | None) -> ValidationConfig:
         return ValidationConfig()
     raw = read_regular(path, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a configuration file")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8-sig"))  # a BOM, as Windows editors write it
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
