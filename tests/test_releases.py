@@ -400,3 +400,25 @@ def test_diff_of_a_manifest_refuses_a_bundle_that_is_not_the_one_it_names(folder
     result = cli("diff", str(tmp_path / "out" / "manifest.json"), str(folder))
     assert result.exit_code == 2, result.stdout + result.stderr
     assert "SHA-256" in result.stderr and report.bundle.name in result.stderr
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+@pytest.mark.parametrize("first", ["# Changelog{n}{n}Notes of the team.{n}{n}## 1.0{n}{n}Old notes.{n}",
+                                   "## 1.0{n}{n}Old notes.{n}", "Notes of the team. Old notes.{n}"])
+def test_a_release_keeps_what_a_changelog_already_says(folder: Path, tmp_path: Path, newline: str, bom: str,
+                                                       first: str) -> None:
+    """Text before the first section, every section of a file with CRLF line ends, and a first section at the
+    top of the file were dropped when the release put its entry in."""
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_bytes((bom + first.format(n=newline)).encode())
+    cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=changelog)
+    text = changelog.read_text(encoding="utf-8")
+    assert "Old notes." in text and f"## {FIRST}\n" in text, text[:400]
+    if "Notes of the team." in first:
+        assert "Notes of the team." in text
+    if "## 1.0" in first:
+        assert text.index(f"## {FIRST}") < text.index("## 1.0")
+    once = changelog.read_bytes()
+    cut_release(folder, version=FIRST, out=tmp_path / "b", changelog=changelog)
+    assert changelog.read_bytes() == once

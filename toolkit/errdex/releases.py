@@ -284,7 +284,11 @@ def changelog_entry(report: ReleaseReport, successors: dict[str, str]) -> str:
 def _with_entry(changelog: str, version: str, entry: str) -> str:
     """The changelog with this version's section put first (replacing an older section of the same version)."""
     header = "# Changelog\n\nEvery release of the dataset, newest first (written by `errdex release`).\n"
-    body = changelog[changelog.index("\n## "):] if "\n## " in changelog else ""
+    text = "\n" + changelog.removeprefix("\ufeff").replace("\r\n", "\n")  # a section may open the file
+    at = text.find("\n## ")
+    preamble, body = (text, "") if at < 0 else (text[:at], text[at:])
+    if preamble.strip():  # what the file says before its first section is kept, never replaced
+        header = preamble.strip("\n") + "\n"
     sections = [s for s in re.split(r"\n(?=## )", body.strip("\n")) if s.strip()]
     sections = [s for s in sections if not s.startswith(f"## {version}\n") and s.strip() != f"## {version}"]
     return header + "\n" + "\n".join([entry.rstrip("\n") + "\n", *(s.rstrip("\n") + "\n" for s in sections)])
