@@ -151,3 +151,15 @@ def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str
     assert gzip.decompress(bundle.read_bytes()).decode() == canonical_text(seed, bundle_line=True) + "\n"
     again = fmt([bundle], check=True)
     assert again.changed == [] and again.unchanged == [str(bundle)]
+
+
+def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path, seed: dict[str, Any]) -> None:
+    """fmt replaced such a link with a formatted copy and left the real file as it was: two files, one record
+    twice. migrate already rewrites the file a link points at; fmt does the same."""
+    tree = tmp_path / "tree"
+    (tree / "z").mkdir(parents=True)
+    (tree / "z" / "real.json").write_text(json.dumps(seed), encoding="utf-8")
+    (tree / "a.json").symlink_to(Path("z") / "real.json")
+    fmt([tree])
+    assert (tree / "a.json").is_symlink()
+    assert (tree / "z" / "real.json").read_text(encoding="utf-8") == canonical_text(seed)

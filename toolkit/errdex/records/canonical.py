@@ -183,7 +183,8 @@ def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
         result.changed.append(display)
         if not check:
             try:
-                write_atomic(path, gzip.compress(wanted, compresslevel=9, mtime=0) if gzipped else wanted)
+                # resolved: a link inside the tree keeps pointing at the rewritten file (as migrate does)
+                write_atomic(path.resolve(), gzip.compress(wanted, compresslevel=9, mtime=0) if gzipped else wanted)
             except OSError as exc:
                 raise from_oserror(exc, display) from exc
     return result
