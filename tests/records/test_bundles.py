@@ -319,3 +319,18 @@ def test_a_slug_of_the_same_repository_spelled_in_other_case_is_a_conflict(tmp_p
     assert [e.status for e in report.entries] == ["conflict"], report.entries
     assert report.entries[0].reasons == [f"slug taken by {CLASH_ID}"]
     assert report.written == [] and snapshot(folder) == before
+
+
+def test_overwrite_through_a_link_inside_the_folder_rewrites_the_file_it_points_at(tmp_path: Path) -> None:
+    """import --overwrite replaced such a link with a new file and left the old one: one id twice."""
+    folder = copy_dataset(tmp_path / "records")
+    envelope = dataset_envelopes()[CHANGED_ID]
+    link = folder / envelope["record"]["repo"] / f"{envelope['record']['slug']}.json"
+    (folder / "store").mkdir()
+    real = folder / "store" / "real.json"
+    link.rename(real)
+    link.symlink_to(Path("..") / ".." / "store" / "real.json")
+    envelope["record"]["documentation"] += " Seen upstream too."
+    import_bundle(write_bundle(tmp_path / "dump.jsonl", [envelope]), records_dir=folder, overwrite=True)
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["record"]["documentation"].endswith(" Seen upstream too.")

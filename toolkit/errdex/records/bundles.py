@@ -332,7 +332,9 @@ def _apply(report: ImportReport) -> None:
         for entry in wanted:
             assert entry.path is not None and entry.envelope is not None
             entry.path.parent.mkdir(parents=True, exist_ok=True)
-            change.write(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
+            # resolved: a link inside the folder keeps pointing at the rewritten file (as migrate does)
+            target = entry.path.resolve() if entry.path.is_symlink() else entry.path
+            change.write(target, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
         change.commit()
     except BaseException:
         change.abandon()
