@@ -351,3 +351,74 @@ def test_a_damaged_manifest_is_one_line_for_site_build_and_release(folder: Path,
         assert result.exit_code == 1, (command, result.stderr)
         assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr
         assert "2026-12-01T000000Z.json" in result.stderr and "not a release manifest" in result.stderr
+
+
+@pytest.mark.parametrize("change", [{}, {"errorMessage": "Another message.", "messagePattern": "Another message\\."}])
+def test_a_release_refuses_two_records_with_one_id(folder: Path, tmp_path: Path, change: dict[str, Any]) -> None:
+    """A copy of a record under another file name (or another record given its id) would be published twice
+    in the bundle while the manifest, keyed by id, keeps one: the release stops and writes nothing."""
+    source = _path(folder, ONE)
+    envelope = json.loads(source.read_text())
+    envelope["record"].update(change)
+    (source.parent / "copy of it.json").write_text(json.dumps(envelope, indent=2))
+    files = _snapshot(folder)
+    with pytest.raises(DataError, match=r"is also the id of") as caught:
+        cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
+    assert "copy of it.json" in str(caught.value) and f"{ONE}.json" in str(caught.value)
+    assert _snapshot(folder) == files and not (tmp_path / "a").exists()
+
+
+def test_diff_refuses_a_side_with_two_records_of_one_id(folder: Path, tmp_path: Path, cli: Any) -> None:
+    """One of two records that share an id would hide the other: a change in it was reported as 'same' (0)."""
+    bundle = tmp_path / "before.jsonl"
+    assert cli("export", "--format", "jsonl", "--records", str(folder), "--output", str(bundle)).exit_code == 0
+    envelope = json.loads(_path(folder, ONE).read_text())
+    envelope["record"]["severity"] = "info"
+    (_path(folder, ONE).parent / "a-copy.json").write_text(json.dumps(envelope, indent=2))
+    for old, new in ((bundle, folder), (folder, bundle)):
+        result = cli("diff", str(old), str(new))
+        assert result.exit_code == 2, result.stdout + result.stderr
+        assert "a-copy.json" in result.stderr and "appears twice" in result.stderr
+
+
+def test_a_release_reads_record_files_with_a_bom_and_crlf_as_validate_does(folder: Path, tmp_path: Path) -> None:
+    """validate and every loader accept a UTF-8 BOM and CRLF line ends; release crashed (exit 70) on the BOM."""
+    path = _path(folder, ONE)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
+    report = cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
+    assert len(report.added) == 26
+    assert path.read_bytes().startswith(b"{\n") and b"\r" not in path.read_bytes()
+
+
+def test_diff_of_a_manifest_refuses_a_bundle_that_is_not_the_one_it_names(folder: Path, tmp_path: Path,
+                                                                          cli: Any) -> None:
+    """A bundle beside a manifest that is not the release's (cut short, replaced, another release's) was read
+    as the release: records it lacks were reported as added. Its SHA-256 must be the manifest's."""
+    report = cut_release(folder, version=FIRST, out=tmp_path / "out", changelog=tmp_path / "CHANGELOG.md")
+    lines = gzip.decompress(report.bundle.read_bytes()).splitlines(keepends=True)
+    report.bundle.write_bytes(gzip.compress(b"".join(lines[:5]), mtime=0))
+    result = cli("diff", str(tmp_path / "out" / "manifest.json"), str(folder))
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "SHA-256" in result.stderr and report.bundle.name in result.stderr
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+@pytest.mark.parametrize("first", ["# Changelog{n}{n}Notes of the team.{n}{n}## 1.0{n}{n}Old notes.{n}",
+                                   "## 1.0{n}{n}Old notes.{n}", "Notes of the team. Old notes.{n}"])
+def test_a_release_keeps_what_a_changelog_already_says(folder: Path, tmp_path: Path, newline: str, bom: str,
+                                                       first: str) -> None:
+    """Text before the first section, every section of a file with CRLF line ends, and a first section at the
+    top of the file were dropped when the release put its entry in."""
+    changelog = tmp_path / "CHANGELOG.md"
+    changelog.write_bytes((bom + first.format(n=newline)).encode())
+    cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=changelog)
+    text = changelog.read_text(encoding="utf-8")
+    assert "Old notes." in text and f"## {FIRST}\n" in text, text[:400]
+    if "Notes of the team." in first:
+        assert "Notes of the team." in text
+    if "## 1.0" in first:
+        assert text.index(f"## {FIRST}") < text.index("## 1.0")
+    once = changelog.read_bytes()
+    cut_release(folder, version=FIRST, out=tmp_path / "b", changelog=changelog)
+    assert changelog.read_bytes() == once

@@ -28,11 +28,14 @@ def test_unknown_check_is_a_usage_error() -> None:
 
 def test_select_and_ignore(tmp_path: Path, seed: dict[str, Any]) -> None:
     path = _broken(tmp_path, seed)
-    assert {f.code for f in validate([path], select=["http-status"]).findings} == {"EDX154"}
+    # The schema's objection to the tag stays: what no command can load is always reported.
+    assert {(f.code, f.pointer) for f in validate([path], select=["http-status"]).findings} == \
+        {("EDX154", "/record/httpStatus"), ("EDX010", "/record/tags/0")}
     # Ignoring the semantic check leaves the schema's own objection to the value.
     remaining = {(f.code, f.pointer) for f in validate([path], ignore=["EDX154"]).findings}
     assert remaining == {("EDX151", "/record/tags/0"), ("EDX010", "/record/httpStatus")}
-    assert {f.code for f in validate([path], ignore=["EDX154", "EDX010"]).findings} == {"EDX151"}
+    # The schema's finding says the record cannot be loaded at all: it runs whatever is ignored.
+    assert {f.code for f in validate([path], ignore=["EDX154", "EDX010"]).findings} == {"EDX151", "EDX010"}
 
 
 def test_per_record_ignores_from_errdex_toml(tmp_path: Path, seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +53,8 @@ def test_per_record_ignores_by_slug_in_pyproject(tmp_path: Path, seed: dict[str,
         '[tool.errdex]\nignore = ["EDX151", "EDX010"]\n[tool.errdex.per-record-ignores]\n'
         '"createos-process-creation-could-not-be-confirmed-destroy-the" = ["EDX154"]\n'
     )
-    assert validate([path], config=config).findings == []
+    assert {(f.code, f.pointer) for f in validate([path], config=config).findings} == \
+        {("EDX010", "/record/httpStatus"), ("EDX010", "/record/tags/0")}
 
 
 def test_strict_turns_warnings_into_errors(tmp_path: Path) -> None:
@@ -92,3 +96,45 @@ def test_a_configuration_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(
         result = cli("validate", "--config", str(config))
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
         assert f"{config}: {expected}" in result.stderr and "codec" not in result.stderr
+
+
+@pytest.mark.parametrize("how", ["select", "ignore", "config", "per-record"])
+def test_what_every_command_refuses_cannot_be_ignored(tmp_path: Path, seed: dict[str, Any], how: str) -> None:
+    """A record that index, export, release and prove refuse to load is never validated clean, whatever checks
+    are chosen: the parse and schema findings (EDX001-EDX011) always run."""
+    seed["record"]["httpStatus"] = 700
+    seed["record"]["lineNumber"] = 10**20
+    path = write_envelope(tmp_path / "records", seed)
+    codes = "EDX008,EDX010,EDX154,EDX133"
+    config = tmp_path / "errdex.toml"
+    config.write_text({"config": f'ignore = {codes.split(",")!r}\n'.replace("'", '"'),
+                       "per-record": f'[per-record-ignores]\n"2715d7d48ff9726c" = {codes.split(",")!r}\n'.replace("'", '"')}
+                      .get(how, ""))
+    report = validate([path], config=config, select=["EDX113"] if how == "select" else None,
+                      ignore=[codes] if how == "ignore" else None)
+    assert not report.ok
+    assert "EDX008" in {f.code for f in report.findings}
+
+
+def test_import_never_writes_a_record_no_command_can_load_whatever_errdex_toml_ignores(
+        tmp_path: Path, seed: dict[str, Any], cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.records.canonical import canonical_text
+
+    seed["record"]["httpStatus"] = 700
+    (tmp_path / "dump.jsonl").write_text(canonical_text(seed, bundle_line=True) + "\n")
+    (tmp_path / "errdex.toml").write_text('ignore = ["EDX010", "EDX154"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = cli("import", "--records-dir", "records", "dump.jsonl")
+    assert result.exit_code == 1 and "EDX010" in result.stdout + result.stderr
+    assert not (tmp_path / "records").exists() or not list((tmp_path / "records").rglob("*.json"))
+
+
+@pytest.mark.parametrize("name", ["errdex.toml", "pyproject.toml"])
+def test_a_configuration_saved_with_a_bom_is_read(tmp_path: Path, seed: dict[str, Any], name: str) -> None:
+    """Editors on Windows save UTF-8 with a BOM: errdex.toml was 'not valid TOML' at 1:1, and a pyproject.toml was
+    skipped without a word, its ignores not applied."""
+    path = _broken(tmp_path, seed)
+    table = "[tool.errdex]\r\n" if name == "pyproject.toml" else ""
+    (tmp_path / name).write_bytes(f"\ufeff{table}ignore = [\"EDX151\"]\r\n".encode())
+    assert find_config(tmp_path) == tmp_path / name
+    assert "EDX151" not in {f.code for f in validate([path], config=tmp_path / name).findings}

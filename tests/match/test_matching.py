@@ -519,3 +519,20 @@ def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: err
             kb.match(bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="a log line must be str or bytes, not NoneType"):
         list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]
+def test_explain_a_slug_two_repositories_hold_names_both_instead_of_picking_one(cli, tmp_path, seed) -> None:
+    """A slug is unique only within its repository: explain by a slug that two records hold is refused with
+    both, and OWNER/REPO/SLUG names one."""
+    import json as _json
+
+    from errdex.records.canonical import canonical_text
+
+    other = _json.loads(_json.dumps(seed))
+    other["record"].update(id="0123456789abcdef", repo="acme/api")
+    bundle = tmp_path / "both.jsonl"
+    bundle.write_text("".join(canonical_text(e, bundle_line=True) + "\n" for e in (seed, other)))
+    slug = seed["record"]["slug"]
+    result = cli("explain", "--records", str(bundle), slug)
+    assert result.exit_code == 1
+    assert "acme/api" in result.stderr and seed["record"]["repo"] in result.stderr, result.stderr
+    named = cli("explain", "--records", str(bundle), "--format", "json", f"acme/api/{slug}")
+    assert named.exit_code == 0 and named.json()["id"] == "0123456789abcdef"

@@ -304,3 +304,33 @@ def test_export_never_replaces_a_device_or_fifo_with_a_file(tmp_path: Path, cli:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
     result = cli("index", "--db", str(fifo))
     assert result.exit_code == 2 and stat.S_ISFIFO(os.lstat(fifo).st_mode), result.stderr
+
+
+def test_a_slug_of_the_same_repository_spelled_in_other_case_is_a_conflict(tmp_path: Path) -> None:
+    """GitHub does not tell repositories apart by case, nor does the site (EDX115): importing PaperclipAI/Paperclip
+    beside paperclipai/paperclip with one slug left a folder that validate refuses."""
+    folder = copy_dataset(tmp_path / "records")
+    before = snapshot(folder)
+    clash = dataset_envelopes()[CLASH_ID]
+    clash["record"]["id"] = NEW_ID
+    clash["record"]["repo"] = "PaperclipAI/Paperclip"
+    clash["record"]["githubUrl"] = clash["record"]["githubUrl"].replace("paperclipai/paperclip", "PaperclipAI/Paperclip")
+    report = import_bundle(write_bundle(tmp_path / "dump.jsonl", [clash]), records_dir=folder)
+    assert [e.status for e in report.entries] == ["conflict"], report.entries
+    assert report.entries[0].reasons == [f"slug taken by {CLASH_ID}"]
+    assert report.written == [] and snapshot(folder) == before
+
+
+def test_overwrite_through_a_link_inside_the_folder_rewrites_the_file_it_points_at(tmp_path: Path) -> None:
+    """import --overwrite replaced such a link with a new file and left the old one: one id twice."""
+    folder = copy_dataset(tmp_path / "records")
+    envelope = dataset_envelopes()[CHANGED_ID]
+    link = folder / envelope["record"]["repo"] / f"{envelope['record']['slug']}.json"
+    (folder / "store").mkdir()
+    real = folder / "store" / "real.json"
+    link.rename(real)
+    link.symlink_to(Path("..") / ".." / "store" / "real.json")
+    envelope["record"]["documentation"] += " Seen upstream too."
+    import_bundle(write_bundle(tmp_path / "dump.jsonl", [envelope]), records_dir=folder, overwrite=True)
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["record"]["documentation"].endswith(" Seen upstream too.")

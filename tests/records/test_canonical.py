@@ -136,3 +136,30 @@ def test_fmt_never_writes_through_a_folder_link_out_of_the_tree(tmp_path: Path, 
     assert [(p, "symbolic link" in m) for p, _, _, m in result.failed] == [(str(tree / "linked" / "x.json"), True)]
     assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
     assert fmt([outside / "x.json"]).changed == [str(outside / "x.json")]  # named itself, it is formatted
+
+
+def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """A gzipped bundle named on the command line is checked and formatted like a plain one (as migrate
+    rewrites it), never skipped with '0 file(s)' and exit 0."""
+    import gzip
+
+    bundle = tmp_path / "dump.jsonl.gz"
+    bundle.write_bytes(gzip.compress((json.dumps(seed, indent=1) .replace("\n", "") + "\r\n").encode()))
+    result = cli("fmt", "--check", str(bundle))
+    assert result.exit_code == 1 and "1 file(s) would reformat" in result.stderr, result.stderr
+    assert cli("fmt", str(bundle)).exit_code == 0
+    assert gzip.decompress(bundle.read_bytes()).decode() == canonical_text(seed, bundle_line=True) + "\n"
+    again = fmt([bundle], check=True)
+    assert again.changed == [] and again.unchanged == [str(bundle)]
+
+
+def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path, seed: dict[str, Any]) -> None:
+    """fmt replaced such a link with a formatted copy and left the real file as it was: two files, one record
+    twice. migrate already rewrites the file a link points at; fmt does the same."""
+    tree = tmp_path / "tree"
+    (tree / "z").mkdir(parents=True)
+    (tree / "z" / "real.json").write_text(json.dumps(seed), encoding="utf-8")
+    (tree / "a.json").symlink_to(Path("z") / "real.json")
+    fmt([tree])
+    assert (tree / "a.json").is_symlink()
+    assert (tree / "z" / "real.json").read_text(encoding="utf-8") == canonical_text(seed)

@@ -98,8 +98,10 @@ def test_a_file_reached_through_a_link_out_of_the_folder_is_marked(tmp_path: Pat
     (tree / "linked").symlink_to(outside, target_is_directory=True)
     (tree / "alias").symlink_to(tree / "inner", target_is_directory=True)
     (tree / "file.json").symlink_to(outside / "x.json")
+    (outside / "z.json").write_text(canonical_text(seed))
     marks = {Path(d.path).relative_to(tree).as_posix(): d.outside for d in iter_documents([tree]) if not d.problems}
-    assert marks == {"file.json": True, "inner/y.json": False, "linked/x.json": True}
+    # linked/x.json is file.json: one file, read once.
+    assert marks == {"file.json": True, "inner/y.json": False, "linked/z.json": True}
     assert not next(iter(iter_documents([outside / "x.json"]))).outside
 
 
@@ -132,3 +134,44 @@ def test_a_bundle_of_blank_lines_is_empty_as_an_empty_record_file_is(tmp_path: P
         (tmp_path / name).write_bytes(data)
         [doc] = list(iter_documents([tmp_path / name]))
         assert [p.code for p in doc.problems] == ["EDX005"]
+
+
+def test_one_file_named_twice_is_read_once(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    """A folder and a link to it, or a folder and one of its files, are one set of records, not two: no record
+    is a duplicate of itself and no line matches one record twice."""
+    folder = tmp_path / "records" / "paperclipai" / "paperclip"
+    folder.mkdir(parents=True)
+    record = folder / f"{seed['record']['slug']}.json"
+    record.write_text(canonical_text(seed))
+    (tmp_path / "alias").symlink_to(tmp_path / "records", target_is_directory=True)
+    (folder / "same.json").symlink_to(record.name)
+    paths = [tmp_path / "records", tmp_path / "alias", record]
+    assert [d.path for d in iter_documents(paths)] == [str(record)]
+    result = cli("validate", "--no-config", *map(str, paths))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    line = seed["record"]["errorMessage"]
+    args = [a for p in paths for a in ("--records", str(p))]
+    result = cli("match", "--format", "jsonl", *args, "-", input=line + "\n")
+    assert result.exit_code == 0, result.stderr
+    assert len(json.loads(result.stdout.splitlines()[0])["matches"]) == 1
+
+
+def test_stdin_named_twice_is_read_once(cli, seed: dict[str, Any]) -> None:
+    result = cli("validate", "--no-config", "--format", "json", "-", "-", input=canonical_text(seed))
+    assert "EDX005" not in {f["code"] for f in result.json()}, result.stdout
+
+
+def test_a_parquet_or_duckdb_file_given_as_records_is_named_for_what_it_is(tmp_path: Path, cli) -> None:
+    """export writes Parquet and DuckDB; handed back as records they were 'not valid UTF-8; save the file as
+    UTF-8', which sends a newcomer the wrong way."""
+    parquet, db = tmp_path / "x.parquet", tmp_path / "x.duckdb"
+    assert cli("export", "--format", "parquet", "--output", str(parquet)).exit_code == 0
+    assert cli("export", "--format", "duckdb", "--output", str(db)).exit_code == 0
+    for path, what in ((parquet, "a Parquet file"), (db, "a DuckDB database")):
+        result = cli("validate", "--no-config", "--format", "json", str(path))
+        assert result.exit_code == 1 and [f["code"] for f in result.json()] == ["EDX007"]
+        assert what in result.json()[0]["message"]
+        result = cli("match", "--records", str(path), "-", input="x\n")
+        assert result.exit_code == 1 and what in result.stderr and "UTF-8" not in result.stderr
+    result = cli("validate", "--no-config", "-", input=parquet.read_bytes())
+    assert result.exit_code == 1 and "a Parquet file" in result.stdout

@@ -104,12 +104,19 @@ def _read_folder(folder: Path) -> list[_Entry]:
     for name in record_files([folder]) or []:
         if not name.endswith(".json"):
             raise DataError(f"{name}: a release needs one record per .json file (bundles are written by the release)")
-        value = json.loads(Path(name).read_text(encoding="utf-8"))
+        value = json.loads(Path(name).read_text(encoding="utf-8-sig"))  # a BOM, as every loader takes it
         if not isinstance(value, dict) or "record" not in value:
             raise DataError(f"{name}: a release needs envelopes ({{\"record\": ..., \"datasetVersion\": ...}}), not bare records")
         entries.append(_Entry(Path(name), value))
     if not entries:
         raise DataError(f"{folder}: no records")
+    first: dict[str, Path] = {}
+    for entry in entries:  # the manifest is keyed by id: a second record of one id would vanish from it
+        earlier = first.setdefault(entry.record["id"], entry.path)
+        if earlier != entry.path:
+            raise DataError(f"{entry.path}: id {entry.record['id']!r} is also the id of {earlier}; a release "
+                            "publishes each record once (give one of them a new id, or remove the copy); "
+                            "run 'errdex validate' for every finding")
     return entries
 
 
@@ -277,7 +284,11 @@ def changelog_entry(report: ReleaseReport, successors: dict[str, str]) -> str:
 def _with_entry(changelog: str, version: str, entry: str) -> str:
     """The changelog with this version's section put first (replacing an older section of the same version)."""
     header = "# Changelog\n\nEvery release of the dataset, newest first (written by `errdex release`).\n"
-    body = changelog[changelog.index("\n## "):] if "\n## " in changelog else ""
+    text = "\n" + changelog.removeprefix("\ufeff").replace("\r\n", "\n")  # a section may open the file
+    at = text.find("\n## ")
+    preamble, body = (text, "") if at < 0 else (text[:at], text[at:])
+    if preamble.strip():  # what the file says before its first section is kept, never replaced
+        header = preamble.strip("\n") + "\n"
     sections = [s for s in re.split(r"\n(?=## )", body.strip("\n")) if s.strip()]
     sections = [s for s in sections if not s.startswith(f"## {version}\n") and s.strip() != f"## {version}"]
     return header + "\n" + "\n".join([entry.rstrip("\n") + "\n", *(s.rstrip("\n") + "\n" for s in sections)])
@@ -447,7 +458,7 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
     from errdex.records.loader import load_records
 
     if str(source) == "-":
-        return {item.record["id"]: item.record for item in load_records(["-"])}
+        return _by_id(load_records(["-"]))
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
         from errdex._files import read_regular
@@ -464,10 +475,36 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
             if not bundle.is_file():
                 raise InputError(f"{path}: its bundle {name} is neither beside it nor in build/releases/; "
                                  "diff the bundle or a folder")
+            _check_bundle(bundle, value["bundle"].get("sha256"), path)
             path = bundle
     if not path.exists():
         raise InputError(f"{source}: no such file or folder")
-    return {item.record["id"]: item.record for item in load_records([path])}
+    return _by_id(load_records([path]))
+
+
+def _check_bundle(bundle: Path, expected: Any, manifest: Path) -> None:
+    """The bundle a manifest names is the one it describes: its SHA-256 is the manifest's."""
+    digest = hashlib.sha256()
+    try:
+        with bundle.open("rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(f"{bundle}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+    if isinstance(expected, str) and digest.hexdigest() != expected:
+        raise DataError(f"{bundle}: its SHA-256 is not the one {manifest} names; it is not that release's bundle "
+                        "(cut short or replaced): diff the bundle itself, or restore it")
+
+
+def _by_id(loaded: list[Any]) -> dict[str, dict[str, Any]]:
+    """Records by id; two of one id would hide one of them from the comparison, so they are refused."""
+    found: dict[str, Any] = {}
+    for item in loaded:
+        earlier = found.setdefault(item.record["id"], item)
+        if earlier is not item:
+            raise DataError(f"record id {item.record['id']!r} appears twice ({earlier.path}, {item.path}); "
+                            "run 'errdex validate'")
+    return {record_id: item.record for record_id, item in found.items()}
 
 
 def diff(old: str | Path, new: str | Path) -> DatasetDiff:

@@ -24,7 +24,7 @@ from errdex._files import read_regular
 from errdex.checks.base import Check, registry
 from errdex.errors import ConfigError, UsageError
 
-__all__ = ["ValidationConfig", "find_config", "load_config", "resolve_checks"]
+__all__ = ["ValidationConfig", "always_runs", "find_config", "load_config", "resolve_checks"]
 
 _KEYS = {"select", "ignore", "strict", "per-record-ignores"}
 
@@ -75,7 +75,7 @@ def find_config(start: Path) -> Path | None:
         if pyproject.is_file():
             try:
                 raw = read_regular(pyproject, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a pyproject.toml")
-                data = tomllib.loads(raw.decode("utf-8"))
+                data = tomllib.loads(raw.decode("utf-8-sig"))
             except (ConfigError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
                 continue
             if "errdex" in data.get("tool", {}):
@@ -97,7 +97,7 @@ def load_config(path: Path | None) -> ValidationConfig:
         return ValidationConfig()
     raw = read_regular(path, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a configuration file")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8-sig"))  # a BOM, as Windows editors write it
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -134,9 +134,17 @@ def load_config(path: Path | None) -> ValidationConfig:
     return config
 
 
+def always_runs(code: str) -> bool:
+    """Whether a check runs whatever is selected or ignored: the parse and schema findings (EDX001-EDX011),
+    which say that a record cannot be loaded by index, export, release, prove or the site at all."""
+    return code < "EDX100"
+
+
 def enabled_checks(config: ValidationConfig, select: Sequence[str] | None, ignore: Sequence[str] | None) -> dict[str, type[Check]]:
-    """The checks that run: the command line's select/ignore win over the configuration's."""
+    """The checks that run: the command line's select/ignore win over the configuration's; the checks that
+    :func:`always_runs` names are never left out."""
     chosen = resolve_checks(select if select else config.select, origin="--select" if select else config.source or "select")
     chosen -= resolve_checks(config.ignore, origin=config.source or "ignore")
     chosen -= resolve_checks(ignore or (), origin="--ignore")
+    chosen |= {code for code in registry() if always_runs(code)}
     return {code: cls for code, cls in registry().items() if code in chosen}

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 
 from errdex.checks.base import Check, Finding, Problem, RecordContext
 from errdex.cache import usable_cache
-from errdex.checks.config import ValidationConfig, enabled_checks, find_config, load_config
+from errdex.checks.config import ValidationConfig, always_runs, enabled_checks, find_config, load_config
 from errdex.checks.pattern_facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
 from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
@@ -77,6 +77,7 @@ class _Run:
         record_id = None
         if record is not None:
             record_id = record.get("id") if isinstance(record.get("id"), str) else None
+        if record is not None and not always_runs(code):
             excluded = self.config.per_record_ignores
             for key in (record_id, record.get("slug")):
                 if isinstance(key, str) and code in excluded.get(key, ()):

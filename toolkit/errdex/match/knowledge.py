@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.cache import usable_cache
-from errdex.errors import RecordNotFound
+from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
 from errdex.match.readers import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
@@ -69,12 +69,26 @@ class KnowledgeBase:
         views = records.views if include_retired else [v for v in records.views if v.get("status", "active") == "active"]
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
+        self._shared: dict[str, list[int]] = {}
 
     def position(self, key: str) -> int:
-        """The store position of the record with this id or slug."""
+        """The store position of the record with this id, slug or OWNER/REPO/SLUG. A slug is unique only within
+        its repository: one that several records hold is refused, naming them."""
         if self._by_key is None:
             views = self.store.views
-            self._by_key = {v["slug"]: i for i, v in enumerate(views)} | {v["id"]: i for i, v in enumerate(views)}
+            by_key: dict[str, int] = {}
+            shared: dict[str, list[int]] = {}
+            for i, v in enumerate(views):
+                by_key[f"{v['repo']}/{v['slug']}"] = i
+                shared.setdefault(v["slug"], []).append(i)
+            by_key |= {slug: at[-1] for slug, at in shared.items()}
+            self._shared = {slug: at for slug, at in shared.items() if len({views[i]["repo"] for i in at}) > 1}
+            self._by_key = by_key | {v["id"]: i for i, v in enumerate(views)}
+        if key in self._shared and self.store.views[self._by_key[key]]["id"] != key:
+            names = ", ".join(f"{self.store.views[i]['repo']}/{key} ({self.store.views[i]['id']})"
+                              for i in self._shared[key][:5])
+            raise DataError(f"slug {key!r} is held by {len(self._shared[key])} records: {names}; "
+                            "name one by id or OWNER/REPO/SLUG")
         try:
             return self._by_key[key]
         except KeyError:

@@ -203,7 +203,7 @@ def _read_dataset(records_dir: Path) -> _Dataset:
         dataset.by_id.setdefault(rid, _Existing(doc.fs_path, record))
         repo, slug = record.get("repo"), record.get("slug")
         if isinstance(repo, str) and isinstance(slug, str):
-            dataset.by_slug.setdefault((repo, slug), rid)
+            dataset.by_slug.setdefault((repo.lower(), slug.lower()), rid)  # without case, as GitHub and EDX115
         dataset.by_path.setdefault(doc.fs_path, rid)
     return dataset
 
@@ -264,7 +264,7 @@ def _is_envelope(value: Any) -> bool:
 
 def _slug_holder(dataset: _Dataset, record: dict[str, Any], target: Path) -> str | None:
     """The id of another record that holds this record's slug in its repository, or its file."""
-    holder = dataset.by_slug.get((record["repo"], record["slug"]))
+    holder = dataset.by_slug.get((record["repo"].lower(), record["slug"].lower()))
     if holder is None or holder == record["id"]:
         holder = dataset.by_path.get(target)
     return None if holder == record["id"] else holder
@@ -332,7 +332,9 @@ def _apply(report: ImportReport) -> None:
         for entry in wanted:
             assert entry.path is not None and entry.envelope is not None
             entry.path.parent.mkdir(parents=True, exist_ok=True)
-            change.write(entry.path, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
+            # resolved: a link inside the folder keeps pointing at the rewritten file (as migrate does)
+            target = entry.path.resolve() if entry.path.is_symlink() else entry.path
+            change.write(target, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
         change.commit()
     except OSError as exc:  # a full disk, a read-only folder
         change.abandon()

@@ -9,7 +9,9 @@ key order, without spaces.
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,7 +124,8 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
     Files with a parse problem (invalid JSON or UTF-8, a duplicate key, a
     non-finite or out-of-range number, a lone surrogate) are left untouched
     and reported in ``failed``, as are files found through a symbolic link
-    that leaves the folder given. Gzipped bundles are not rewritten; for
+    that leaves the folder given. Gzipped bundles are compared and rewritten
+    uncompressed text to text (written back gzipped, zero timestamp); for
     stdin use :func:`fmt_text`. While it rewrites, the folders are locked (a
     release or migration there waits, and so does a second fmt).
     """
@@ -156,14 +159,19 @@ def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
     for path, display in order:
         docs = by_file[path]
         broken = _refusals(docs)
-        if broken or path.name.lower().endswith(".gz"):
+        if broken:
             result.failed.extend((display, line, column, message) for line, column, message in broken)
             continue
+        gzipped = path.name.lower().endswith(".gz")
         wanted = _format_file(path, docs)
         try:
             current = path.read_bytes()
-        except OSError as exc:
-            result.failed.append((display, 1, 1, str(from_oserror(exc, display))))
+            if gzipped:  # its documents were read from it already: the text is known to fit
+                current = gzip.decompress(current)
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            reason = from_oserror(exc, display) if isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) \
+                else f"{display}: not a whole gzip file"
+            result.failed.append((display, 1, 1, str(reason)))
             continue
         if current == wanted:
             result.unchanged.append(display)
@@ -175,7 +183,8 @@ def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
         result.changed.append(display)
         if not check:
             try:
-                write_atomic(path, wanted)
+                # resolved: a link inside the tree keeps pointing at the rewritten file (as migrate does)
+                write_atomic(path.resolve(), gzip.compress(wanted, compresslevel=9, mtime=0) if gzipped else wanted)
             except OSError as exc:
                 raise from_oserror(exc, display) from exc
     return result

@@ -109,6 +109,26 @@ def _os_reason(exc: BaseException) -> str:
     return os_reason(exc)
 
 
+#: What other files people hand errdex as records look like (their first bytes), and what they are.
+_FOREIGN = ((0, b"PAR1", "a Parquet file"), (8, b"DUCK", "a DuckDB database"), (0, b"SQLite format 3\0", "an SQLite database"),
+            (0, b"\x1f\x8b", "gzip-compressed data (name a gzipped bundle .jsonl.gz)"),
+            (0, b"PK\x03\x04", "a ZIP archive"))
+
+
+def foreign_format(head: bytes) -> str | None:
+    """What a file that starts with ``head`` is when it is a known binary format and no record text, else None."""
+    for offset, magic, what in _FOREIGN:
+        if head[offset:offset + len(magic)] == magic:
+            return what
+    return None
+
+
+def _foreign_document(display: str, path: Path | None, what: str) -> Document:
+    return _problem_document(display, path, f"this is {what}, not records: errdex reads record files (.json) and "
+                                            "JSONL bundles (.jsonl, .ndjson, .jsonl.gz); "
+                                            "'errdex export --format jsonl' writes a bundle")
+
+
 def _read_file(path: Path, display: str) -> Iterator[Document]:
     if is_bundle(path.name):
         yield from _read_bundle(path, display)
@@ -124,6 +144,13 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
         if not stat.S_ISREG(info.st_mode):
             yield _problem_document(display, path, "not a regular file")
             return
+        try:
+            what = foreign_format(os.pread(fd, 32, 0))
+        except OSError:
+            what = None  # reading it reports the problem
+        if what is not None:
+            yield _foreign_document(display, path, what)
+            return
         if info.st_size > MAX_DOCUMENT_BYTES:
             yield _problem_document(display, path, f"file is {info.st_size} bytes; a record file holds one record of a few kilobytes")
             return
@@ -137,6 +164,10 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
 
 def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
     data = stream.read()
+    what = foreign_format(data[:32])
+    if what is not None:
+        yield _foreign_document("<stdin>", None, what)
+        return
     lines = [line for line in data.splitlines() if line.strip()]
     if len(lines) > 1 and parse_document(lines[0]).parsed:
         yield from _bundle_lines("<stdin>", None, io.BytesIO(data))
@@ -249,12 +280,30 @@ def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
     return found
 
 
+def _read_already(path: str | Path, read: set[tuple[int, int]]) -> bool:
+    """Whether this file was read already in this run (the same file named twice, through a link to it or to
+    its folder): one file is one set of records, never a duplicate of itself. Notes the file as read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False  # reading it reports the problem
+    key = (info.st_dev, info.st_ino)
+    if key in read:
+        return True
+    read.add(key)
+    return False
+
+
 def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Iterator[Document]:
     """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset."""
     targets = list(paths) if paths else [bundled_records_dir()]
+    read: set[tuple[int, int]] = set()
+    stdin_read = False
     for target in targets:
         if str(target) == "-":
-            yield from _read_stdin(stdin or sys.stdin.buffer)
+            if not stdin_read:  # a second '-' would find stdin at its end: an empty document that is not there
+                stdin_read = True
+                yield from _read_stdin(stdin or sys.stdin.buffer)
             continue
         path = Path(target)
         display = str(target) if paths else "records"
@@ -266,10 +315,13 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
             for link, message in walk.skipped:
                 yield _problem_document(os.path.join(display, link[cut:]), Path(link), message)
             for file in walk.files:
+                if _read_already(file, read):
+                    continue
                 for doc in _read_file(Path(file), os.path.join(display, file[cut:])):
                     doc.outside = file in walk.outside
                     yield doc
         elif path.exists():
-            yield from _read_file(path, display)
+            if not _read_already(path, read):
+                yield from _read_file(path, display)
         else:
             yield _problem_document(display, path, "no such file or folder")
