@@ -6,7 +6,7 @@ subset and the rules used here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -571,52 +571,9 @@ def _exponentially_ambiguous(g: _Glushkov) -> bool:
         p, q = divmod(node, n)
         return [a * n + b for a in succ[p] for b in succ[q] if ok(a, b)]
 
-    # Iterative Tarjan over the pairs reachable from diagonal pairs.
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    counter = 0
-    for start in range(n):
-        root = start * n + start
-        if root in index:
-            continue
-        work: list[tuple[int, Iterator[int]]] = [(root, iter(pair_succ(root)))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(pair_succ(w))))
-                    advanced = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                comp: list[int] = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                if _component_is_ambiguous(comp, n, g.edges):
-                    return True
-    return False
+    # The pairs reachable from diagonal pairs, component by component.
+    roots = (start * n + start for start in range(n))
+    return any(_component_is_ambiguous(comp, n, g.edges) for comp in _components(roots, pair_succ))
 
 
 def _component_is_ambiguous(comp: list[int], n: int, edges: dict[tuple[int, int], int]) -> bool:
@@ -977,18 +934,18 @@ def _most_overlapping(sets: list[cs.Ranges]) -> int:
     return best
 
 
-def _in_cycles(n: int, succ: list[list[int]]) -> set[int]:
-    """The positions that lie on a cycle (strongly connected components of more than one, or a self-loop)."""
+def _components(roots: Iterable[int], successors: Callable[[int], Iterable[int]]) -> Iterator[list[int]]:
+    """The strongly connected components of the graph reachable from ``roots`` (iterative Tarjan, so deep
+    graphs cannot exhaust Python's stack), each as soon as it is complete; a caller may stop early."""
     index: dict[int, int] = {}
     low: dict[int, int] = {}
     on_stack: set[int] = set()
     stack: list[int] = []
-    looping: set[int] = set()
     counter = 0
-    for root in range(n):
+    for root in roots:
         if root in index:
             continue
-        work: list[tuple[int, Iterator[int]]] = [(root, iter(succ[root]))]
+        work: list[tuple[int, Iterator[int]]] = [(root, iter(successors(root)))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -1002,7 +959,7 @@ def _in_cycles(n: int, succ: list[list[int]]) -> set[int]:
                     counter += 1
                     stack.append(w)
                     on_stack.add(w)
-                    work.append((w, iter(succ[w])))
+                    work.append((w, iter(successors(w))))
                     advanced = True
                     break
                 if w in on_stack:
@@ -1013,15 +970,22 @@ def _in_cycles(n: int, succ: list[list[int]]) -> set[int]:
             if work:
                 low[work[-1][0]] = min(low[work[-1][0]], low[v])
             if low[v] == index[v]:
-                comp = []
+                comp: list[int] = []
                 while True:
                     w = stack.pop()
                     on_stack.discard(w)
                     comp.append(w)
                     if w == v:
                         break
-                if len(comp) > 1 or v in succ[v]:
-                    looping.update(comp)
+                yield comp
+
+
+def _in_cycles(n: int, succ: list[list[int]]) -> set[int]:
+    """The positions that lie on a cycle (strongly connected components of more than one, or a self-loop)."""
+    looping: set[int] = set()
+    for comp in _components(range(n), succ.__getitem__):
+        if len(comp) > 1 or comp[0] in succ[comp[0]]:
+            looping.update(comp)
     return looping
 
 
