@@ -332,7 +332,10 @@ def test_a_changelog_that_is_a_fifo_a_device_or_not_utf8_stops_the_release_clean
         assert result.exit_code == 1 and result.stderr == f"errdex: error: {changelog}: {expected}" + (
             "; the changelog is Markdown text, save it as UTF-8\n" if "UTF-8" in expected else "\n"), result.stderr
         assert _snapshot(folder) == before  # all or nothing: no record, manifest or journal written
+        assert not (tmp_path / "out").exists() and not (folder / ".releases").exists()  # nor an empty folder
         changelog.unlink()
+
+
 @pytest.mark.parametrize("text", [
     "[1]",                                                             # not an object
     '{"version": 5}',                                                  # a version that is not a string

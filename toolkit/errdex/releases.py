@@ -394,6 +394,22 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
                    out: str | Path | None, changelog: str | Path | None, change: Change) -> None:
     """Stage every file of the release in ``change``: records, manifest, bundle, its copy, the changelog."""
     stamp, bundle_name = report.version, report.manifest["bundle"]["file"]
+    changelog_text = None  # read first: a changelog that cannot be read stops the release before any folder is made
+    if changelog is not None:
+        from errdex._files import read_regular
+
+        path = Path(changelog)
+        existing = ""
+        if os.path.lexists(path):  # a FIFO or /dev/zero is refused, not waited on or read without end
+            raw = read_regular(path, limit=MAX_CHANGELOG_BYTES, error=InputError, what="a changelog")
+            try:
+                existing = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}: not UTF-8 (byte {exc.start + 1}); the changelog is Markdown text, "
+                                 "save it as UTF-8") from exc
+        clean_leftovers(path.parent if str(path.parent) else Path("."))
+        successors = {e.record["id"]: e.record["slug"] for e in entries}
+        changelog_text = _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8")
     for entry in entries:
         text = canonical_text(entry.envelope).encode("utf-8", "surrogatepass")
         if entry.path.read_bytes() != text:
@@ -409,21 +425,8 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
     change.write(target / f"{bundle_name}.sha256", f"{report.manifest['bundle']['sha256']}  {bundle_name}\n".encode())
     change.write(target / "manifest.json", manifest_text)
     report.bundle = target / bundle_name
-    if changelog is not None:
-        from errdex._files import read_regular
-
-        path = Path(changelog)
-        existing = ""
-        if os.path.lexists(path):  # a FIFO or /dev/zero is refused, not waited on or read without end
-            raw = read_regular(path, limit=MAX_CHANGELOG_BYTES, error=InputError, what="a changelog")
-            try:
-                existing = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}: not UTF-8 (byte {exc.start + 1}); the changelog is Markdown text, "
-                                 "save it as UTF-8") from exc
-        clean_leftovers(path.parent if str(path.parent) else Path("."))
-        successors = {e.record["id"]: e.record["slug"] for e in entries}
-        change.write(path, _with_entry(existing, stamp, changelog_entry(report, successors)).encode("utf-8"))
+    if changelog_text is not None:
+        change.write(Path(changelog), changelog_text)
 
 
 # ---- diff ----------------------------------------------------------------------------------------------
