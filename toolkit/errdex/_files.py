@@ -25,9 +25,12 @@ import signal
 import stat
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["Change", "clean_leftovers", "crash_point", "read_regular", "recover", "stage", "write_atomic"]
+__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "stage",
+           "write_atomic"]
 
 #: The journal of a change of many files, in the folder that was locked for it.
 JOURNAL = ".errdex-journal.json"
@@ -240,6 +243,31 @@ class Change:
             except OSError:
                 pass
         self._staged = []
+
+
+@contextmanager
+def all_or_nothing(journal: Path, *, command: str, untouched: str,
+                   describe: Callable[[OSError], str]) -> Iterator[Change]:
+    """A :class:`Change` to stage files in, committed when the block ends.
+
+    An OSError on the way (a full disk, a read-only folder) becomes one
+    InputError: ``describe(exc)``, then whether the next ``command`` finishes
+    the change (the journal was written) or ``untouched`` (it was not). Any
+    failure before the journal removes what was staged.
+    """
+    from errdex.errors import InputError
+
+    change = Change(journal)
+    try:
+        yield change
+        change.commit()
+    except OSError as exc:
+        change.abandon()
+        outcome = f"the next {command} finishes the change" if change.journaled else untouched
+        raise InputError(f"{describe(exc)}; {outcome}") from exc
+    except BaseException:
+        change.abandon()
+        raise
 
 
 def journal_paths(journal: Path) -> frozenset[str]:

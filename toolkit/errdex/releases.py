@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from errdex._files import JOURNAL, Change, clean_leftovers
+from errdex._files import JOURNAL, Change, all_or_nothing, clean_leftovers, read_regular
 from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.timestamps import parse_rfc3339
@@ -151,7 +151,6 @@ def _manifest_problem(value: Any) -> str | None:
 def read_manifest(path: Path) -> dict[str, Any]:
     """A release manifest, read strictly (a regular file of bounded size, strict JSON) and checked for the shape
     releases, the site and ``diff`` rely on; DataError naming the file otherwise."""
-    from errdex._files import read_regular
     from errdex.records.jsontext import parse_document
 
     data = read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a release manifest")
@@ -371,18 +370,10 @@ def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path
                        "records": manifest_records}
     if check:
         return report
-    change = Change(folder / JOURNAL)
-    try:
+    with all_or_nothing(folder / JOURNAL, command="release", untouched="nothing was changed",
+                        describe=lambda exc: "cannot write the release: "
+                                             f"{f'{exc.filename}: ' if exc.filename else ''}{os_reason(exc)}") as change:
         _write_release(report, folder, entries, bundle, out, changelog, change)
-        change.commit()
-    except OSError as exc:
-        change.abandon()
-        outcome = "the next release finishes it" if change.journaled else "nothing was changed"
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise InputError(f"cannot write the release: {where}{os_reason(exc)}; {outcome}") from exc
-    except BaseException:
-        change.abandon()
-        raise
     return report
 
 
@@ -396,8 +387,6 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
     stamp, bundle_name = report.version, report.manifest["bundle"]["file"]
     changelog_text = None  # read first: a changelog that cannot be read stops the release before any folder is made
     if changelog is not None:
-        from errdex._files import read_regular
-
         path = Path(changelog)
         existing = ""
         if os.path.lexists(path):  # a FIFO or /dev/zero is refused, not waited on or read without end
@@ -464,8 +453,6 @@ def _dataset(source: str | Path) -> dict[str, dict[str, Any]]:
         return _by_id(load_records(["-"]))
     path = Path(source)
     if path.suffix == ".json" and path.is_file():
-        from errdex._files import read_regular
-
         try:  # a look only: what is no manifest is read as records below, with their checks
             value = json.loads(read_regular(path, limit=MAX_MANIFEST_BYTES, error=DataError, what="a manifest"))
         except (DataError, ValueError, RecursionError):

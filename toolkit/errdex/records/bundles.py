@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex._files import JOURNAL, Change, refuse_special, write_atomic
+from errdex._files import JOURNAL, all_or_nothing, refuse_special, write_atomic
 from errdex._locks import records_lock
 from errdex.checks.base import Finding
 from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
@@ -327,22 +327,14 @@ def _apply(report: ImportReport) -> None:
         if path is None or not inside(path, report.records_dir):  # checked before anything is written
             raise UnsafeRecordPath(f"{path} lies outside the records folder {report.records_dir} "
                                    "(through a symbolic link); nothing was written")
-    change = Change(report.records_dir / JOURNAL)  # every new file lands, or none does
-    try:
+    with all_or_nothing(report.records_dir / JOURNAL, command="import", untouched="nothing was written",
+                        describe=lambda exc: str(from_oserror(exc, action="write"))) as change:  # every file, or none
         for entry in wanted:
             assert entry.path is not None and entry.envelope is not None
             entry.path.parent.mkdir(parents=True, exist_ok=True)
             # resolved: a link inside the folder keeps pointing at the rewritten file (as migrate does)
             target = entry.path.resolve() if entry.path.is_symlink() else entry.path
             change.write(target, canonical_text(entry.envelope).encode("utf-8", "surrogatepass"))
-        change.commit()
-    except OSError as exc:  # a full disk, a read-only folder
-        change.abandon()
-        outcome = "the next import finishes the change" if change.journaled else "nothing was written"
-        raise InputError(f"{from_oserror(exc, action='write')}; {outcome}") from exc
-    except BaseException:
-        change.abandon()
-        raise
     for entry in wanted:
         entry.written = True
         report.written.append(entry.path)

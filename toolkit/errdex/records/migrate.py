@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import Change
-from errdex.errors import DataError, InputError, UsageError, os_reason
+from errdex._files import all_or_nothing
+from errdex.errors import DataError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import checked_record, shown_version
 from errdex.records.models import RECORD_MODELS, RecordV3
@@ -289,19 +289,12 @@ def plan(paths: Sequence[str | Path] | None, to: int) -> MigrationReport:
 
 
 def _write(report: MigrationReport, journal: Path) -> None:
-    change = Change(journal)
-    try:
+    with all_or_nothing(journal, command="migrate", untouched="no file was changed",
+                        describe=lambda exc: f"{exc.filename or 'a record file'}: cannot rewrite file: "
+                                             f"{os_reason(exc)}") as change:
         for file in report.changed:
             assert file.content is not None
             change.write(file.fs_path.resolve(), file.content)  # a symlink keeps pointing at the rewritten file
-        change.commit()
-    except OSError as exc:
-        change.abandon()
-        outcome = "the next migrate finishes the change" if change.journaled else "no file was changed"
-        raise InputError(f"{exc.filename or 'a record file'}: cannot rewrite file: {os_reason(exc)}; {outcome}") from exc
-    except BaseException:
-        change.abandon()
-        raise
     report.applied = True
 
 
