@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,15 +16,23 @@ import pytest
 from tests.conftest import ROOT
 
 
-@pytest.fixture
-def full_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs holding a copy of the bundled records, then filled to the last byte."""
-    mount = tmp_path / "disk"
+@contextmanager
+def _tmpfs(mount: Path, size: str) -> Iterator[Path]:
+    """A real tmpfs of ``size`` mounted at ``mount`` for the block (the test skips where it cannot be mounted)."""
     mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
                                            capture_output=True).returncode != 0:
         pytest.skip("mounting a tmpfs needs root")
     try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MiB tmpfs holding a copy of the bundled records, then filled to the last byte."""
+    with _tmpfs(tmp_path / "disk", "2m") as mount:
         shutil.copytree(ROOT / "records", mount / "records")
         (mount / "CHANGELOG.md").write_text("# Changelog\n", encoding="utf-8")
         with open(mount / "filler", "wb", buffering=0) as filler:
@@ -33,8 +42,6 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
             except OSError:
                 pass
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -98,16 +105,9 @@ def test_migrate_on_a_full_disk_names_the_record_file(cli, full_disk: Path) -> N
 @pytest.fixture
 def read_only_disk(tmp_path: Path) -> Iterator[Path]:
     """A tmpfs mounted read-only (root ignores file modes, not a read-only mount)."""
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    try:
+    with _tmpfs(tmp_path / "ro", "1m") as mount:
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_export_parquet_into_a_read_only_folder_names_the_file_not_a_temporary(cli, read_only_disk: Path) -> None:
