@@ -85,32 +85,31 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]
             yield from _paths(item, (*prefix, index))
 
 
-PATHS = [path for path in _paths(BASE) if path]
-
-
 @st.composite
-def mutated_records(draw: Callable[..., Any]) -> bytes:
-    """The base envelope with one to three fields (at any depth) replaced by a random value, or removed."""
-    envelope = copy.deepcopy(BASE)
+def mutated(draw: Callable[..., Any], value: Any, *, removals: bool = False) -> bytes:
+    """``value`` as JSON with one to three fields (at any depth) replaced by a random value (or, with
+    ``removals``, removed); the RAW markers are then written as the texts they stand for."""
+    copy_ = copy.deepcopy(value)
+    paths = [path for path in _paths(copy_) if path]
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(PATHS))
-        parent: Any = envelope
+        path = draw(st.sampled_from(paths))
+        parent: Any = copy_
         try:
             for key in path[:-1]:
                 parent = parent[key]
-            if draw(st.booleans()) and isinstance(parent, dict):
+            if removals and draw(st.booleans()) and isinstance(parent, dict):
                 parent.pop(path[-1], None)
             else:
                 parent[path[-1]] = draw(json_values | NASTY_TEXT)
         except (KeyError, IndexError, TypeError):
             continue
-    text = json.dumps(envelope, ensure_ascii=draw(st.booleans()))
+    text = json.dumps(copy_, ensure_ascii=draw(st.booleans()))
     for marker, raw in RAW.items():
         text = text.replace(f'"{marker}"', raw)
     return text.encode("utf-8", "surrogatepass")
 
 
-raw_inputs = st.binary(max_size=2048) | json_values.map(lambda v: json.dumps(v).encode()) | mutated_records()
+raw_inputs = st.binary(max_size=2048) | json_values.map(lambda v: json.dumps(v).encode()) | mutated(BASE, removals=True)
 
 
 def _record_dir(tmp: Path, data: bytes) -> Path:
@@ -200,16 +199,21 @@ def _with_raw(path: tuple[Any, ...], raw: str) -> bytes:
     return json.dumps(envelope, ensure_ascii=False).replace('"@marker@"', raw).encode("utf-8", "surrogatepass")
 
 
+def _sweep(tmp_path: Path) -> Iterator[tuple[Path, tuple[Any, ...], str, bytes]]:
+    """Each known-bad text in each sweep field: a fresh folder (with a log), the field, the text, the record."""
+    for n, (path, raw) in enumerate((p, r) for p in SWEEP_FIELDS for r in RAW.values()):
+        tmp = tmp_path / str(n)
+        tmp.mkdir()
+        (tmp / "log.txt").write_bytes(b"CreateOS returned invalid JSON.\n")
+        yield tmp, path, raw, _with_raw(path, raw)
+
+
 @pytest.mark.parametrize("command", sorted(RECORD_COMMANDS))
 def test_commands_reading_records_survive_known_bad_texts(command: str, tmp_path: Path) -> None:
     """Every known-bad JSON text (huge integers, 79.0, NaN, lone surrogates, deep nesting...) in every kind of
     field, through every command: the cases random generation reaches too rarely."""
     build = RECORD_COMMANDS[command]
-    for n, (path, raw) in enumerate((p, r) for p in SWEEP_FIELDS for r in RAW.values()):
-        tmp = tmp_path / str(n)
-        tmp.mkdir()
-        (tmp / "log.txt").write_bytes(b"CreateOS returned invalid JSON.\n")
-        data = _with_raw(path, raw)
+    for tmp, _, _, data in _sweep(tmp_path):
         args = tuple(build(tmp, _record_dir(tmp, data), _bundle(tmp, data)))
         assert_handled(*run_bounded(*args), args)
 
@@ -221,11 +225,7 @@ STRICT_COMMANDS = ["index", "export", "site", "explain", "release", "prove"]
 def test_what_validate_accepts_every_command_accepts(tmp_path: Path) -> None:
     """One loader and one set of checks: a record that validates clean works everywhere; one that does not is
     refused everywhere (exit 1), never accepted by one command and broken in another."""
-    for n, (path, raw) in enumerate((p, r) for p in SWEEP_FIELDS for r in RAW.values()):
-        tmp = tmp_path / str(n)
-        tmp.mkdir()
-        (tmp / "log.txt").write_bytes(b"CreateOS returned invalid JSON.\n")
-        data = _with_raw(path, raw)
+    for tmp, path, raw, data in _sweep(tmp_path):
         folder = _record_dir(tmp, data)
         verdict, _ = run_bounded("validate", str(folder))
         for command in STRICT_COMMANDS:
@@ -247,33 +247,12 @@ REAL_MANIFEST = {"version": "2026-11-30T00:00:00Z", "counts": {"records": 1}, "r
     BASE["record"]["id"]: {"slug": BASE["record"]["slug"], "hash": "0" * 16, "status": "active", "fields": {}}}}
 
 
-def _mutated(value: Any) -> Any:
-    @st.composite
-    def build(draw: Callable[..., Any]) -> bytes:
-        copy_ = copy.deepcopy(value)
-        paths = [p for p in _paths(copy_) if p]
-        for _ in range(draw(st.integers(1, 3))):
-            path = draw(st.sampled_from(paths))
-            parent: Any = copy_
-            try:
-                for key in path[:-1]:
-                    parent = parent[key]
-                parent[path[-1]] = draw(json_values | NASTY_TEXT)
-            except (KeyError, IndexError, TypeError):
-                continue
-        text = json.dumps(copy_)
-        for marker, raw in RAW.items():
-            text = text.replace(f'"{marker}"', raw)
-        return text.encode("utf-8", "surrogatepass")
-    return build()
-
-
 @pytest.mark.parametrize("kind", ["proofs", "manifest"])
 def test_commands_survive_any_proofs_file_or_release_manifest(kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     real = REAL_PROOFS if kind == "proofs" else REAL_MANIFEST
 
     @settings(FUZZ, max_examples=25)
-    @given(data=st.binary(max_size=1024) | json_values.map(lambda v: json.dumps(v).encode()) | _mutated(real))
+    @given(data=st.binary(max_size=1024) | json_values.map(lambda v: json.dumps(v).encode()) | mutated(real))
     def check(data: bytes) -> None:
         tmp = tmp_path_factory.mktemp(kind)
         folder = _record_dir(tmp, json.dumps(BASE).encode())
