@@ -59,10 +59,10 @@ def test_any_plan_is_refused_in_one_line_or_accepted_by_the_server(tmp_path_fact
     from errdex.cli.executor import _load_plan
     from errdex.errors import InputError
     from errdex.executor.createos import FakeCreateos
-    from tests.test_fuzz_commands import FUZZ, _mutated, json_values
+    from tests.test_fuzz_commands import FUZZ, json_values, mutated
 
     @settings(FUZZ, max_examples=200)
-    @given(data=json_values.map(lambda v: json.dumps(v).encode()) | _mutated(REAL_PLAN))
+    @given(data=json_values.map(lambda v: json.dumps(v).encode()) | mutated(REAL_PLAN))
     def check(data: bytes) -> None:
         plan = tmp_path_factory.mktemp("plan") / "plan.json"
         plan.write_bytes(data)
