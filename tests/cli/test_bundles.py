@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.records.test_bundles import (
+from tests.bundles.test_bundles import (
     CHANGED_ID,
     CLASH_ID,
     NEW_ID,

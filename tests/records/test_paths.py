@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdex.records.bundles import import_bundle
+from errdex.bundles import import_bundle
 from errdex.records.canonical import canonical_text
 from errdex.records.paths import (
     SEGMENT_MAX, UnsafeRecordPath, decode_segment, page_path, path_segment, record_path, repo_key,

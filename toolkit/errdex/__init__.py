@@ -24,7 +24,7 @@ _LAZY = {
     "iter_documents": "errdex.records.sources",
     "cut_release": "errdex.releases", "diff": "errdex.releases",
     "migrate": "errdex.records.migrate",
-    "import_bundle": "errdex.records.bundles", "export_dataset": "errdex.records.bundles",
+    "import_bundle": "errdex.bundles", "export_dataset": "errdex.bundles",
     "build_site": "errdex.site", "prove": "errdex.prove",
 }
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from errdex.records.models import EnvelopeV2, RecordV2
     from errdex.records.slug import derive_slug
     from errdex.records.sources import Document, bundled_records_dir, iter_documents
-    from errdex.records.bundles import export_dataset, import_bundle
+    from errdex.bundles import export_dataset, import_bundle
     from errdex.records.migrate import migrate
     from errdex.releases import cut_release, diff
     from errdex.site import build_site

@@ -23,6 +23,7 @@ when the records' content hash, errdex's version or the index format changed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -44,23 +45,13 @@ from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, UsageError
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.sources import bundled_records_dir
+from errdex.records.vocabulary import status_of
 
-__all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "content_hash", "ensure_index", "query"]
+__all__ = ["INDEX_FORMAT", "IndexInfo", "QueryResult", "build_index", "dataset_fingerprint", "ensure_index", "query"]
 
 INDEX_FORMAT = 5
 
-_SCALARS = [
-    ("id", "VARCHAR PRIMARY KEY"), ("slug", "VARCHAR"), ("repo", "VARCHAR"), ("errorCode", "VARCHAR"),
-    ("errorMessage", "VARCHAR"), ("messagePattern", "VARCHAR"), ("errorType", "VARCHAR"),
-    ("errorClass", "VARCHAR"), ("httpStatus", "INTEGER"), ("severity", "VARCHAR"), ("filePath", "VARCHAR"),
-    ("lineNumber", "INTEGER"), ("sourceCode", "VARCHAR"), ("sourceCodeStart", "INTEGER"),
-    ("sourceCodeEnd", "INTEGER"), ("githubUrl", "VARCHAR"), ("documentation", "VARCHAR"),
-    ("triggerScenarios", "VARCHAR"), ("commonSituations", "VARCHAR"), ("exampleFix", "VARCHAR"),
-    ("handlingStrategy", "VARCHAR"), ("validationCode", "VARCHAR"), ("typeGuard", "VARCHAR"),
-    ("tryCatchPattern", "VARCHAR"), ("backgroundTag", "VARCHAR"), ("analyzedSha", "VARCHAR"),
-    ("analyzedAt", "VARCHAR"), ("contentChangedAt", "VARCHAR"), ("schemaVersion", "INTEGER"),
-    ("status", "VARCHAR"), ("statusReason", "VARCHAR"), ("supersededBy", "VARCHAR"),
-]
+#: Columns of the ``records`` table computed from a record besides its own scalar fields.
 _EXTRA = [
     ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
     ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"), ("group_count", "INTEGER"),
@@ -105,6 +96,17 @@ ORDER BY rank
 """
 
 
+@functools.cache
+def _scalars() -> list[tuple[str, str]]:
+    """The ``records`` table's columns that hold a record's own fields: every scalar field of the models, in
+    format order except that ``slug`` comes before ``repo`` (the table's column order since format 1)."""
+    from errdex.records.columns import scalar_columns  # start-up: the models load only when an index is built
+
+    columns = scalar_columns()
+    order = ["id", "slug", "repo", *(name for name in columns if name not in ("id", "slug", "repo"))]
+    return [(name, "VARCHAR PRIMARY KEY" if name == "id" else columns[name]) for name in order]
+
+
 def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
@@ -127,8 +129,9 @@ class QueryResult:
     truncated: bool = False
 
 
-def content_hash(records: Sequence[LoadedRecord]) -> str:
-    """SHA-256 over the canonical JSON of every record and its dataset version, in id order."""
+def dataset_fingerprint(records: Sequence[LoadedRecord]) -> str:
+    """SHA-256 over the JSON of every record and its dataset version, in id order: what an index was built
+    from (stored as its ``content_hash``; not a record's :func:`errdex.records.hashing.content_hash`)."""
     digest = hashlib.sha256()
     for item in sorted(records, key=lambda r: str(r.record.get("id"))):
         digest.update(json.dumps([item.record, item.dataset_version], sort_keys=True, ensure_ascii=False).encode())
@@ -137,12 +140,12 @@ def content_hash(records: Sequence[LoadedRecord]) -> str:
 
 
 def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
-    columns: dict[str, list[Any]] = {name: [] for name, _ in _SCALARS}
+    columns: dict[str, list[Any]] = {name: [] for name, _ in _scalars()}
     columns.update({name: [] for name, _ in _EXTRA})
     for item in records:
         record = item.record
-        for name, _ in _SCALARS:
-            columns[name].append(record.get(name, "active" if name == "status" else None))
+        for name, _ in _scalars():
+            columns[name].append(status_of(record) if name == "status" else record.get(name))
         pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
         sized = not patterns.size_problems(pattern)  # an oversized pattern is never compiled (EDX125), as in the CLI
         every_line = sized and patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
@@ -168,7 +171,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: dict[str, list[
 
 
 def _write(con: duckdb.DuckDBPyConnection, records: Sequence[LoadedRecord], digest: str) -> None:
-    definitions = ", ".join(f"{_snake(name)} {kind}" for name, kind in [*_SCALARS, *_EXTRA])
+    definitions = ", ".join(f"{_snake(name)} {kind}" for name, kind in [*_scalars(), *_EXTRA])
     con.execute(f"CREATE TABLE records ({definitions})")
     con.execute("CREATE TABLE solutions (record_id VARCHAR, position INTEGER, text VARCHAR)")
     con.execute("CREATE TABLE prevention_tips (record_id VARCHAR, position INTEGER, text VARCHAR)")
@@ -221,7 +224,7 @@ def build_index(records: Sequence[str | Path] | None = None, *, db: str | Path |
     """Build the index of the records into ``db`` (default: the per-user cache), atomically."""
     items = list(loaded) if loaded is not None else load_records(records)
     target = Path(db) if db is not None else default_index_path(records)
-    return _build_at(target, items, content_hash(items), named=db is not None)
+    return _build_at(target, items, dataset_fingerprint(items), named=db is not None)
 
 
 def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named: bool,
@@ -346,7 +349,7 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
     """The index of the records, rebuilt only when they (or errdex) changed since it was built."""
     items = load_records(records)
     target = Path(db) if db is not None else default_index_path(records)
-    digest = content_hash(items)
+    digest = dataset_fingerprint(items)
     if _fresh(target, digest):
         return IndexInfo(target, digest, len(items), False)
     return _build_at(target, items, digest, named=db is not None, reuse=True)

@@ -1,4 +1,4 @@
-"""``errdex import`` and ``errdex export``: thin wrappers over :mod:`errdex.records.bundles`."""
+"""``errdex import`` and ``errdex export``: thin wrappers over :mod:`errdex.bundles`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
-from errdex.records.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
+from errdex.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
 
 
 def _where(entry: ImportEntry) -> str:

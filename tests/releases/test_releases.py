@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from errdex.errors import DataError, UsageError
-from errdex.releases import content_hash, cut_release, diff, record_releases, release_history
+from errdex.releases import cut_release, diff, record_releases, release_history
 from tests.conftest import ROOT
 
 FIRST, SECOND = "2026-12-01T00:00:00Z", "2026-12-08T00:00:00Z"
@@ -124,12 +124,6 @@ def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: An
     assert cli("diff", str(old), str(old)).exit_code == 0
     missing = cli("diff", str(tmp_path / "nope"), str(old))
     assert missing.exit_code == 2 and "no such file or folder" in missing.stderr  # trouble, as diff(1)
-
-
-def test_content_hash_ignores_volatile_fields() -> None:
-    record = json.loads(_path(ROOT / "records", ONE).read_text())["record"]
-    moved = {**record, "contentChangedAt": "2030-01-01T00:00:00Z"}
-    assert content_hash(moved) == content_hash(record) != content_hash({**record, "severity": "info"})
 
 
 def test_cli_release(folder: Path, tmp_path: Path, cli: Any) -> None:

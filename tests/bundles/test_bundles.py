@@ -14,7 +14,7 @@ import pytest
 
 from errdex.checks.runner import validate
 from errdex.errors import DataError, UsageError
-from errdex.records.bundles import content_hash, export_dataset, import_bundle, parquet_columns
+from errdex.bundles import export_dataset, import_bundle, parquet_columns
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from tests.conftest import ROOT, write_envelope
@@ -60,17 +60,6 @@ def conflicting_bundle(path: Path) -> Path:
 
 def errors_in(folder: Path) -> list[str]:
     return [f"{f.path}:{f.line}: {f.code} {f.message}" for f in validate([folder]).findings if f.severity == "error"]
-
-
-# ----------------------------------------------------------------------------- content hash
-
-
-def test_content_hash_ignores_volatile_fields_and_key_order(seed: dict[str, Any]) -> None:
-    record = seed["record"]
-    digest = content_hash(record)
-    assert len(digest) == 64 and digest == content_hash(dict(reversed(list(record.items()))))
-    assert content_hash({**record, "contentChangedAt": "2030-01-01T00:00:00Z"}) == digest
-    assert content_hash({**record, "documentation": record["documentation"] + "!"}) != digest
 
 
 # ----------------------------------------------------------------------------- export
