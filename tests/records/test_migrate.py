@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from errdex.errors import DataError, UsageError
 from errdex.records import migrate as migration
+from errdex.records import versions
 from errdex.records.canonical import canonical_text, canonical_value
 from errdex.records.loader import load_records
 from errdex.records.migrate import LATEST, Loss, MigrationRefused, downgrade, migrate, migrate_record, upgrade
@@ -147,8 +148,8 @@ def test_wrong_direction_is_a_usage_error() -> None:
 
 def test_every_version_has_its_steps_and_every_added_field_is_accounted_for() -> None:
     assert LATEST == max(RECORD_MODELS)
-    assert set(migration._UP) == set(range(min(RECORD_MODELS), LATEST))
-    assert set(migration._DOWN) == set(range(min(RECORD_MODELS) + 1, LATEST + 1))
+    assert set(versions._UP) == set(range(min(RECORD_MODELS), LATEST))
+    assert set(versions._DOWN) == set(range(min(RECORD_MODELS) + 1, LATEST + 1))
     added = [name for name in RecordV3.model_fields if name not in RecordV2.model_fields]
     assert list(migration.ADDED_IN_3) == added
 

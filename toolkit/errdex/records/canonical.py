@@ -10,6 +10,7 @@ key order, without spaces.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -17,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import write_atomic
+from errdex._locks import records_lock
 from errdex.errors import UsageError, from_oserror
+from errdex.records.envelope import unwrap
 from errdex.records.models import RECORD_MODELS
-from errdex.records.sources import Document, is_bundle, iter_documents
+from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents
 
 __all__ = ["FmtResult", "FmtText", "canonical_text", "canonical_value", "fmt", "fmt_text", "write_atomic"]
 
@@ -46,10 +49,11 @@ def canonical_value(value: Any) -> Any:
     """The value with envelope and record keys in canonical order."""
     if not isinstance(value, dict):
         return value
-    if "record" in value:
+    record, prefix = unwrap(value)
+    if prefix:
         value = _ordered(value, _ENVELOPE_ORDER)
-        if isinstance(value["record"], dict):
-            value["record"] = _ordered(value["record"], _RECORD_ORDER)
+        if isinstance(record, dict):
+            value["record"] = _ordered(record, _RECORD_ORDER)
         return value
     return _ordered(value, _RECORD_ORDER)
 
@@ -104,10 +108,7 @@ class FmtText:
 
 def fmt_text(data: bytes) -> FmtText:
     """The canonical form of one document or of JSONL bundle lines given as bytes (what ``fmt -`` reads)."""
-    from errdex.records.sources import iter_documents as documents
-    import io
-
-    docs = list(documents(["-"], stdin=io.BytesIO(data)))
+    docs = list(iter_documents(["-"], stdin=io.BytesIO(data)))
     failed = _refusals(docs)
     if failed:
         return FmtText(None, False, failed)
@@ -133,9 +134,6 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
         raise UsageError("fmt rewrites files; '-' (stdin) is formatted to stdout on its own: errdex fmt -")
     if check:
         return _fmt(paths, check=True)
-    from errdex._locks import records_lock
-    from errdex.records.sources import bundled_records_dir
-
     with records_lock(list(paths) if paths else [bundled_records_dir()], what="fmt"):
         return _fmt(paths, check=False)
 

@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from errdex._files import write_atomic
 from errdex._version import __version__
+from errdex.cache import usable_cache
 from errdex.errors import DataError
-from errdex.records.jsontext import escape_pointer
+from errdex.records.envelope import unwrap
+from errdex.records.jsontext import Locator, escape_pointer
+from errdex.records.slug import derive_slug
 from errdex.records.sources import Document, iter_documents, record_files
+from errdex.records.version_numbers import is_version_number, shown_version
 
 __all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records",
            "model_problem", "shown_version"]
@@ -41,20 +46,6 @@ class LoadedRecord:
     problem: str | None = None
 
 
-def is_version_number(value: Any) -> bool:
-    """A ``schemaVersion`` that can name a version: an integer (not ``true``, ``3.0``, a list or an object)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def shown_version(value: Any) -> str:
-    """A ``schemaVersion`` as the file writes it (``null``, ``"3"``, ``[3]``), cut short, for a message."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
 def _fail(path: str, line: int, column: int, message: str) -> DataError:
     return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
 
@@ -62,21 +53,20 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
 def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     """A document's value and its record, which conforms to its own schema version; else DataError naming
     the file, line and column."""
-    from errdex.records.jsontext import Locator
-    from errdex.records.models import RECORD_MODELS
+    from errdex.records.models import RECORD_MODELS  # start-up: a cached load never needs the models
 
     if doc.problems:
-        problem = doc.problems[0]
-        raise _fail(doc.path, problem.line, problem.column, problem.message)
+        first = doc.problems[0]
+        raise _fail(doc.path, first.line, first.column, first.message)
     value = doc.value
-    record = value.get("record") if isinstance(value, dict) and "record" in value else value
-    prefix = "/record" if record is not value else ""
+    record, prefix = unwrap(value)
     if not isinstance(record, dict):
         raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
     version = record.get("schemaVersion")
-    if not is_version_number(version) or RECORD_MODELS.get(version) is None:
+    if not isinstance(version, int) or not is_version_number(version) or RECORD_MODELS.get(version) is None:
         supported = ", ".join(map(str, sorted(RECORD_MODELS)))
-        shown = "missing" if "schemaVersion" not in record else f"{shown_version(version)}, which errdex does not support"
+        shown = ("missing" if "schemaVersion" not in record
+                 else f"{shown_version(version)}, which errdex does not support")
         line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
         raise _fail(doc.path, line, column, f"schemaVersion is {shown} (supported: {supported})")
     problem = model_problem(value if prefix else record, envelope=bool(prefix))
@@ -119,13 +109,13 @@ def _matchable(doc: Document) -> tuple[Any, dict[str, Any]] | None:
     """A non-conforming record that still has what matching needs (a string id and messagePattern), with the
     identifying fields it lacks filled in; None otherwise."""
     value = doc.value
-    record = value.get("record") if isinstance(value, dict) and isinstance(value.get("record"), dict) else value
+    record, _ = unwrap(value)
+    if not isinstance(record, dict):  # an envelope whose record is no object: the envelope is taken as the record
+        record = value
     if doc.problems or not isinstance(record, dict):
         return None
     if not isinstance(record.get("id"), str) or not isinstance(record.get("messagePattern"), str):
         return None
-    from errdex.records.slug import derive_slug
-
     filled = dict(record)
     message = record.get("errorMessage") if isinstance(record.get("errorMessage"), str) else ""
     defaults = {"slug": derive_slug(message) if message else record["id"], "repo": "-", "errorClass": "Error",
@@ -142,7 +132,7 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     ``partial``: also keep records that do not conform but have a string ``id`` and ``messagePattern``
     (for matching while a record is being written), each with its ``problem``; others still raise.
     """
-    from errdex.records.migrate import upgrade
+    from errdex.records.versions import upgrade  # start-up: a cached load never needs the models it imports
 
     loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):
@@ -177,7 +167,8 @@ def _fingerprint(files: list[str]) -> str | None:
     if infos is None:
         return None
     text = "".join(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n" for name, info in zip(files, infos, strict=True))
-    return hashlib.sha256(f"{__version__}\0{sys.version}\0{os.getcwd()}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    key = f"{__version__}\0{sys.version}\0{os.getcwd()}\n{text}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 #: The fields of a record that matching needs; the rest of a record is read when asked for.
@@ -270,9 +261,6 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     includes the Python version) and the whole records as JSON, read one at
     a time when asked for. Stdin is never cached.
     """
-    from errdex._files import write_atomic
-    from errdex.cache import usable_cache
-
     files = record_files(paths)
     fingerprint = _fingerprint(files) if files else None
     folder = usable_cache("records") if fingerprint is not None else None
@@ -287,7 +275,9 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
             if not len(paths_) == len(views) == len(versions) == len(spans) or \
                     not all(isinstance(v, dict) and isinstance(v.get("id"), str) for v in views):
                 raise ValueError("a damaged cache entry")
-            reload = lambda: load_records(paths, partial=partial)  # noqa: E731
+            def reload() -> list[LoadedRecord]:
+                return load_records(paths, partial=partial)
+
             return RecordStore(paths_, views, versions, _fetch_from(bodies, spans, views, reload, (index, bodies)),
                                data.get("problems", []))
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):

@@ -1,0 +1,141 @@
+"""Moving one record between format versions, in memory.
+
+Version 3 is version 2 plus a required ``scenarios`` list and three optional
+lifecycle fields (``status``, ``statusReason``, ``supersededBy``). Going up
+adds ``"scenarios": []``. Going down removes every version-3 field; a field
+that holds something other than its default (a scenario, a status other than
+``active``, a reason, a successor) is data that is lost, and is reported as a
+:class:`Loss`. Files are rewritten by :mod:`errdex.records.migrate`; the
+loader upgrades what it loads with :func:`upgrade`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from errdex.errors import DataError, UsageError
+from errdex.records.models import RECORD_MODELS, RecordV3
+from errdex.records.version_numbers import shown_version
+from errdex.records.vocabulary import DEFAULT_STATUS, status_of
+
+__all__ = ["ADDED_IN_3", "LATEST", "Loss", "check_target", "downgrade", "migrate_record", "upgrade", "version_of"]
+
+#: The newest format version; the loader upgrades every record to it.
+LATEST = 3
+
+#: The fields version 3 adds to version 2 (a test ties this to the models).
+ADDED_IN_3 = ("scenarios", "status", "statusReason", "supersededBy")
+
+_V3_RANK = {name: rank for rank, name in enumerate(RecordV3.model_fields)}
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A field that going down a version drops while it holds data, and what it held."""
+
+    field: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.field} ({self.detail})"
+
+
+
+def check_target(to: int) -> None:
+    if isinstance(to, bool) or to not in RECORD_MODELS:
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        raise UsageError(f"cannot migrate to version {to!r}: the supported versions are {supported}")
+
+
+def version_of(record: dict[str, Any]) -> int:
+    version = record.get("schemaVersion")
+    if isinstance(version, bool) or not isinstance(version, int) or version not in RECORD_MODELS:
+        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+        shown = ("missing" if "schemaVersion" not in record
+                 else f"{shown_version(version)}, which errdex does not support")
+        raise DataError(f"record {record.get('id')!r}: schemaVersion is {shown} (supported: {supported})")
+    return version
+
+
+def _with_key(record: dict[str, Any], key: str, value: Any, rank: dict[str, int]) -> dict[str, Any]:
+    """A copy with ``key`` added before the first key that canonical order puts after it; the rest keep their order."""
+    result: dict[str, Any] = {}
+    for name, existing in record.items():
+        if key not in result and rank.get(name, len(rank)) > rank[key]:
+            result[key] = value
+        result[name] = existing
+    result.setdefault(key, value)
+    return result
+
+
+def _v2_to_v3(record: dict[str, Any]) -> dict[str, Any]:
+    upgraded = _with_key(record, "scenarios", [], _V3_RANK)
+    upgraded["schemaVersion"] = 3
+    return upgraded
+
+
+def _dropped_in_2(record: dict[str, Any]) -> list[Loss]:
+    """The version-3 fields that hold data; a field absent or at its default loses nothing."""
+    losses: list[Loss] = []
+    scenarios = record.get("scenarios") or []
+    if scenarios:
+        ids = ", ".join(str(s.get("id")) if isinstance(s, dict) else "?" for s in scenarios)
+        noun = "scenario" if len(scenarios) == 1 else "scenarios"
+        losses.append(Loss("scenarios", f"{len(scenarios)} {noun}: {ids}"))
+    if status_of(record) != DEFAULT_STATUS:
+        losses.append(Loss("status", str(record["status"])))
+    if record.get("statusReason") is not None:
+        losses.append(Loss("statusReason", json.dumps(record["statusReason"], ensure_ascii=False)))
+    if record.get("supersededBy") is not None:
+        losses.append(Loss("supersededBy", str(record["supersededBy"])))
+    return losses
+
+
+def _v3_to_v2(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
+    downgraded = {name: value for name, value in record.items() if name not in ADDED_IN_3}
+    downgraded["schemaVersion"] = 2
+    return downgraded, _dropped_in_2(record)
+
+
+#: Version -> the step to the next version up, and the step to the next version down.
+_UP: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3}
+_DOWN: dict[int, Callable[[dict[str, Any]], tuple[dict[str, Any], list[Loss]]]] = {3: _v3_to_v2}
+
+
+def upgrade(record: dict[str, Any], to: int = LATEST) -> dict[str, Any]:
+    """The record at version ``to`` (default: the latest), as a new dict; going up never loses data.
+
+    Nested values are shared with ``record``, not copied; neither is changed.
+    """
+    check_target(to)
+    version = version_of(record)
+    if to < version:
+        raise UsageError(f"cannot upgrade a version {version} record to version {to}; use downgrade")
+    result = dict(record)
+    for step in range(version, to):
+        result = _UP[step](result)
+    return result
+
+
+def downgrade(record: dict[str, Any], to: int) -> tuple[dict[str, Any], list[Loss]]:
+    """The record at version ``to`` as a new dict, with every field dropped while it held data."""
+    check_target(to)
+    version = version_of(record)
+    if to > version:
+        raise UsageError(f"cannot downgrade a version {version} record to version {to}; use upgrade")
+    result, losses = dict(record), []
+    for step in range(version, to, -1):
+        result, lost = _DOWN[step](result)
+        losses.extend(lost)
+    return result, losses
+
+
+def migrate_record(record: dict[str, Any], to: int) -> tuple[dict[str, Any], list[Loss]]:
+    """The record at version ``to``, up or down, with what going down drops."""
+    check_target(to)
+    if version_of(record) <= to:
+        return upgrade(record, to), []
+    return downgrade(record, to)
