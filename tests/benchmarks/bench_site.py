@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from errdex.site import build as build_module
-from errdex.site import build_site
+from errdex import build_site
 from tests.benchmarks.generate import generate, write_dataset
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from errdex.site import build_site
+from errdex import build_site
 from errdex.site.serve import SiteServer, running_site
 
 ROOT = Path(__file__).resolve().parents[2]

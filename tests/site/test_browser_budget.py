@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from errdex.site import build_site
+from errdex import build_site
 from errdex.site.serve import running_site
 from tests.site.conftest import RECORDS
 

@@ -18,7 +18,8 @@ from jinja2 import nodes
 
 from errdex.errors import DataError, InputError
 from errdex.records.loader import load_records
-from errdex.site import build_site, pages
+from errdex import build_site
+from errdex.site import pages
 from errdex.site.build import site_dir
 from tests.site.conftest import HOSTILE_SLUG, PROVED, RECORDS
 
@@ -426,3 +427,31 @@ def test_a_site_is_not_built_inside_its_records_folder(cli: Any, tmp_path: Path,
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
         assert f"is inside the records folder {records}" in result.stderr and not out.exists()
     assert cli("validate", str(records)).exit_code == 0
+
+
+def test_the_site_shows_the_findings_it_is_given_and_none_without(tmp_path: Path, site_cache: Path) -> None:
+    """The site imports no checks: the findings come in as an argument (errdex.build_site joins validation in)."""
+    from dataclasses import dataclass
+
+    from errdex.site.build import build_site as build_pages
+
+    @dataclass(frozen=True)
+    class Found:
+        code: str
+        name: str
+        severity: str
+        message: str
+        pointer: str
+        record_id: str | None
+
+    source = RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"
+    record_id = json.loads(source.read_text())["record"]["id"]
+    page = "records/paperclipai/paperclip/createos-returned-invalid-json.html"
+    given = [Found("EDX999", "made-up", "warning", "a finding made for this test", "/record/slug", record_id),
+             Found("EDX998", "nowhere", "error", "a finding of no record", "", None)]
+    build_pages(tmp_path / "with", records=[source], search=False, findings=lambda: given)
+    shown = (tmp_path / "with" / page).read_text()
+    assert "EDX999" in shown and "a finding made for this test" in shown and "EDX998" not in shown
+    build_pages(tmp_path / "without", records=[source], search=False)
+    assert "EDX999" not in (tmp_path / "without" / page).read_text()
+    assert "EDX" not in (tmp_path / "without" / "quality/index.html").read_text()

@@ -25,7 +25,7 @@ _LAZY = {
     "cut_release": "errdex.releases", "diff": "errdex.releases",
     "migrate": "errdex.records.migrate",
     "import_bundle": "errdex.bundles", "export_dataset": "errdex.bundles",
-    "build_site": "errdex.site", "prove": "errdex.prove",
+    "build_site": "errdex.cli.site", "prove": "errdex.prove",  # the site with validation's findings joined in
 }
 
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from errdex.bundles import export_dataset, import_bundle
     from errdex.records.migrate import migrate
     from errdex.releases import cut_release, diff
-    from errdex.site import build_site
+    from errdex.cli.site import build_site
     from errdex.prove import prove
 
 __all__ = [

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import color_enabled, echo, quiet_option, records_option, stderr_line
+from errdex.cli._pages import site_page
 from errdex.errors import RecordNotFound, UsageError
 from errdex.match.knowledge import DEFAULT_FIELDS, load
 from errdex.match.render import explain_text, match_text
@@ -103,7 +104,9 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
         elif fmt == "text" and not summary:
-            echo(match_text(found.source, found.number, found.text, found.matches[0], len(found.matches) - 1, color=color))
+            best = found.matches[0]
+            echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
+                            page=site_page(best.record), color=color))
     if fmt == "json":
         echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
     elif summary:

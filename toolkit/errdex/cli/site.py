@@ -1,14 +1,39 @@
-"""``errdex site build`` and ``errdex site serve``: thin wrappers over :mod:`errdex.site`."""
+"""``errdex site build`` and ``errdex site serve``: thin wrappers over :mod:`errdex.site`.
+
+The site takes the records' findings as an argument (it imports no checks); :func:`build_site` here joins
+validation in, for the commands and for :func:`errdex.build_site`. Everything above click is imported inside
+the commands: ``errdex --help`` imports every command's module, and must not load the checks or the renderer.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from errdex.cli._common import no_dash, quiet_option, records_option, stderr_line
 
+if TYPE_CHECKING:
+    from errdex.site.build import SiteReport
+
+__all__ = ["build_site", "site_group"]
+
 DEFAULT_OUT = "build/site"
+
+
+def build_site(out: str | Path = DEFAULT_OUT, *, records: Sequence[str | Path] | None = None,
+               base_url: str | None = None, proofs: Path | dict[str, Any] | None = None, search: bool = True,
+               on_wait: Callable[[], None] | None = None) -> SiteReport:
+    """Build the site for the records (default: the bundled dataset) into ``out``, each record's validation
+    findings on its page and on the quality page: :func:`errdex.site.build.build_site` with ``findings``
+    from :func:`errdex.checks.runner.validate` (see there for the other arguments)."""
+    from errdex.checks.runner import validate  # start-up: see the module's docstring
+    from errdex.site.build import build_site as build_pages  # start-up: as above
+
+    return build_pages(out, records=records, base_url=base_url, proofs=proofs, search=search, on_wait=on_wait,
+                       findings=lambda: validate(records).findings)
 
 
 @click.group("site")
@@ -42,14 +67,13 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
       errdex prove --format json > proofs.json && errdex site build --proofs proofs.json
       errdex site build --records records/ --out public --base-url https://errors.example.org/
     """
-    from errdex.errors import UsageError
-    from errdex.site import build_site
+    from errdex.errors import UsageError  # start-up: see the module's docstring
 
     if run_proofs and proofs is not None:
         raise UsageError("give --prove or --proofs, not both")
     proof_data = None
     if run_proofs:
-        from errdex.prove import prove
+        from errdex.prove import prove  # start-up: see the module's docstring
 
         proof_data = prove(list(records) or None).as_dict()
     report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
@@ -75,7 +99,7 @@ def serve_command(folder: Path | None, port: int, records: tuple[str, ...]) -> i
       errdex site serve
       errdex site serve --dir public --port 9000
     """
-    from errdex.site import build_site, serve_site
+    from errdex.site import serve_site  # start-up: see the module's docstring
 
     if folder is None:  # a folder named on the command line is served as it is, never created
         folder = Path(DEFAULT_OUT)

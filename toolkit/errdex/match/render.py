@@ -7,9 +7,11 @@ import textwrap
 from typing import Any
 
 from errdex.match.engine import Match
+from errdex.records.text import first_sentence
+from errdex.records.vocabulary import DEFAULT_STATUS, status_of
 from errdex.terminal import safe, safe_value
 
-__all__ = ["clip", "explain_text", "first_sentence", "match_text", "substitute"]
+__all__ = ["clip", "explain_text", "match_text", "substitute"]
 
 _PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
 #: Characters of a log line, of a record's text (first sentence, first fix) and of one captured value that
@@ -20,16 +22,12 @@ MAX_TEXT_CHARS = 300
 MAX_GROUP_CHARS = 80
 
 
-def first_sentence(text: str) -> str:
-    match = re.search(r"(?<=[.!?])\s", text)
-    return text[: match.start()] if match else text
-
-
 def substitute(text: str, groups: tuple[str | None, ...]) -> str:
     """Captured values in place of $1 / {1} placeholders."""
     def value(m: re.Match[str]) -> str:
         index = int(m.group(1) or m.group(2)) - 1
-        return groups[index] if index < len(groups) and groups[index] is not None else m.group(0)
+        captured = groups[index] if index < len(groups) else None
+        return captured if captured is not None else m.group(0)
 
     return _PLACEHOLDER.sub(value, text)
 
@@ -52,8 +50,9 @@ def _style(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
-def match_text(source: str, number: int, line: str, best: Match, others: int, *, color: bool) -> str:
-    """One matched line and its best record, for a terminal (control characters in them escaped)."""
+def match_text(source: str, number: int, line: str, best: Match, others: int, *, page: str, color: bool) -> str:
+    """One matched line and its best record, for a terminal (control characters in them escaped); ``page``:
+    where a person reads the record in full (the caller knows the site; the matcher does not)."""
     record = best.record
     groups = tuple(clip(g, MAX_GROUP_CHARS) if g is not None else None for g in best.groups)
     meaning = clip(first_sentence(_text(record.get("documentation"))[: MAX_TEXT_CHARS * 4]), MAX_TEXT_CHARS)
@@ -72,22 +71,11 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     ]
     if any(g is not None for g in groups):
         lines.append(f"  captured: {one_line(', '.join(g if g is not None else '-' for g in groups), MAX_TEXT_CHARS * 3)}")
-    more = f"  more: errdex explain {one_line(record['slug'], 120)} · {one_line(site_page(record), MAX_TEXT_CHARS)}"
+    more = f"  more: errdex explain {one_line(record['slug'], 120)} · {one_line(page, MAX_TEXT_CHARS)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
     lines.append(more)
     return "\n".join(lines) + "\n"
-
-
-def site_page(record: dict[str, Any]) -> str:
-    """Where the record's page is: under $ERRDEX_SITE_URL (where the team publishes the site) when set, else
-    in a site built here with ``errdex site build`` (``build/site/``)."""
-    import os
-
-    from errdex.site.urls import record_path
-
-    base = os.environ.get("ERRDEX_SITE_URL", "").strip()
-    return (base.rstrip("/") + "/" if base else "build/site/") + record_path(record)
 
 
 #: The blanks :func:`textwrap.fill` turns into spaces; a long run of them costs it quadratic time (500,000 tabs:
@@ -119,8 +107,8 @@ def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | 
         f"{' · '.join(badges)}   {record['repo']}  {record['filePath']}:{record['lineNumber']}",
         f"id {record['id']}  slug {record['slug']}",
     ]
-    status = record.get("status", "active")
-    if status != "active":
+    status = status_of(record)
+    if status != DEFAULT_STATUS:
         notice = f"This record is {status}: {record.get('statusReason') or 'no reason given'}"
         if record.get("supersededBy"):
             notice += f" See errdex explain {record['supersededBy']}."

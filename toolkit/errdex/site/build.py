@@ -14,27 +14,53 @@ import re
 import shutil
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from xml.sax.saxutils import escape as xml_escape
 
 import jinja2
 
+from errdex import parallel
 from errdex._version import __version__
 from errdex.errors import DataError, InputError, UsageError, from_oserror
+from errdex.jsonfile import read_json_file
+from errdex.records.loader import load_record_store
+from errdex.records.text import first_sentence
+from errdex.records.vocabulary import SEVERITIES
+from errdex.releases import ReleaseChanges, history_folder, record_releases, release_changes
 from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts, record_page
-from errdex.releases import history_folder, record_releases, release_changes
+from errdex.site.schemaref import schema_reference
 from errdex.site.search import build_search_index
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
-__all__ = ["SiteReport", "build_site", "site_dir"]
+__all__ = ["Findings", "SiteFinding", "SiteReport", "build_site", "site_dir"]
 
-SEVERITIES = ("critical", "error", "warning", "info")
 RECENT = 10
+
+
+class SiteFinding(Protocol):
+    """What the quality and record pages show of a validation finding (``errdex.checks``' findings are such)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def pointer(self) -> str: ...
+    @property
+    def record_id(self) -> str | None: ...
+
+
+#: Computes the findings of the records being built (called once, perhaps in a forked child).
+Findings = Callable[[], Iterable[SiteFinding]]
 
 
 @dataclass(frozen=True)
@@ -74,8 +100,6 @@ def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, An
     if isinstance(proofs, dict):
         data = proofs
     else:
-        from errdex.jsonfile import read_json_file
-
         data = read_json_file(proofs, hint=expected)
     records = data.get("records") if isinstance(data, dict) else None
     if not isinstance(records, list):
@@ -132,8 +156,6 @@ def _sitemap(paths: list[str], base_url: str | None) -> str:
 
 def _index_search(writer: _Writer, facts: RecordFacts) -> None:
     """The full-text search index of the record pages, in ``search/`` (see :mod:`errdex.site.search`)."""
-    from errdex.match.render import first_sentence
-
     files = build_search_index(facts.records, lambda r: record_path(r),
                                lambda r: first_sentence(r.get("documentation", "")))
     for name, text in files.items():
@@ -169,6 +191,7 @@ def build_site(
     proofs: Path | dict[str, Any] | None = None,
     search: bool = True,
     on_wait: Callable[[], None] | None = None,
+    findings: Findings | None = None,
 ) -> SiteReport:
     """Build the site for the records (default: the bundled dataset) into ``out``.
 
@@ -176,26 +199,23 @@ def build_site(
     parsed object), shown as each scenario's status; without it scenarios
     say "not proven in this build". ``base_url`` makes the sitemap's and the
     404 page's links absolute. ``search=False`` skips the search index.
+    ``findings``: computes the records' validation findings, shown on the
+    quality and record pages (without it, the pages show none); the CLI and
+    :func:`errdex.build_site` pass ``errdex.checks``' validation.
 
     ``out`` must be missing, empty or a site errdex built (see
     :mod:`errdex.site.folder`); while another build writes beside it, this
     one waits (``on_wait()`` is called when it starts waiting).
     """
-    from errdex.records.loader import load_record_store
-
     started = time.perf_counter()
     if base_url is not None and safe_url(base_url) is None:
         raise UsageError(f"--base-url {base_url!r}: expected an http(s) URL")
     given = Path(out)
-    out = Path(os.path.normpath(given))
-    if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
-        out = Path(os.path.abspath(out))
-    folders.check_out(out)
-    _outside_records(out, records)
+    out = _out_folder(given, records)
     proof_index = _load_proofs(proofs)
     loaded = load_record_store(records).loaded()
     _unique_files(loaded)
-    findings, validated = _validation(records, len(loaded))  # in a child while this process gets on
+    found, validated = _validation(findings, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
     history = history_folder(records)
     facts.releases = record_releases(history) if history else {}
@@ -205,24 +225,36 @@ def build_site(
         if validated():
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
-
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out.parent}: cannot create: {(exc.strerror or str(exc)).lower()}") from exc
+    _make_parent(out)
     with folders.build_lock(out, on_wait=on_wait):
         folders.remove_leftovers(out)
         folders.check_out(out)  # again: another build may have written it meanwhile
         folder = folders.new_build_folder(out)
-        writer, search_seconds = _write_site(folder, out, facts, findings, info, changes, base_url, search)
+        writer, search_seconds = _write_site(folder, out, facts, found, info, changes, base_url, search)
     return SiteReport(given, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
 
 
-def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
-                info: p.SiteInfo, changes: list[Any], base_url: str | None, search: bool) -> tuple[_Writer, float]:
-    """Write the whole site into ``folder``, then put it in ``out``'s place; the writer and the search index's time."""
-    from errdex.site.schemaref import schema_reference
+def _out_folder(given: Path, records: Sequence[str | Path] | None) -> Path:
+    """The folder to build into, normalised, once it is known to be one errdex may replace."""
+    out = Path(os.path.normpath(given))
+    if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
+        out = Path(os.path.abspath(out))
+    folders.check_out(out)
+    _outside_records(out, records)
+    return out
 
+
+def _make_parent(out: Path) -> None:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out.parent}: cannot create: {(exc.strerror or str(exc)).lower()}") from exc
+
+
+def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
+                info: p.SiteInfo, changes: list[ReleaseChanges], base_url: str | None,
+                search: bool) -> tuple[_Writer, float]:
+    """Write the whole site into ``folder``, then put it in ``out``'s place; the writer and the search index's time."""
     try:
         writer = _Writer(folder, _environment())
         _copy_assets(folder / "assets")
@@ -271,32 +303,29 @@ def _copy_assets(target: Path) -> None:
 MIN_PARALLEL_RECORDS = 400
 
 
-def _validate(records: Sequence[str | Path] | None) -> dict[str, list[p.FindingView]]:
-    from errdex.checks.runner import validate
-
-    findings: dict[str, list[p.FindingView]] = defaultdict(list)
-    for finding in validate(records).findings:
+def _by_record(findings: Findings | None) -> dict[str, list[p.FindingView]]:
+    """The findings as the pages show them, by record id (none without ``findings``)."""
+    views: dict[str, list[p.FindingView]] = defaultdict(list)
+    for finding in findings() if findings is not None else ():
         if finding.record_id:
-            findings[finding.record_id].append(
+            views[finding.record_id].append(
                 p.FindingView(finding.code, finding.name, finding.severity, finding.message, finding.pointer))
-    return dict(findings)
+    return dict(views)
 
 
-def _validation(records: Sequence[str | Path] | None,
+def _validation(findings: Findings | None,
                 count: int) -> tuple[Callable[[], dict[str, list[p.FindingView]]], Callable[[], bool]]:
     """Every record's validation findings when asked for, and whether they are ready without waiting;
     computed in a forked child for many records."""
-    from errdex import parallel
-
-    if count < MIN_PARALLEL_RECORDS or not parallel.can_fork():
-        found = _validate(records)
+    if findings is None or count < MIN_PARALLEL_RECORDS or not parallel.can_fork():
+        found = _by_record(findings)
         return (lambda: found), (lambda: True)
-    child = parallel.start_child(lambda out: pickle.dump(_validate(records), out))
+    child = parallel.start_child(lambda out: pickle.dump(_by_record(findings), out))
 
     def wait() -> dict[str, list[p.FindingView]]:
         try:
             chunks = parallel.child_items(child)
-            return next(chunks) if chunks is not None else _validate(records)
+            return next(chunks) if chunks is not None else _by_record(findings)
         finally:
             parallel.stop_child(child)
     return wait, lambda: parallel.finished(child)
@@ -338,8 +367,6 @@ class _RecordPages:
 
     def start(self) -> None:
         """Fork the children (none for small sites)."""
-        from errdex import parallel
-
         jobs = min(parallel.available_cpus(), max(1, len(self.facts.records) // MIN_PARALLEL_RECORDS))
         if jobs < 2 or not parallel.can_fork():
             return
@@ -357,8 +384,6 @@ class _RecordPages:
 
     def finish(self) -> None:
         """Render the chunks left in the queue (or all of them), then collect what the children rendered."""
-        from errdex import parallel
-
         try:
             if self.queue is None:
                 _render_records(self.writer, self.facts, self.info, self.facts.records)
@@ -377,19 +402,17 @@ class _RecordPages:
             self.stop()
 
     def stop(self) -> None:
-        from errdex import parallel
-
         if self.queue is not None:
             self.queue.close()
         for child in self.children:
             parallel.stop_child(child)
 
 
-def _write_changelog(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, changes: list[Any]) -> None:
+def _write_changelog(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, changes: list[ReleaseChanges]) -> None:
     path = "changelog/index.html"
     root = page_root(path)
 
-    def links(entries: list[tuple[str, ...]], with_fields: bool = False) -> tuple[p.Link, ...]:
+    def links(entries: Sequence[tuple[Any, ...]], with_fields: bool = False) -> tuple[p.Link, ...]:
         out = []
         for entry in entries:
             record = facts.by_id.get(entry[0])

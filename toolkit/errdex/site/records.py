@@ -10,6 +10,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from errdex import patterns
+from errdex.records.text import anchor, first_sentence
+from errdex.records.vocabulary import DEFAULT_STATUS, LOG_MESSAGE_FIELDS, SEVERITIES, is_active, status_of
 from errdex.site import pages as p
 from errdex.site.highlight import highlight, highlight_lines
 from errdex.site.steps import scenario_steps
@@ -25,14 +28,6 @@ CODE_FIELDS = (
     ("typeGuard", "Type guard", "type-guard"),
     ("validationCode", "Validation code", "validation-code"),
 )
-_NOT_ANCHOR = re.compile(r"[^a-z0-9]+")
-
-
-def anchor(text: str) -> str:
-    """A stable fragment id for a heading or entry."""
-    return _NOT_ANCHOR.sub("-", text.lower()).strip("-") or "x"
-
-
 @dataclass
 class RecordFacts:
     """The whole dataset, indexed for pages that point at each other."""
@@ -116,7 +111,7 @@ class RecordFacts:
                 for name, records in sorted(self.by_class.items()))),
             p.BrowseGroup("By severity", "by-severity", tuple(
                 p.BrowseEntry(name, f"severity-{anchor(name)}", links(severities[name]))
-                for name in ("critical", "error", "warning", "info") if severities.get(name))),
+                for name in SEVERITIES if severities.get(name))),
         )
 
     def quality_rows(self, root: str) -> tuple[p.QualityRow, ...]:
@@ -155,15 +150,12 @@ class RecordFacts:
         """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix.
 
         Withdrawn and superseded records are left out (``retired``), as ``errdex match`` skips them by default."""
-        from errdex.match.render import first_sentence
-        from errdex.patterns import linear_time, literal_chars, to_js, variable_parts
-
-        entries, refused, retired = [], [], []
-        from errdex.patterns import normalize_escapes
-
+        entries: list[dict[str, Any]] = []
+        refused: list[str] = []
+        retired: list[str] = []
         for record in self.records:
-            pattern = normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
-            if record.get("status", "active") != "active":
+            pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
+            if not is_active(record):
                 retired.append(record["id"])
                 continue
             if not self.matchable.get(record["id"]):
@@ -173,15 +165,15 @@ class RecordFacts:
                 "id": record["id"], "slug": record["slug"], "repo": record["repo"],
                 "errorClass": record["errorClass"], "severity": record["severity"],
                 "url": record_path(record),
-                "source": to_js(pattern)["source"], "flags": to_js(pattern)["flags"],
-                "literalChars": literal_chars(pattern), "variableParts": variable_parts(pattern),
+                "source": patterns.to_js(pattern)["source"], "flags": patterns.to_js(pattern)["flags"],
+                "literalChars": patterns.literal_chars(pattern), "variableParts": patterns.variable_parts(pattern),
                 # proven to search any line in linear time: the only ones a page without a worker runs
-                "linear": linear_time(pattern),
+                "linear": patterns.linear_time(pattern),
                 "meaning": first_sentence(record["documentation"]),
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })
         entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
-        return {"fields": ["message", "msg", "error", "err"], "patterns": entries, "refused": refused, "retired": retired}
+        return {"fields": list(LOG_MESSAGE_FIELDS), "patterns": entries, "refused": refused, "retired": retired}
 
 
 def _proof_summary(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[str, int, int]:
@@ -241,6 +233,7 @@ def _scenarios(record: dict[str, Any], proof: dict[str, Any] | None, known: bool
     views = []
     for scenario in record.get("scenarios", []):
         result = results.get(scenario["id"])
+        failures: tuple[str, ...]
         if not known or result is None:
             status, failures = "not proven", ()
         else:
@@ -280,9 +273,9 @@ def _from(here: str, target: str, root: str) -> str:
 
 
 def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[str, p.Link | None]:
-    status = record.get("status") or "active"
-    if status == "active":
-        return "active", None
+    status = status_of(record) or DEFAULT_STATUS  # an empty or null status reads as the default too
+    if status == DEFAULT_STATUS:
+        return DEFAULT_STATUS, None
     reason = record.get("statusReason") or ""
     successor = facts.by_id.get(record.get("supersededBy") or "")
     link = p.Link(successor["slug"], root + record_path(successor)) if successor else None
