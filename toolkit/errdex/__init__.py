@@ -17,7 +17,8 @@ _LAZY = {
     "ConfigError": "errdex.errors", "DataError": "errdex.errors", "ErrdexError": "errdex.errors",
     "FormatError": "errdex.errors", "InputError": "errdex.errors", "RecordNotFound": "errdex.errors",
     "UsageError": "errdex.errors",
-    "FmtResult": "errdex.records.canonical", "canonical_text": "errdex.records.canonical", "fmt": "errdex.records.canonical",
+    "FmtResult": "errdex.records.canonical", "canonical_text": "errdex.records.canonical",
+    "fmt": "errdex.records.canonical",
     "EnvelopeV2": "errdex.records.models", "RecordV2": "errdex.records.models",
     "derive_slug": "errdex.records.slug",
     "Document": "errdex.records.sources", "bundled_records_dir": "errdex.records.sources",
@@ -33,20 +34,20 @@ __getattr__ = lazy_names("errdex", _LAZY, globals())
 
 
 if TYPE_CHECKING:
+    from errdex.bundles import export_dataset, import_bundle
     from errdex.checks.base import Check, Finding, registry
     from errdex.checks.config import ValidationConfig, load_config
     from errdex.checks.runner import ValidationReport, validate
-    from errdex.match import KnowledgeBase, LineMatch, Match, load
+    from errdex.cli.site import build_site
     from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
+    from errdex.match import KnowledgeBase, LineMatch, Match, load
+    from errdex.prove import prove
     from errdex.records.canonical import FmtResult, canonical_text, fmt
+    from errdex.records.migrate import migrate
     from errdex.records.models import EnvelopeV2, RecordV2
     from errdex.records.slug import derive_slug
     from errdex.records.sources import Document, bundled_records_dir, iter_documents
-    from errdex.bundles import export_dataset, import_bundle
-    from errdex.records.migrate import migrate
     from errdex.releases import cut_release, diff
-    from errdex.cli.site import build_site
-    from errdex.prove import prove
 
 __all__ = [
     "Check",

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +200,7 @@ def _write(con: duckdb.DuckDBPyConnection, records: Sequence[LoadedRecord], dige
                 (record["id"], position, scenario.get("id"), scenario.get("summary"),
                  scenario.get("call", {}).get("operation"), expect.get("outcome"), expect.get("errorClass"),
                  json.dumps(scenario, ensure_ascii=False)),
+                strict=True,
             ):
                 scenario_rows[key].append(value)
     _insert(con, "solutions", lists["solutions"])
@@ -212,7 +213,7 @@ def _write(con: duckdb.DuckDBPyConnection, records: Sequence[LoadedRecord], dige
         "content_hash": digest,
         "errdex_version": __version__,
         "index_format": str(INDEX_FORMAT),
-        "built_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "record_count": str(len(records)),
     }
     _insert(con, "metadata", {"key": list(metadata), "value": list(metadata.values())})
@@ -357,8 +358,8 @@ def ensure_index(records: Sequence[str | Path] | None = None, *, db: str | Path 
 
 def _fresh(target: Path, digest: str) -> bool:
     stored = _stored(target) if target.exists() else None
-    return bool(stored) and stored.get("content_hash") == digest and stored.get("errdex_version") == __version__ \
-        and stored.get("index_format") == str(INDEX_FORMAT)
+    return stored is not None and bool(stored) and stored.get("content_hash") == digest \
+        and stored.get("errdex_version") == __version__ and stored.get("index_format") == str(INDEX_FORMAT)
 
 
 #: Settings of every connection that runs user SQL: the index file is all it can read, and the SQL cannot

@@ -16,8 +16,17 @@ from typing import TYPE_CHECKING
 
 from errdex._lazy import lazy_names
 
-__all__ = ["EXPORT_FORMATS", "ExportReport", "ImportEntry", "ImportReport", "VOLATILE_FIELDS", "content_hash",
-           "export_dataset", "import_bundle", "parquet_columns"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "VOLATILE_FIELDS",
+    "ExportReport",
+    "ImportEntry",
+    "ImportReport",
+    "content_hash",
+    "export_dataset",
+    "import_bundle",
+    "parquet_columns",
+]
 
 # Names load their module on first use: an import never loads DuckDB, an export never loads the checks.
 __getattr__ = lazy_names("errdex.bundles", {

@@ -8,6 +8,7 @@ renamed.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ EXPORT_FORMATS = ("jsonl", "parquet", "duckdb")
 
 def _sorted_records(records: Sequence[str | Path] | None) -> list[LoadedRecord]:
     items = sorted(load_records(records), key=lambda item: item.record["id"])
-    for previous, item in zip(items, items[1:]):
+    for previous, item in itertools.pairwise(items):
         if previous.record["id"] == item.record["id"]:
             raise DataError(f"record id {item.record['id']!r} appears twice ({previous.path}, {item.path}); "
                             "run 'errdex validate'")

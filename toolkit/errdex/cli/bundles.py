@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
 from errdex.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
+from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
 
 
 def _where(entry: ImportEntry) -> str:
@@ -34,24 +34,28 @@ def _entry_line(entry: ImportEntry, report: ImportReport) -> str | None:
 
 def _summary(report: ImportReport) -> str:
     counts = report.as_dict()["counts"]
-    text = (f"{report.bundle}: {len(report.entries)} record(s): {counts['added']} new, {counts['unchanged']} unchanged, "
+    text = (f"{report.bundle}: {len(report.entries)} record(s): {counts['added']} new, "
+            f"{counts['unchanged']} unchanged, "
             f"{counts['conflict']} conflict(s), {counts['invalid']} invalid")
     if report.blocked:
         if report.overwrite:
-            return f"{text}; nothing written: a conflicting record sits in a bundle of the records folder; change it there"
+            return (f"{text}; nothing written: a conflicting record sits in a bundle of the records folder; "
+                    "change it there")
         if report.conflicts:
             return f"{text}; nothing written: pass --overwrite to replace the conflicting records"
         return f"{text}; nothing written: fix the invalid record(s), or pass --overwrite to import the others"
     if report.check:
         return f"{text}; --check: nothing written"
-    return f"{text}; wrote {len(report.written)} file(s)" + (f", removed {len(report.removed)}" if report.removed else "")
+    removed = f", removed {len(report.removed)}" if report.removed else ""
+    return f"{text}; wrote {len(report.written)} file(s){removed}"
 
 
 @click.command("import")
 @click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--records-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Records folder to import into (default: the project's records/).")
-@click.option("--overwrite", is_flag=True, help="Replace existing records that conflict (invalid records are never imported).")
+@click.option("--overwrite", is_flag=True,
+              help="Replace existing records that conflict (invalid records are never imported).")
 @click.option("--check", is_flag=True, help="Change nothing; report what an import would do.")
 @format_option("text", "json")
 @quiet_option

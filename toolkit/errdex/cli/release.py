@@ -15,14 +15,22 @@ DEFAULT_RECORDS = "records"
 DIFF_TROUBLE = 2
 
 
+class _DiffTrouble(click.ClickException):
+    """A diff that could not compare (exit status 2, as diff(1)), not a difference found."""
+
+    exit_code = DIFF_TROUBLE
+
+
 @click.command("release")
 @click.option("--version", "version", default=None, metavar="TIME",
               help="The release's version, an RFC 3339 time (default: $SOURCE_DATE_EPOCH, else now).")
-@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_RECORDS,
+@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash,
+              default=DEFAULT_RECORDS,
               show_default=True, help="The records folder (one envelope per .json file).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help="Where to write the bundle and a copy of the manifest (default: build/releases/VERSION).")
-@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash, default=Path("CHANGELOG.md"),
+@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
+              default=Path("CHANGELOG.md"),
               show_default=True, help="The changelog to put this release's entry in.")
 @click.option("--check", is_flag=True, help="Say what the release would hold; write nothing.")
 @quiet_option
@@ -36,7 +44,7 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
       errdex release --version 2026-12-01T00:00:00Z
       SOURCE_DATE_EPOCH=1764547200 errdex release --records records --out dist
     """
-    from errdex.releases import cut_release
+    from errdex.releases import cut_release  # start-up: `errdex --help` imports every command module
 
     report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
     for note in report.notes:
@@ -72,14 +80,12 @@ def diff_command(old: str, new: str, fmt: str) -> int:
       errdex diff build/releases/2026-11-30T000000Z/manifest.json records/
       errdex diff old.jsonl.gz new.jsonl.gz --format json
     """
-    from errdex.releases import diff
+    from errdex.releases import diff  # start-up: as above
 
     try:
         result = diff(old, new)
     except ErrdexError as exc:
-        trouble = click.ClickException(str(exc))
-        trouble.exit_code = DIFF_TROUBLE
-        raise trouble from exc
+        raise _DiffTrouble(str(exc)) from exc
     if fmt == "json":
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

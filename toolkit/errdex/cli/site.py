@@ -48,14 +48,17 @@ def site_group() -> None:
 
 
 @site_group.command("build")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_OUT, show_default=True,
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_OUT,
+              show_default=True,
               help="Folder to write the site to (replaced as a whole when the build succeeds).")
 @records_option
-@click.option("--base-url", default=None, metavar="URL", help="Where the site will be published (absolute sitemap links).")
+@click.option("--base-url", default=None, metavar="URL",
+              help="Where the site will be published (absolute sitemap links).")
 @click.option("--proofs", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash, default=None,
               help="The output of 'errdex prove --format json', shown as each scenario's proof status.")
 @click.option("--prove", "run_proofs", is_flag=True, help="Run every scenario now and show the results.")
-@click.option("--no-search", is_flag=True, help="Skip the search index (faster; the search box then says it is unavailable).")
+@click.option("--no-search", is_flag=True,
+              help="Skip the search index (faster; the search box then says it is unavailable).")
 @quiet_option
 def build_command(out: Path, records: tuple[str, ...], base_url: str | None, proofs: Path | None, run_proofs: bool,
                   no_search: bool, quiet: bool) -> int:
@@ -80,7 +83,8 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
                         search=not no_search,
                         on_wait=lambda: stderr_line(f"waiting for another errdex site build beside {out} to finish"))
     if not quiet:
-        stderr_line(f"built {report.pages} pages for {report.records} record{'' if report.records == 1 else 's'} in {report.out} "
+        plural = "" if report.records == 1 else "s"
+        stderr_line(f"built {report.pages} pages for {report.records} record{plural} in {report.out} "
                     f"({report.seconds:.1f} s, search index {report.search_seconds:.1f} s); "
                     f"serve it with: errdex site serve --dir {report.out}")
     return 0

@@ -63,14 +63,16 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
 
     meaning, fix = _LINE_BREAKS.sub(" ", meaning), _LINE_BREAKS.sub(" ", fix)  # one line per field
 
+    alarm = "1;31" if record["severity"] in ("error", "critical") else "1;33"
     lines = [
         f"{_style(f'{one_line(source)}:{number}:', '1', color)} {one_line(line, MAX_LINE_CHARS)}",
-        f"  {_style(one_line(record['errorClass'], 80), '1;31' if record['severity'] in ('error', 'critical') else '1;33', color)}"
+        f"  {_style(one_line(record['errorClass'], 80), alarm, color)}"
         f" ({one_line(record['severity'], 20)}): {one_line(meaning) or '(no documentation yet)'}",
         f"  fix: {one_line(fix) or '(no solution recorded yet)'}",
     ]
     if any(g is not None for g in groups):
-        lines.append(f"  captured: {one_line(', '.join(g if g is not None else '-' for g in groups), MAX_TEXT_CHARS * 3)}")
+        captured = ", ".join(g if g is not None else "-" for g in groups)
+        lines.append(f"  captured: {one_line(captured, MAX_TEXT_CHARS * 3)}")
     more = f"  more: errdex explain {one_line(record['slug'], 120)} · {one_line(page, MAX_TEXT_CHARS)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"

@@ -29,8 +29,16 @@ from errdex.records.slug import derive_slug
 from errdex.records.sources import Document, iter_documents, record_files
 from errdex.records.version_numbers import is_version_number, shown_version
 
-__all__ = ["LoadedRecord", "RecordStore", "VIEW_FIELDS", "checked_record", "load_record_store", "load_records",
-           "model_problem", "shown_version"]
+__all__ = [
+    "VIEW_FIELDS",
+    "LoadedRecord",
+    "RecordStore",
+    "checked_record",
+    "load_record_store",
+    "load_records",
+    "model_problem",
+    "shown_version",
+]
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from errdex.records.versions import ADDED_IN_3, LATEST, Loss, check_target, down
 
 __all__ = [
     "ADDED_IN_3",
-    "FileMigration",
     "LATEST",
+    "FileMigration",
     "Loss",
     "MigrationRefused",
     "MigrationReport",

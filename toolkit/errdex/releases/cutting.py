@@ -39,7 +39,8 @@ class _Entry:
 
     @property
     def record(self) -> dict[str, Any]:
-        return self.envelope["record"]  # type: ignore[no-any-return]  # an envelope's record, checked on reading
+        record: dict[str, Any] = self.envelope["record"]  # an envelope's record: checked on reading
+        return record
 
 
 def _read_folder(folder: Path) -> list[_Entry]:

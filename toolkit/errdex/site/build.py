@@ -97,6 +97,7 @@ def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, An
     if proofs is None:
         return None
     expected = "expected the output of 'errdex prove --format json'"
+    data: Any  # what the file holds: any JSON value until checked below
     if isinstance(proofs, dict):
         data = proofs
     else:
@@ -148,7 +149,7 @@ def _json(value: Any) -> str:
 def _sitemap(paths: list[str], base_url: str | None) -> str:
     base = (base_url.rstrip("/") + "/") if base_url else "/"
     entries = "".join(
-        f"  <url><loc>{xml_escape(base + (path[: -len('index.html')] if path.endswith('index.html') else path))}</loc></url>\n"
+        f"  <url><loc>{xml_escape(base + path.removesuffix('index.html'))}</loc></url>\n"
         for path in sorted(paths) if path != "404.html"
     )
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n'

@@ -105,7 +105,8 @@ class RecordFacts:
             p.BrowseGroup("By repository", "by-repository", by_repo),
             p.BrowseGroup("By file", "by-file", files),
             p.BrowseGroup("By tag", "by-tag", tuple(
-                p.BrowseEntry(tag, f"tag-{anchor(tag)}", links(records)) for tag, records in sorted(self.by_tag.items()))),
+                p.BrowseEntry(tag, f"tag-{anchor(tag)}", links(records))
+                for tag, records in sorted(self.by_tag.items()))),
             p.BrowseGroup("By error class", "by-class", tuple(
                 p.BrowseEntry(name, f"class-{anchor(name)}", links(records))
                 for name, records in sorted(self.by_class.items()))),
