@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import re
 import shutil
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,18 +27,16 @@ from errdex.errors import DataError, InputError, UsageError, from_oserror
 from errdex.jsonfile import read_json_file
 from errdex.records.loader import load_record_store
 from errdex.records.text import first_sentence
-from errdex.records.vocabulary import SEVERITIES
 from errdex.releases import ReleaseChanges, history_folder, record_releases, release_changes
 from errdex.site import folder as folders
 from errdex.site import pages as p
+from errdex.site.listings import write_changelog, write_listing_pages
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
 from errdex.site.search import build_search_index
-from errdex.site.urls import page_root, record_json_path, record_path, safe_url
+from errdex.site.urls import record_json_path, record_path, safe_url
 
 __all__ = ["Findings", "SiteFinding", "SiteReport", "build_site", "site_dir"]
-
-RECENT = 10
 
 
 class SiteFinding(Protocol):
@@ -276,8 +273,8 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
             writer.write("api/patterns.json", _json(browser_patterns))
             # The same as a script, for a page opened from a file (where fetch is refused but scripts load).
             writer.write("api/patterns.js", "self.errdexPatterns = " + _json(browser_patterns).rstrip("\n") + ";\n")
-            _write_listing_pages(writer, facts, info, schema_reference(), base_url)
-            _write_changelog(writer, facts, info, changes)
+            write_listing_pages(writer, facts, info, schema_reference(), base_url)
+            write_changelog(writer, facts, info, changes)
             record_pages.finish()
         finally:
             record_pages.stop()
@@ -407,75 +404,3 @@ class _RecordPages:
             self.queue.close()
         for child in self.children:
             parallel.stop_child(child)
-
-
-def _write_changelog(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, changes: list[ReleaseChanges]) -> None:
-    path = "changelog/index.html"
-    root = page_root(path)
-
-    def links(entries: Sequence[tuple[Any, ...]], with_fields: bool = False) -> tuple[p.Link, ...]:
-        out = []
-        for entry in entries:
-            record = facts.by_id.get(entry[0])
-            url = root + record_path(record) if record else root + "index.html"
-            out.append(p.Link(entry[1], url, ", ".join(entry[2]) if with_fields else ""))
-        return tuple(out)
-
-    releases = tuple(p.ReleaseView(
-        c.version, "release-" + re.sub(r"[^0-9a-z]+", "-", c.version.lower()).strip("-"),
-        f"{c.counts.get('records', 0)} records: {len(c.added)} added, {len(c.changed)} changed, "
-        f"{len(c.withdrawn)} withdrawn, {len(c.superseded)} superseded",
-        links(c.added), links(c.changed, with_fields=True), links(c.withdrawn), links(c.superseded),
-    ) for c in changes)
-    writer.page("changelog.html", p.ChangelogPage(
-        site=info, path=path, root=root, title="Changelog", kind="changelog",
-        description="Every release of the dataset: what was added, changed, withdrawn and superseded.",
-        releases=releases))
-
-
-def _write_listing_pages(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, reference: Any,
-                         base_url: str | None) -> None:
-    def base(path: str, title: str, description: str, kind: str) -> dict[str, Any]:
-        return {"site": info, "path": path, "root": page_root(path), "title": title, "description": description,
-                "kind": kind}
-
-    by_severity = Counter(r["severity"] for r in facts.records)
-    repositories = Counter(r["repo"] for r in facts.records)
-    recent = sorted(facts.records, key=lambda r: (r.get("contentChangedAt", ""), r["id"]), reverse=True)[:RECENT]
-    writer.page("home.html", p.HomePage(
-        **base("index.html", "errdex", "Error records that explain log lines: what each error means and how to fix it.",
-               "home"),
-        severities=tuple(p.SeverityCount(s, by_severity[s], f"browse/index.html#severity-{s}")
-                         for s in SEVERITIES if by_severity[s]),
-        repositories=tuple(p.Link(repo, f"browse/index.html#repo-{facts.anchor(repo)}", f"{count} records")
-                           for repo, count in sorted(repositories.items())),
-        recent=tuple(p.Link(r["slug"], record_path(r), r["errorClass"]) for r in recent),
-        proven=facts.proven_scenarios(),
-        proofs_known=facts.proofs is not None,
-    ))
-    writer.page("browse.html", p.BrowsePage(
-        **base("browse/index.html", "Browse records", "Every record by repository and file, tag, class and severity.",
-               "browse"),
-        groups=facts.browse_groups("../"),
-    ))
-    writer.page("quality.html", p.QualityPage(
-        **base("quality/index.html", "Quality report",
-               "Every record's validation findings and the proof status of its trigger scenarios.", "quality"),
-        rows=facts.quality_rows("../"),
-        errors=sum(1 for views in facts.findings.values() for f in views if f.severity == "error"),
-        warnings=sum(1 for views in facts.findings.values() for f in views if f.severity == "warning"),
-        proofs_known=facts.proofs is not None,
-    ))
-    writer.page("schema.html", p.SchemaPage(
-        **base("schema/index.html", "Record format", "Every field of the record format, its type and versions.",
-               "schema"),
-        documents=tuple(p.Link(d.title, f"#doc-{d.name}-v{d.version}", f"{d.file} ({d.schema_id})")
-                        for d in reference.documents),
-        fields=tuple(reference.fields),
-        envelope_fields=tuple(reference.envelope_fields),
-    ))
-    not_found = base("404.html", "Page not found", "No page at this address.", "notfound")
-    # A host serves this page at any depth, where relative links would point elsewhere: link from the
-    # published address when it is known, else from the host's root.
-    not_found["root"] = base_url.rstrip("/") + "/" if base_url else "/"
-    writer.page("404.html", p.NotFoundPage(**not_found))
