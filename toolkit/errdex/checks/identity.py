@@ -17,6 +17,7 @@ _NUMBERED = re.compile(r"-(?P<number>[0-9]+)$")
 @register
 class IdFormat(Check):
     code, name = "EDX101", "id-format"
+    rule = "`id` is 16 lowercase hex digits"
     summary = "id is 16 lowercase hexadecimal digits."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -56,6 +57,7 @@ class _Unique(Check):
 @register
 class IdUnique(_Unique):
     code, name = "EDX102", "id-unique"
+    rule = "no two records share an id"
     summary = "No two records share an id."
     field_name = "id"
 
@@ -66,6 +68,7 @@ class IdUnique(_Unique):
 @register
 class SlugDerived(Check):
     code, name = "EDX111", "slug-derived"
+    rule = "`slug` follows from `errorMessage`"
     summary = "slug is derived from errorMessage (lowercase, runs of other characters as '-', at most 60 characters)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -84,6 +87,7 @@ class SlugDerived(Check):
 @register
 class SlugUnique(_Unique):
     code, name = "EDX112", "slug-unique"
+    rule = "no two records of a repository share a slug"
     summary = "No two records of one repository share a slug."
     field_name = "slug"
 
@@ -101,6 +105,7 @@ class SlugUnique(_Unique):
 @register
 class SlugFileName(Check):
     code, name = "EDX113", "slug-file-name"
+    rule = "the file is named `<slug>.json`"
     summary = "The record's file is named <slug>.json."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -114,6 +119,7 @@ class SlugFileName(Check):
 @register
 class RecordPath(Check):
     code, name = "EDX114", "record-path"
+    rule = "the file sits in `records/<owner>/<repo>/`"
     summary = "The record's file sits in records/<owner>/<repo>/ of its repository."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -134,6 +140,7 @@ class RecordPath(Check):
 @register
 class PagePathUnique(Check):
     code, name = "EDX115", "page-path-unique"
+    rule = "no two records share a site page (`Evil/Repo` and `evil/repo` are one repository, as on GitHub)"
     summary = "No two records share a page of the site (repositories compared without case, as GitHub does)."
 
     def __init__(self) -> None:

@@ -12,6 +12,7 @@ _RETIRED = ("withdrawn", "superseded")
 @register
 class LifecycleReason(Check):
     code, name = "EDX161", "lifecycle-reason"
+    rule = "a withdrawn or superseded record has a `statusReason`; an active one has no reason or successor"
     summary = "A withdrawn or superseded record says why (statusReason); an active one has no reason or successor."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -30,6 +31,7 @@ class LifecycleReason(Check):
 @register
 class SuccessorExists(Check):
     code, name = "EDX162", "successor-exists"
+    rule = "`supersededBy` names another record of the dataset, which is itself active"
     summary = "supersededBy names another record of the dataset, which is not itself retired."
 
     def __init__(self) -> None:

@@ -16,6 +16,7 @@ _LISTS = ("solutions", "preventionTips", "tags")
 @register
 class TimestampFormat(Check):
     code, name = "EDX141", "timestamp-format"
+    rule = "timestamps are RFC 3339"
     summary = "analyzedAt, contentChangedAt and datasetVersion are RFC 3339 timestamps."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -33,6 +34,7 @@ class TimestampFormat(Check):
 @register
 class TimestampOrder(Check):
     code, name = "EDX142", "timestamp-order"
+    rule = "`analyzedAt <= contentChangedAt <= datasetVersion`"
     summary = "analyzedAt <= contentChangedAt <= datasetVersion."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -48,6 +50,7 @@ class TimestampOrder(Check):
 @register
 class TagFormat(Check):
     code, name = "EDX151", "tag-format"
+    rule = "tags are lowercase kebab-case"
     summary = "Tags are lowercase kebab-case."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -60,6 +63,7 @@ class TagFormat(Check):
 @register
 class UniqueItems(Check):
     code, name = "EDX152", "unique-items"
+    rule = "`solutions`, `preventionTips`, `tags` hold no item twice"
     summary = "solutions, preventionTips and tags hold no item twice."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -75,6 +79,7 @@ class UniqueItems(Check):
 @register
 class BlankItems(Check):
     code, name = "EDX153", "blank-items"
+    rule = "no blank list items"
     summary = "List items are not blank."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -87,6 +92,7 @@ class BlankItems(Check):
 @register
 class HttpStatus(Check):
     code, name = "EDX154", "http-status"
+    rule = "`httpStatus` is null or 100-599"
     summary = "httpStatus is null or an HTTP status code from 100 to 599."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:

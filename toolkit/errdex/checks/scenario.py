@@ -16,6 +16,7 @@ def _scenarios(ctx: RecordContext) -> list[tuple[int, dict[str, Any]]]:
 @register
 class ScenariosPresent(Check):
     code, name, severity = "EDX201", "scenarios-present", "warning"
+    rule = "a version-3 record has scenarios (warning; error with `--strict`)"
     summary = "A version-3 record has trigger scenarios that prove it (a warning; an error with --strict)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -27,6 +28,7 @@ class ScenariosPresent(Check):
 @register
 class ScenarioIdUnique(Check):
     code, name = "EDX202", "scenario-id-unique"
+    rule = "scenario ids are unique within the record"
     summary = "Scenario ids are unique within the record."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -42,6 +44,7 @@ class ScenarioIdUnique(Check):
 @register
 class ScenarioVocabulary(Check):
     code, name = "EDX203", "scenario-vocabulary"
+    rule = "faults, programs and sandboxes are valid for the reference executor"
     summary = "Scenario faults, programs and sandboxes are valid in the reference executor's vocabulary."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -72,6 +75,7 @@ class ScenarioVocabulary(Check):
 @register
 class ScenarioCoverage(Check):
     code, name = "EDX204", "scenario-coverage"
+    rule = "every clause of `triggerScenarios` and `commonSituations` is covered"
     summary = "Every clause of triggerScenarios and commonSituations is covered by a scenario, and covers name real clauses."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -101,6 +105,9 @@ class ScenarioCoverage(Check):
 @register
 class ScenarioBounds(Check):
     code, name = "EDX205", "scenario-bounds"
+    rule = ("every time a scenario names (stall `ms`, `atMs`, `exitAtMs`, `timeoutMs`, `cancelAfterMs`, "
+            "`clientTimeoutMs`) is at most 30,000 ms, together at most 60,000 ms, and a record's scenarios "
+            "together at most 300,000 ms (`prove` refuses a record over it without running it)")
     summary = ("Every time a scenario names (stall ms, atMs, exitAtMs, timeouts) is within the executor's bound, "
                "and a record's scenarios together within the record's.")
 

@@ -26,6 +26,7 @@ def expected_github_url(ctx: RecordContext) -> str | None:
 @register
 class GithubUrl(Check):
     code, name = "EDX131", "github-url"
+    rule = "`githubUrl` is `https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{start}-L{end}`"
     summary = "githubUrl is https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{sourceCodeStart}-L{sourceCodeEnd}."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -37,6 +38,7 @@ class GithubUrl(Check):
 @register
 class AnalyzedSha(Check):
     code, name = "EDX132", "analyzed-sha"
+    rule = "`analyzedSha` is 40 lowercase hex digits"
     summary = "analyzedSha is a full commit id: 40 lowercase hexadecimal digits."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -48,6 +50,7 @@ class AnalyzedSha(Check):
 @register
 class SourceRange(Check):
     code, name = "EDX133", "source-range"
+    rule = "`1 <= sourceCodeStart <= lineNumber <= sourceCodeEnd`"
     summary = "1 <= sourceCodeStart <= lineNumber <= sourceCodeEnd."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -64,6 +67,7 @@ class SourceRange(Check):
 @register
 class SourceLineCount(Check):
     code, name = "EDX134", "source-line-count"
+    rule = "`sourceCode` has `sourceCodeEnd - sourceCodeStart + 1` lines"
     summary = "sourceCode has exactly sourceCodeEnd - sourceCodeStart + 1 lines."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -82,6 +86,7 @@ class SourceLineCount(Check):
 @register
 class MessageInSource(Check):
     code, name = "EDX135", "message-in-source"
+    rule = "the message's literal text is in `sourceCode` within 6 lines of `lineNumber`"
     summary = "The message's literal text appears in sourceCode at or near lineNumber."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
