@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from errdex import validate
-from errdex.checks.base import registry
+from errdex.checks.registry import registry
 from tests.conftest import write_envelope
 
 Mutation = Callable[[dict[str, Any]], None]
