@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from errdex._version import __version__
 from errdex.checks.base import Check
@@ -56,8 +57,6 @@ def _sarif_uri(path: str) -> str:
     """A finding's path as SARIF's ``artifactLocation.uri``: a URI reference, so percent-encoded (a ``#``, a ``?``,
     a space or a ``%`` in a file name would otherwise read as a fragment, a query or an escape); an absolute
     path as a ``file://`` URI. A name that is not UTF-8 keeps its bytes (``%FF``)."""
-    from urllib.parse import quote
-
     posix = path.replace("\\", "/")
     try:
         encoded = quote(posix, safe="/", errors="surrogateescape")

@@ -101,12 +101,12 @@ class _Run:
 
     def document(self, doc: Document) -> RecordContext | None:
         self.report.documents += 1
-        for problem in doc.problems:
-            self._parse_problem(doc, problem)
+        for reading in doc.problems:
+            self._parse_problem(doc, reading)
         if not doc.parsed.parsed:
             return None
         value = doc.value
-        if any(problem.kind is ProblemKind.INVALID_UNICODE for problem in doc.problems):
+        if any(reading.kind is ProblemKind.INVALID_UNICODE for reading in doc.problems):
             value = without_surrogates(value)  # reported; the checks see U+FFFD instead
         shape = _shape(value)
         if shape is None:
@@ -117,23 +117,7 @@ class _Run:
             self._finding(NotARecord.code, doc, prefix, '"record" is not a JSON object; it must hold the record\'s fields', None)
             return None
         self.report.records += 1
-        version = record.get("schemaVersion")
-        if version is None and "schemaVersion" not in record:
-            version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
-        if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
-            found = False
-            for problem in schema_problems(value, kind=shape, version=version):
-                self._finding(SchemaViolation.code, doc, problem.field, problem.message, record)
-                found = True
-            if not found and doc.parsed.has_decimals:
-                # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
-                model = model_problem(value, envelope=shape == "envelope")
-                if model is not None:
-                    self._finding(SchemaViolation.code, doc, model[0], model[1], record)
-        else:
-            supported = ", ".join(map(str, SUPPORTED_VERSIONS))
-            self._finding(UnsupportedSchemaVersion.code, doc, f"{prefix}/schemaVersion",
-                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); migrate the record", record)
+        self._schema(doc, value, shape, record, prefix)
         ctx = RecordContext(
             record=record,
             prefix=prefix,
@@ -147,6 +131,26 @@ class _Run:
             for problem in check.check(ctx):
                 self._record_problem(check, ctx, problem)
         return ctx
+
+    def _schema(self, doc: Document, value: dict[str, Any], shape: str, record: dict[str, Any], prefix: str) -> None:
+        """The findings of the schema of the record's version, or that its version is not supported."""
+        version = record.get("schemaVersion")
+        if version is None and "schemaVersion" not in record:
+            version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
+        if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
+            found = False
+            for violation in schema_problems(value, kind=shape, version=version):
+                self._finding(SchemaViolation.code, doc, violation.field, violation.message, record)
+                found = True
+            if not found and doc.parsed.has_decimals:
+                # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
+                model = model_problem(value, envelope=shape == "envelope")
+                if model is not None:
+                    self._finding(SchemaViolation.code, doc, model[0], model[1], record)
+        else:
+            supported = ", ".join(map(str, SUPPORTED_VERSIONS))
+            self._finding(UnsupportedSchemaVersion.code, doc, f"{prefix}/schemaVersion",
+                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); migrate the record", record)
 
     def _parse_problem(self, doc: Document, problem: ParseProblem) -> None:
         self._finding(for_kind(problem.kind).code, doc, problem.pointer, problem.message, None, (problem.line, problem.column))

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.checks.pattern import pattern_analysis
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 #: How far from lineNumber the message's text may sit (messages built over several lines).
@@ -90,11 +91,9 @@ class MessageInSource(Check):
     summary = "The message's literal text appears in sourceCode at or near lineNumber."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.checks.pattern import pattern_analysis
-
         code, pattern = ctx.text("sourceCode"), ctx.text("messagePattern")
         start, line, end = ctx.integer("sourceCodeStart"), ctx.integer("lineNumber"), ctx.integer("sourceCodeEnd")
-        if not code or not pattern or None in (start, line, end) or not start <= line <= end:
+        if not code or not pattern or start is None or line is None or end is None or not start <= line <= end:
             return
         analysis = pattern_analysis(ctx)
         if analysis is None or analysis["portability"]:

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from errdex.errors import os_reason
 from errdex.records.jsontext import ParsedDocument, parse_document
@@ -67,7 +67,11 @@ def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: i
     return Document(path, fs_path, parsed, list(parsed.problems))
 
 
-def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator[Document]:
+class _LineReader(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def _bundle_lines(path: str, fs_path: Path | None, stream: _LineReader) -> Iterator[Document]:
     """One document per non-blank line; a line longer than a record file may be is refused, and read past in
     pieces (a gzip bomb or a sparse file of one endless line must not be held in memory)."""
     number = found = 0
