@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.duplicates import FirstSeen
 from errdex.records.paths import page_path
 from errdex.records.slug import derive_slug, slug_variants
 
@@ -32,25 +33,22 @@ class _Unique(Check):
     field_name: str = ""
 
     def __init__(self) -> None:
-        self.seen: dict[object, RecordContext] = {}
-        self.clashes: list[tuple[RecordContext, RecordContext]] = []
+        self.seen: FirstSeen[Hashable, RecordContext] = FirstSeen()
 
-    def key(self, ctx: RecordContext) -> object | None:
+    def key(self, ctx: RecordContext) -> Hashable | None:
         return ctx.text(self.field_name)
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         key = self.key(ctx)
         if key is not None:
-            first = self.seen.setdefault(key, ctx)
-            if first is not ctx:
-                self.clashes.append((ctx, first))
+            self.seen.add(key, ctx)
         return ()
 
     def describe(self, ctx: RecordContext, first: RecordContext) -> str:
         raise NotImplementedError
 
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
-        for ctx, first in self.clashes:
+        for ctx, first in self.seen.clashes:
             yield ctx, Problem(self.field_name, self.describe(ctx, first))
 
 
@@ -91,7 +89,7 @@ class SlugUnique(_Unique):
     summary = "No two records of one repository share a slug."
     field_name = "slug"
 
-    def key(self, ctx: RecordContext) -> object | None:
+    def key(self, ctx: RecordContext) -> Hashable | None:
         slug, repo = ctx.text("slug"), ctx.text("repo")
         return None if slug is None or repo is None else (repo, slug)
 
@@ -144,7 +142,7 @@ class PagePathUnique(Check):
     summary = "No two records share a page of the site (repositories compared without case, as GitHub does)."
 
     def __init__(self) -> None:
-        self.seen: dict[str, RecordContext] = {}
+        self.seen: FirstSeen[str, RecordContext] = FirstSeen()
         self.clashes: list[tuple[RecordContext, RecordContext, str]] = []
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -152,8 +150,8 @@ class PagePathUnique(Check):
         if slug is None or repo is None:
             return ()
         page = page_path(repo, slug)
-        first = self.seen.setdefault(page, ctx)
-        if first is not ctx and (first.text("repo"), first.text("slug")) != (repo, slug):  # the same pair: EDX112
+        first = self.seen.add(page, ctx)
+        if first is not None and (first.text("repo"), first.text("slug")) != (repo, slug):  # the same pair: EDX112
             self.clashes.append((ctx, first, page))
         return ()
 
