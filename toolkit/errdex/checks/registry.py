@@ -22,8 +22,8 @@ from errdex.checks import identity, lifecycle, metadata, parse, pattern, scenari
 from errdex.checks.base import Check, registered
 from errdex.records.problems import ProblemKind
 
-__all__ = ["README_END", "README_START", "all_checks", "for_kind", "get", "lookup", "problem_label", "readme_table", "registry",
-           "sync_readme"]
+__all__ = ["README_END", "README_START", "all_checks", "for_kind", "get", "lookup", "main", "problem_label",
+           "readme_table", "registry", "sync_readme"]
 
 #: The modules that declare checks: importing them registers their classes.
 _MODULES = (parse, identity, pattern, source, metadata, lifecycle, scenario)

@@ -110,11 +110,13 @@ class _Run:
             value = without_surrogates(value)  # reported; the checks see U+FFFD instead
         shape = _shape(value)
         if shape is None:
-            self._finding(NotARecord.code, doc, "", 'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
+            self._finding(NotARecord.code, doc, "",
+                          'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
             return None
         record, prefix = unwrap(value)
         if not isinstance(record, dict):
-            self._finding(NotARecord.code, doc, prefix, '"record" is not a JSON object; it must hold the record\'s fields', None)
+            self._finding(NotARecord.code, doc, prefix,
+                          '"record" is not a JSON object; it must hold the record\'s fields', None)
             return None
         self.report.records += 1
         self._schema(doc, value, shape, record, prefix)
@@ -150,7 +152,8 @@ class _Run:
         else:
             supported = ", ".join(map(str, SUPPORTED_VERSIONS))
             self._finding(UnsupportedSchemaVersion.code, doc, f"{prefix}/schemaVersion",
-                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); migrate the record", record)
+                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); "
+                          "migrate the record", record)
 
     def _parse_problem(self, doc: Document, problem: ParseProblem) -> None:
         self._finding(for_kind(problem.kind).code, doc, problem.pointer, problem.message, None, (problem.line, problem.column))

@@ -1,6 +1,6 @@
 """Finding items that share a key (two records of one id, one slug, one page), in one pass.
 
-Validation reports every clash (EDX102, EDX112, EDX115); the commands that
+Validation reports every clash (id-unique, slug-unique, page-path-unique); the commands that
 build from records (index, export, release, diff) refuse the first one. Both
 ask the same question, answered here once: which earlier item already holds
 this key.

@@ -152,8 +152,8 @@ def _decode(data: bytes | str, line_offset: int) -> str | ParsedDocument:
         except UnicodeDecodeError as exc:
             before = data[: exc.start].decode("utf-8", errors="replace")
             line, col = _line_col(before, len(before), line_offset)
-            problem = ParseProblem(ProblemKind.INVALID_UTF8,
-                                   f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8", line, col)
+            message = f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8"
+            problem = ParseProblem(ProblemKind.INVALID_UTF8, message, line, col)
             return ParsedDocument(None, [problem], "", line_offset)
     else:
         text = data
