@@ -142,10 +142,12 @@ def always_runs(code: str) -> bool:
     return cls is not None and cls.stage == "parse"
 
 
-def enabled_checks(config: ValidationConfig, select: Sequence[str] | None, ignore: Sequence[str] | None) -> dict[str, type[Check]]:
+def enabled_checks(config: ValidationConfig, select: Sequence[str] | None,
+                   ignore: Sequence[str] | None) -> dict[str, type[Check]]:
     """The checks that run: the command line's select/ignore win over the configuration's; the checks that
     :func:`always_runs` names are never left out."""
-    chosen = resolve_checks(select if select else config.select, origin="--select" if select else config.source or "select")
+    chosen = resolve_checks(select if select else config.select,
+                            origin="--select" if select else config.source or "select")
     chosen -= resolve_checks(config.ignore, origin=config.source or "ignore")
     chosen -= resolve_checks(ignore or (), origin="--ignore")
     chosen |= {code for code in registry() if always_runs(code)}

@@ -24,7 +24,8 @@ class IdFormat(Check):
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         value = ctx.text("id")
         if value is not None and not _ID.fullmatch(value):
-            yield Problem("id", f"id {value!r} is not 16 lowercase hex digits; use e.g. the first 16 hex digits of a random UUID")
+            yield Problem("id", f"id {value!r} is not 16 lowercase hex digits; "
+                                "use e.g. the first 16 hex digits of a random UUID")
 
 
 class _Unique(Check):
@@ -111,7 +112,8 @@ class SlugFileName(Check):
         if ctx.fs_path is None or slug is None or ctx.fs_path.suffix != ".json":
             return
         if ctx.fs_path.name != f"{slug}.json":
-            yield Problem("slug", f"file is named {ctx.fs_path.name!r} but the slug is {slug!r}; rename the file to {slug}.json")
+            yield Problem("slug", f"file is named {ctx.fs_path.name!r} but the slug is {slug!r}; "
+                                  f"rename the file to {slug}.json")
 
 
 @register
@@ -160,4 +162,5 @@ class PagePathUnique(Check):
             yield ctx, Problem("repo", (
                 f"repo {ctx.text('repo')!r} and slug {ctx.text('slug')!r} give the page {page}, which "
                 f"{first.text('repo')!r} / {first.text('slug')!r} of {first.path} already has (GitHub does not tell "
-                "repositories apart by case); spell the repository as that record does, or give this record another slug"))
+                "repositories apart by case); spell the repository as that record does, "
+                "or give this record another slug"))

@@ -23,11 +23,13 @@ class TimestampFormat(Check):
         for name in _TIMESTAMPS:
             value = ctx.text(name)
             if value is not None and parse_rfc3339(value) is None:
-                yield Problem(name, f"{name} {value!r} is not an RFC 3339 timestamp; write e.g. 2026-09-18T08:03:59.046Z")
+                yield Problem(name, f"{name} {value!r} is not an RFC 3339 timestamp; "
+                                    "write e.g. 2026-09-18T08:03:59.046Z")
         if isinstance(ctx.dataset_version, str) and parse_rfc3339(ctx.dataset_version) is None:
             yield Problem(
                 "../datasetVersion",
-                f"datasetVersion {ctx.dataset_version!r} is not an RFC 3339 timestamp; write e.g. 2026-09-22T11:17:16.035Z",
+                f"datasetVersion {ctx.dataset_version!r} is not an RFC 3339 timestamp; "
+                "write e.g. 2026-09-22T11:17:16.035Z",
             )
 
 
@@ -42,9 +44,11 @@ class TimestampOrder(Check):
         changed = parse_rfc3339(ctx.text("contentChangedAt") or "")
         released = parse_rfc3339(ctx.dataset_version) if isinstance(ctx.dataset_version, str) else None
         if analyzed and changed and changed < analyzed:
-            yield Problem("contentChangedAt", "contentChangedAt is before analyzedAt; content cannot change before it was analysed")
+            yield Problem("contentChangedAt",
+                          "contentChangedAt is before analyzedAt; content cannot change before it was analysed")
         if changed and released and released < changed:
-            yield Problem("contentChangedAt", "contentChangedAt is after datasetVersion; a release cannot hold a later change")
+            yield Problem("contentChangedAt",
+                          "contentChangedAt is after datasetVersion; a release cannot hold a later change")
 
 
 @register

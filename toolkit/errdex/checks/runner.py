@@ -110,8 +110,8 @@ class _Run:
             value = without_surrogates(value)  # reported; the checks see U+FFFD instead
         shape = _shape(value)
         if shape is None:
-            self._finding(NotARecord.code, doc, "",
-                          'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
+            self._finding(NotARecord.code, doc, "", 'top level is not a record envelope '
+                          '{"record": {...}, "datasetVersion": ...} or a record', None)
             return None
         record, prefix = unwrap(value)
         if not isinstance(record, dict):
@@ -156,7 +156,8 @@ class _Run:
                           "migrate the record", record)
 
     def _parse_problem(self, doc: Document, problem: ParseProblem) -> None:
-        self._finding(for_kind(problem.kind).code, doc, problem.pointer, problem.message, None, (problem.line, problem.column))
+        self._finding(for_kind(problem.kind).code, doc, problem.pointer, problem.message, None,
+                      (problem.line, problem.column))
 
     def _record_problem(self, check: Check, ctx: RecordContext, problem: Problem) -> None:
         self._finding(check.code, ctx.locate, ctx.pointer(problem.field), problem.message, ctx.record)

@@ -45,7 +45,8 @@ class AnalyzedSha(Check):
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         sha = ctx.text("analyzedSha")
         if sha is not None and not _SHA.fullmatch(sha):
-            yield Problem("analyzedSha", f"analyzedSha {sha!r} is not 40 lowercase hex digits; write the full commit id")
+            yield Problem("analyzedSha",
+                          f"analyzedSha {sha!r} is not 40 lowercase hex digits; write the full commit id")
 
 
 @register
@@ -62,7 +63,8 @@ class SourceRange(Check):
         if start is not None and end is not None and start > end:
             yield Problem("sourceCodeEnd", f"sourceCodeEnd {end} is before sourceCodeStart {start}")
         elif line is not None and start is not None and end is not None and not start <= line <= end:
-            yield Problem("lineNumber", f"lineNumber {line} is outside the excerpt {start}-{end}; widen the excerpt or fix the line")
+            yield Problem("lineNumber", f"lineNumber {line} is outside the excerpt {start}-{end}; "
+                                        "widen the excerpt or fix the line")
 
 
 @register

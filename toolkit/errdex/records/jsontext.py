@@ -21,9 +21,17 @@ from typing import Any
 
 from errdex.records.problems import ParseProblem, ProblemKind
 
-__all__ = ["INT_RANGE", "Locator", "MAX_DEPTH", "ParseProblem", "ParsedDocument", "ProblemKind",
-           "escape_pointer", "parse_document",
-           "without_surrogates"]
+__all__ = [
+    "INT_RANGE",
+    "MAX_DEPTH",
+    "Locator",
+    "ParseProblem",
+    "ParsedDocument",
+    "ProblemKind",
+    "escape_pointer",
+    "parse_document",
+    "without_surrogates",
+]
 
 #: Objects and arrays nest at most this deep: a record needs fewer than ten levels, and deeper values break
 #: consumers that recurse (the models, the schema validator).

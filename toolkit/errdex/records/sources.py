@@ -115,7 +115,8 @@ def _os_reason(exc: BaseException) -> str:
 
 
 #: What other files people hand errdex as records look like (their first bytes), and what they are.
-_FOREIGN = ((0, b"PAR1", "a Parquet file"), (8, b"DUCK", "a DuckDB database"), (0, b"SQLite format 3\0", "an SQLite database"),
+_FOREIGN = ((0, b"PAR1", "a Parquet file"), (8, b"DUCK", "a DuckDB database"),
+            (0, b"SQLite format 3\0", "an SQLite database"),
             (0, b"\x1f\x8b", "gzip-compressed data (name a gzipped bundle .jsonl.gz)"),
             (0, b"PK\x03\x04", "a ZIP archive"))
 
@@ -157,7 +158,8 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
             yield _foreign_document(display, path, what)
             return
         if info.st_size > MAX_DOCUMENT_BYTES:
-            yield _problem_document(display, path, f"file is {info.st_size} bytes; a record file holds one record of a few kilobytes")
+            yield _problem_document(display, path, f"file is {info.st_size} bytes; "
+                                                   "a record file holds one record of a few kilobytes")
             return
         try:
             data = handle.read()
