@@ -61,6 +61,7 @@ def test_re2_never_writes_to_stderr_on_a_large_pattern(tmp_path: Path) -> None:
             "from errdex.patterns.engines import _re2_compile\n"
             "assert _re2_compile(['(a'])[0]\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "toolkit")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
