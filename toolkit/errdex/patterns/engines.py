@@ -41,7 +41,7 @@ from pathlib import Path
 
 from errdex._files import write_atomic
 
-from .analysis import is_portable
+from .portability import is_portable
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2
 
 __all__ = ["ENGINES", "EngineProblem", "CompileReport", "compile_problems", "CACHE_FILE"]
