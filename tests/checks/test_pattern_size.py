@@ -56,7 +56,7 @@ def test_a_70_kb_pattern_is_reported_fast_and_quietly(tmp_path: Path, seed: dict
 
 
 def test_re2_never_writes_to_stderr_on_a_large_pattern(tmp_path: Path) -> None:
-    code = ("from errdex.checks.pattern_facts import PatternFacts\n"
+    code = ("from errdex.patterns.facts import PatternFacts\n"
             "assert PatternFacts().full_match('a.{0,3}' * 2000, 'a' * 2000)  # exhausts RE2's DFA memory\n"
             "from errdex.patterns.engines import _re2_compile\n"
             "assert _re2_compile(['(a'])[0]\n")

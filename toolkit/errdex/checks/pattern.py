@@ -7,7 +7,7 @@ from typing import Any
 
 from errdex import patterns
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.checks.pattern_facts import PatternFacts
+from errdex.patterns.facts import PatternFacts
 
 
 def _facts(ctx: RecordContext) -> PatternFacts:
@@ -61,8 +61,6 @@ class PatternEngines(Check):
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
         if not self.by_pattern:
             return
-        from errdex.cache import usable_cache
-
         facts = _facts(next(iter(self.by_pattern.values()))[0])
         verdicts: dict[str, list[list[str]]] = {}
         unknown = []
@@ -73,7 +71,7 @@ class PatternEngines(Check):
             else:
                 verdicts[pattern] = known
         if unknown:
-            report = patterns.compile_problems(unknown, cache_dir=usable_cache("patterns"))
+            report = patterns.compile_problems(unknown)
             complete = set(report.engines) == set(patterns.ENGINES)
             for pattern, problems in report.items():
                 verdicts[pattern] = [[p.engine, p.message] for p in problems]

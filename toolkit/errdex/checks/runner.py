@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 from errdex.checks.base import Check, Finding, Problem, RecordContext
 from errdex.cache import usable_cache
 from errdex.checks.config import ValidationConfig, always_runs, enabled_checks, find_config, load_config
-from errdex.checks.pattern_facts import PatternFacts
+from errdex.patterns.facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
 from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
 from errdex.records.loader import model_problem, shown_version

@@ -108,13 +108,10 @@ def _analyse(pattern: str) -> list[Any]:
     """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
     (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
     pattern = patterns.normalize_escapes(pattern)
-    too_big = patterns.size_problems(pattern)  # before anything pays for its size
-    if too_big:
-        return [too_big[0].message, 0, 0, None, None, None]
-    problems = patterns.portability_problems(pattern)
-    if problems and not patterns.matches_every_line(pattern):
-        return [problems[0].message, 0, 0, None, None, None]
-    if problems:  # it can match the empty string: it occurs in every line (no prefilter can help)
+    refused = patterns.refusal(pattern)
+    if refused is not None:
+        return [refused, 0, 0, None, None, None]
+    if patterns.matches_every_line(pattern):  # it occurs in every line (no prefilter can help)
         return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
                 patterns.to_re2(pattern, allow_empty=True), None, None]
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),

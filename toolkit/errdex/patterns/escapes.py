@@ -11,15 +11,7 @@ import re
 
 from . import charset as cs
 from .nodes import (
-    Backreference,
-    CharClass,
-    ClassEscape,
-    ClassItem,
-    ClassProperty,
-    ClassRange,
-    Literal,
-    Node,
-    Note,
+    Backreference, CharClass, ClassEscape, ClassItem, ClassProperty, ClassRange, Literal, Node, Note,
     PatternSyntaxError,
 )
 

@@ -21,18 +21,7 @@ from functools import lru_cache
 
 from .escapes import EscapeParser, literal_run
 from .nodes import (
-    Alternation,
-    Anchor,
-    Any,
-    Group,
-    Literal,
-    Lookaround,
-    Node,
-    Note,
-    Pattern,
-    PatternSyntaxError,
-    Repeat,
-    Sequence,
+    Alternation, Anchor, Any, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat, Sequence,
 )
 
 __all__ = ["MAX_PARSE_DEPTH", "parse"]

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from . import charset as cs
 from .nodefacts import LEAVES, NodeFacts, fits, snippet, walk
-from .nodes import (
-    Alternation,
-    Anchor,
-    Group,
-    Lookaround,
-    Node,
-    Repeat,
-    Sequence,
-)
+from .nodes import Alternation, Anchor, Group, Lookaround, Node, Repeat, Sequence
 from .problem import PatternProblem
 
 __all__ = ["Polynomial", "splits", "WIDE_COUNT"]
