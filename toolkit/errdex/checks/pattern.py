@@ -73,14 +73,15 @@ class PatternEngines(Check):
         if unknown:
             report = patterns.compile_problems(unknown)
             complete = set(report.engines) == set(patterns.ENGINES)
-            for pattern, problems in report.items():
-                verdicts[pattern] = [[p.engine, p.message] for p in problems]
+            for pattern, complaints in report.items():
+                verdicts[pattern] = [[p.engine, p.message] for p in complaints]
                 if complete:
                     facts.remember_engine_problems(pattern, verdicts[pattern])
         for pattern, problems in verdicts.items():
             for engine, message in problems:
                 for ctx in self.by_pattern.get(pattern, ()):
-                    yield ctx, Problem("messagePattern", f"{engine} cannot compile it: {message}; keep to the portable subset")
+                    yield ctx, Problem("messagePattern",
+                                       f"{engine} cannot compile it: {message}; keep to the portable subset")
 
 
 @register

@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 
 from .portability import is_portable
@@ -263,7 +264,8 @@ class _Engine:
     name: str
     version: Callable[[], str]
     source: Callable[[str], str | bytes]
-    compile: Callable[[list], list[str | None]]
+    # Any: each engine compiles the kind of source its own ``source`` makes (str, or bytes for hyperscan).
+    compile: Callable[[list[Any]], list[str | None]]
 
 
 # ------------------------------------------------------------------ entry point

@@ -12,7 +12,7 @@ import re
 from . import charset as cs
 from .nodes import (
     Backreference, CharClass, ClassEscape, ClassItem, ClassProperty, ClassRange, Literal, Node, Note,
-    PatternSyntaxError,
+    PatternSyntaxError, SHORTHANDS,
 )
 
 __all__ = ["EscapeParser", "SYNTAX_CHARS", "literal_run"]
@@ -139,7 +139,7 @@ class EscapeParser:
             self.i = start + 2
             if c in "sS":
                 self.notes.append(Note("space_class", start, self.i))
-            return CharClass((ClassEscape(c, start),), False, start, self.i, False)  # type: ignore[arg-type]
+            return CharClass((ClassEscape(SHORTHANDS[c], start),), False, start, self.i, False)
         if c in "pP":
             item = self.property_escape(start, c == "P")
             return CharClass((item,), False, start, self.i, False)
@@ -254,7 +254,7 @@ class EscapeParser:
             self.i = start + 2
             if e in "sS":
                 self.notes.append(Note("space_class", start, self.i))
-            return ClassEscape(e, start), -1, start  # type: ignore[arg-type]
+            return ClassEscape(SHORTHANDS[e], start), -1, start
         if e in "pP":
             return self.property_escape(start, e == "P"), -1, start
         if e == "b":

@@ -64,7 +64,8 @@ class PatternFacts:
         if cache_file is not None:
             try:
                 data = json.loads(cache_file.read_text(encoding="utf-8"))
-                if isinstance(data, dict) and data.get("version") == __version__ and isinstance(data.get("entries"), dict):
+                if (isinstance(data, dict) and data.get("version") == __version__
+                        and isinstance(data.get("entries"), dict)):
                     self.entries = data["entries"]
             except (OSError, ValueError):
                 pass

@@ -64,6 +64,7 @@ def _linear(pattern: str) -> bool:
         return True
     found = lits(root)
     prefix = found.exact if found.exact is not None else found.prefix
+    blockers: list[cs.Ranges]
     if prefix:
         blockers = [((ord(c), ord(c)),) for c in set(prefix)]
     else:

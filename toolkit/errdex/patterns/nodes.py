@@ -14,7 +14,8 @@ from typing import TypeAlias
 from . import charset as cs
 
 __all__ = [
-    "PatternSyntaxError", "Pattern", "Note", "NoteKind", "Node", "ClassItem",
+    "PatternSyntaxError", "Pattern", "Note", "NoteKind", "ShorthandKind", "AnchorKind", "SHORTHANDS", "ANCHORS",
+    "Node", "ClassItem",
     "Literal", "ClassRange", "ClassEscape", "ClassProperty", "CharClass", "Any", "Group",
     "Alternation", "Sequence", "Repeat", "Anchor", "Lookaround", "Backreference", "class_set",
 ]
@@ -60,7 +61,7 @@ class ClassRange:
 class ClassEscape:
     """``\\d \\D \\w \\W \\s \\S`` inside or outside a class."""
 
-    kind: typing.Literal["d", "D", "w", "W", "s", "S"]
+    kind: ShorthandKind
     offset: int
 
 
@@ -142,7 +143,7 @@ class Repeat:
 class Anchor:
     """``^``, ``$``, ``\\b`` or ``\\B``."""
 
-    kind: typing.Literal["^", "$", "\\b", "\\B"]
+    kind: AnchorKind
     offset: int
     end: int
 
@@ -171,6 +172,12 @@ Node: TypeAlias = (
     Literal | CharClass | Any | Group | Alternation | Sequence | Repeat | Anchor | Lookaround
     | Backreference
 )
+
+ShorthandKind: TypeAlias = typing.Literal["d", "D", "w", "W", "s", "S"]
+AnchorKind: TypeAlias = typing.Literal["^", "$", "\\b", "\\B"]
+#: The shorthand escapes and anchors by their text, typed (a parser reads them as plain strings).
+SHORTHANDS: dict[str, ShorthandKind] = {"d": "d", "D": "D", "w": "w", "W": "W", "s": "s", "S": "S"}
+ANCHORS: dict[str, AnchorKind] = {"^": "^", "$": "$", "\\b": "\\b", "\\B": "\\B"}
 
 NoteKind: TypeAlias = typing.Literal[
     "unicode_escape", "property_escape", "control_escape", "nul_escape", "space_class",

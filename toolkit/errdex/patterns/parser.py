@@ -21,7 +21,8 @@ from functools import lru_cache
 
 from .escapes import EscapeParser, literal_run
 from .nodes import (
-    Alternation, Anchor, Any, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat, Sequence,
+    ANCHORS, Alternation, Anchor, Any, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat,
+    Sequence,
 )
 
 __all__ = ["MAX_PARSE_DEPTH", "parse"]
@@ -88,13 +89,13 @@ class _Parser(EscapeParser):
         atom: Node
         if c == "^" or c == "$":
             self.i += 1
-            atom = Anchor(c, start, self.i)  # type: ignore[arg-type]
+            atom = Anchor(ANCHORS[c], start, self.i)
             quantifiable = False
         elif c == "\\":
             nxt = s[start + 1] if start + 1 < self.n else ""
             if nxt == "b" or nxt == "B":
                 self.i += 2
-                atom = Anchor("\\" + nxt, start, self.i)  # type: ignore[arg-type]
+                atom = Anchor(ANCHORS["\\" + nxt], start, self.i)
                 quantifiable = False
             else:
                 atom = self.atom_escape()
