@@ -38,6 +38,7 @@ from typing import Any
 
 
 from .portability import is_portable
+from .re2_options import re2_options
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2
 
 __all__ = ["ENGINES", "EngineProblem", "CompileReport", "compile_problems"]
@@ -124,9 +125,7 @@ def _re2_version() -> str:
 
 
 def _re2_compile(sources: list[str]) -> list[str | None]:
-    import re2
-
-    from .re2_options import re2_options
+    import re2  # here: an engine that is not installed is skipped, not a failure to import errdex.patterns
 
     options = re2_options()
     out: list[str | None] = []
@@ -140,13 +139,13 @@ def _re2_compile(sources: list[str]) -> list[str | None]:
 
 
 def _duckdb_version() -> str:
-    import duckdb
+    import duckdb  # here: an engine that is not installed is skipped, and duckdb is slow to import
 
     return str(duckdb.__version__)
 
 
 def _duckdb_compile(sources: list[str]) -> list[str | None]:
-    import duckdb
+    import duckdb  # here: an engine that is not installed is skipped, and duckdb is slow to import
 
     out: list[str | None] = [None] * len(sources)
     if not sources:
@@ -184,7 +183,7 @@ def _hyperscan_compile(sources: list[bytes], likely_ok: set[bytes] | None = None
     threads) but hyperscan does not say which expression failed, so a failing
     chunk is bisected; sources not known to be portable are compiled alone.
     """
-    import hyperscan
+    import hyperscan  # here: an engine that is not installed is skipped, not a failure to import errdex.patterns
 
     out: list[str | None] = [None] * len(sources)
 
