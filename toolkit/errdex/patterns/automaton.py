@@ -206,5 +206,3 @@ def in_cycles(n: int, succ: list[list[int]]) -> set[int]:
         if len(comp) > 1 or comp[0] in succ[comp[0]]:
             looping.update(comp)
     return looping
-
-

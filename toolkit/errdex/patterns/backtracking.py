@@ -28,7 +28,6 @@ def _contains(node: Node, kinds: type | tuple[type, ...], pred: Callable[[Node],
     return any(isinstance(n, kinds) and pred(n) for n in walk(node))
 
 
-
 def _loops(node: Node) -> bool:
     """A repeat that iterates often enough for ambiguity in its body to multiply."""
     return isinstance(node, Repeat) and (node.max is None or node.max >= LOOP_COUNT)

@@ -48,8 +48,6 @@ _LITERALS: list[dict[str, Literal]] = [{} for _ in range(512)]
 _LITERALS_MAX_PER_OFFSET = 256
 
 
-
-
 def literal_run(s: str, i: int, j: int) -> list[Literal]:
     """Interned literal nodes for ``s[i:j]`` (plain characters only)."""
     if j > 512:
@@ -102,7 +100,6 @@ def _count_groups(s: str) -> int:
     return count
 
 
-
 class EscapeParser:
     """The parser's state, and the parsing of escapes and character classes."""
 
@@ -127,7 +124,6 @@ class EscapeParser:
 
     def error(self, message: str, offset: int | None = None) -> PatternSyntaxError:
         return PatternSyntaxError(message, self.i if offset is None else offset)
-
 
     def atom_escape(self) -> Node:
         s, n = self.s, self.n
@@ -301,4 +297,3 @@ class EscapeParser:
         if not items:
             self.notes.append(Note("empty_class", start, self.i))
         return CharClass(tuple(items), negated, start, self.i)
-

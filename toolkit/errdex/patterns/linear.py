@@ -84,4 +84,3 @@ def linear_time(pattern: str) -> bool:
     ``a[a-z]+x`` are quadratic on long lines). False when unsure.
     """
     return _linear(pattern)
-

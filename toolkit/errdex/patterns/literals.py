@@ -14,7 +14,6 @@ from .parser import parse
 __all__ = ["Lits", "lits", "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count"]
 
 
-
 def _single_char(node: CharClass) -> str | None:
     s = class_set(node)
     if len(s) == 1 and s[0][0] == s[0][1]:

@@ -19,7 +19,6 @@ from .nodes import (
 __all__ = ["Facts", "NodeFacts", "LEAVES", "children", "walk", "snippet", "fits"]
 
 
-
 class Facts:
     __slots__ = ("nullable", "zero_width", "first", "last")
 
@@ -158,8 +157,6 @@ def walk(node: Node) -> Iterator[Node]:
 def snippet(source: str, node: Node, limit: int = 40) -> str:
     text = source[node.offset:node.end]
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 
 
 def fits(node: Node, chars: cs.Ranges) -> bool:

@@ -37,8 +37,6 @@ class PatternSyntaxError(ValueError):
         return f"{self.message} (at offset {self.offset})"
 
 
-
-
 @dataclass(slots=True)
 class Literal:
     """One literal character."""
@@ -220,4 +218,3 @@ def class_set(node: CharClass) -> cs.Ranges:
             parts.append(cs.ALL)
     s = cs.union(*parts) if parts else cs.EMPTY
     return cs.negate(s) if node.negated else s
-

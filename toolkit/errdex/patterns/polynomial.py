@@ -22,7 +22,6 @@ def splits(node: Repeat) -> bool:
     return node.max is None or node.max - node.min >= WIDE_COUNT
 
 
-
 class _Open:
     """A repeat that text may still be split against, and the required items met since it."""
 

@@ -301,4 +301,3 @@ def portability_problems(pattern: str) -> list[PatternProblem]:
 def is_portable(pattern: str) -> bool:
     """True if :func:`portability_problems` finds nothing."""
     return not portability(pattern)
-
