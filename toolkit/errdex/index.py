@@ -145,9 +145,8 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         for name, _ in _SCALARS:
             columns[name].append(record.get(name, "active" if name == "status" else None))
         pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
-        sized = not patterns.size_problems(pattern)  # an oversized pattern is never compiled (EDX125), as in the CLI
-        every_line = sized and patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
-        portable = sized and (patterns.is_portable(pattern) or every_line)
+        portable = patterns.refusal(pattern) is None  # the CLI matcher's rule
+        every_line = portable and patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
         columns["dataset_version"].append(item.dataset_version)
         columns["source_path"].append(item.path)
         columns["pattern_re2"].append(patterns.to_re2(pattern, allow_empty=every_line) if portable else None)

@@ -7,7 +7,7 @@ from typing import Any
 
 from errdex import patterns
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.checks.pattern_facts import PatternFacts
+from errdex.patterns.facts import PatternFacts
 
 
 def _facts(ctx: RecordContext) -> PatternFacts:
@@ -63,8 +63,6 @@ class PatternEngines(Check):
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
         if not self.by_pattern:
             return
-        from errdex.cache import usable_cache
-
         facts = _facts(next(iter(self.by_pattern.values()))[0])
         verdicts: dict[str, list[list[str]]] = {}
         unknown = []
@@ -75,16 +73,17 @@ class PatternEngines(Check):
             else:
                 verdicts[pattern] = known
         if unknown:
-            report = patterns.compile_problems(unknown, cache_dir=usable_cache("patterns"))
+            report = patterns.compile_problems(unknown)
             complete = set(report.engines) == set(patterns.ENGINES)
-            for pattern, problems in report.items():
-                verdicts[pattern] = [[p.engine, p.message] for p in problems]
+            for pattern, complaints in report.items():
+                verdicts[pattern] = [[p.engine, p.message] for p in complaints]
                 if complete:
                     facts.remember_engine_problems(pattern, verdicts[pattern])
         for pattern, problems in verdicts.items():
             for engine, message in problems:
                 for ctx in self.by_pattern.get(pattern, ()):
-                    yield ctx, Problem("messagePattern", f"{engine} cannot compile it: {message}; keep to the portable subset")
+                    yield ctx, Problem("messagePattern",
+                                       f"{engine} cannot compile it: {message}; keep to the portable subset")
 
 
 @register
