@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.vocabulary import DEFAULT_STATUS, is_active, status_of
 
 _RETIRED = ("withdrawn", "superseded")
 
@@ -15,11 +16,11 @@ class LifecycleReason(Check):
     summary = "A withdrawn or superseded record says why (statusReason); an active one has no reason or successor."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        status = ctx.record.get("status", "active")
+        status = status_of(ctx.record)
         reason = ctx.record.get("statusReason")
         if status in _RETIRED and not (isinstance(reason, str) and reason.strip()):
             yield Problem("status", f"a {status} record needs statusReason: say why, in one sentence, for its readers")
-        if status == "active" and reason is not None:
+        if status == DEFAULT_STATUS and reason is not None:
             yield Problem("statusReason", "statusReason is only for withdrawn or superseded records; remove it")
         if status == "superseded" and not ctx.record.get("supersededBy"):
             yield Problem("status", "a superseded record needs supersededBy: the id of the record that replaces it")
@@ -52,6 +53,6 @@ class SuccessorExists(Check):
                 yield ctx, Problem("supersededBy", "supersededBy names the record itself; name the record that replaces it")
             elif target is None:
                 yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is not a record of this dataset")
-            elif target.record.get("status", "active") != "active":
+            elif not is_active(target.record):
                 yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is itself {target.record.get('status')}; "
                                                    "point at the active record that replaces both")
