@@ -176,7 +176,7 @@ def test_follow_of_nothing_readable_ends_at_once_and_says_why(tmp_path: Path) ->
     finally:
         child.kill()
     assert child.returncode == 1
-    assert err.decode().splitlines() == [f"errdex: error: {typo}: cannot read: no such file or directory",
+    assert err.decode().splitlines() == [f"errdex: error: {typo}: cannot read: no such file or folder",
                                          f"errdex: error: {tmp_path}: is a folder, not a log file",
                                          "0 of 0 line(s) matched a record"]
 
@@ -189,7 +189,7 @@ def test_follow_says_at_once_which_files_it_cannot_follow(tmp_path: Path) -> Non
     try:
         assert child.stderr is not None
         ready, _, _ = select.select([child.stderr], [], [], 30)  # while the other file is still followed
-        assert ready and child.stderr.readline().decode() == f"errdex: error: {typo}: cannot read: no such file or directory\n"
+        assert ready and child.stderr.readline().decode() == f"errdex: error: {typo}: cannot read: no such file or folder\n"
         assert child.poll() is None
         with log.open("a") as handle:
             handle.write(f"x {SEED_MESSAGE}\n")

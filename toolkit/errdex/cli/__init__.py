@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from errdex._version import __version__
-from errdex.errors import ErrdexError
+from errdex.errors import ErrdexError, from_oserror
 
 __all__ = ["cli", "main"]
 
@@ -95,8 +95,6 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
     except OSError as exc:  # one that no layer below named: still one line, in our words
-        from errdex.errors import from_oserror
-
         _fail(str(from_oserror(exc)), 1)
     except Exception as exc:  # noqa: BLE001  (the promise: never a traceback)
         if os.environ.get("ERRDEX_DEBUG"):

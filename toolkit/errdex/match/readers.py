@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex.errors import InputError
+from errdex.errors import InputError, from_oserror, os_reason
 
 __all__ = ["FIFO_WAIT_SECONDS", "FOLLOW_INTERVAL", "MAX_LINE_BYTES", "Follower", "LineFinder", "follow_files",
            "line_end", "line_start", "numbered_lines", "read_blocks", "read_blocks_range", "read_lines",
@@ -193,7 +193,7 @@ def _open(source: str | Path, *, follow: bool = False) -> BinaryIO:
     except OSError as exc:
         if isinstance(exc, IsADirectoryError):
             raise InputError(f"{source}: is a folder, not a log file") from exc
-        raise InputError(f"{source}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        raise from_oserror(exc, source, action="read") from exc
     try:
         mode = os.fstat(fd).st_mode
         prefix = b""
@@ -238,6 +238,8 @@ class _Salvaging:
 def _damage_text(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return "the data ends early"
+    if isinstance(exc, OSError) and exc.errno:  # the system's trouble, in errdex's words
+        return os_reason(exc)
     return (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).lower()
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from errdex._serving import RequestDeadlines
-from errdex.errors import InputError
+from errdex.errors import InputError, from_oserror
 
 __all__ = ["MAX_CONNECTIONS", "MAX_PATH", "TIMEOUT", "SiteServer", "running_site", "serve_site"]
 
@@ -194,7 +194,7 @@ def serve_site(folder: str | Path, *, port: int = 8000, host: str = "127.0.0.1",
     try:
         return SiteServer(Path(folder), port, host, max_connections=max_connections, timeout=timeout)
     except OSError as exc:
-        raise InputError(f"cannot listen on {host}:{port}: {(exc.strerror or str(exc)).lower()}") from exc
+        raise from_oserror(exc, action=f"listen on {host}:{port}") from exc
 
 
 @contextmanager
