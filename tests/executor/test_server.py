@@ -15,6 +15,7 @@ import pytest
 
 import errdex.executor.createos as createos
 from errdex.executor.createos import ACTIONS, CALLS, FakeCreateos, FaultPlan, execute, serve
+from errdex.executor.createos.handler import Handler
 from errdex.executor.createos.routes import ROUTES, route
 from tests.executor.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
 
@@ -248,8 +249,6 @@ def test_serve_prints_its_url_and_runs_until_stopped() -> None:
 
 
 def test_every_action_has_a_handler() -> None:
-    from errdex.executor.createos.handler import Handler
-
     assert all(callable(getattr(Handler, "_fault_" + action.replace("-", "_"), None)) for action in ACTIONS)
 
 
