@@ -13,7 +13,7 @@ from typing import Any
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
-from errdex.match.readers import line_end
+from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_active
 

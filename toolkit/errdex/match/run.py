@@ -14,8 +14,9 @@ from errdex.errors import InputError
 from errdex import parallel
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match import readers
-from errdex.match.readers import (Follower, LineFinder, follow_files, numbered_lines, read_marked_blocks,
-                                  split_file)
+from errdex.match.follow import Follower, follow_files
+from errdex.match.lines import LineFinder, numbered_lines
+from errdex.match.readers import read_marked_blocks, split_file
 from errdex.records.vocabulary import SEVERITY_RANK
 
 __all__ = ["MatchSummary", "SEVERITY_ORDER", "SEVERITY_RANK", "match_files"]
