@@ -32,7 +32,7 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
-from errdex.match.lines import LineFinder, line_end
+from errdex.match.readers import LineFinder, line_end
 
 __all__ = ["Match", "Matcher", "rank_key"]
 
