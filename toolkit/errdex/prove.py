@@ -21,7 +21,7 @@ from typing import Any
 import pydantic
 import re2
 
-from errdex.errors import UsageError
+from errdex.errors import RecordNotFound, UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
 from errdex.executor.createos.bounds import scenario_limit_s
 from errdex.patterns import PatternSyntaxError, to_re2
@@ -345,8 +345,6 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
         found = {r.id for r in report.records} | {r.slug for r in report.records}
         missing = sorted(wanted - found)
         if missing:
-            from errdex.errors import RecordNotFound
-
             raise RecordNotFound(f"no record with id or slug {missing[0]!r}")
     report.seconds = time.monotonic() - started
     return report

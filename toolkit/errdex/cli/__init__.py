@@ -17,6 +17,7 @@ import click
 
 from errdex._version import __version__
 from errdex.errors import ErrdexError, from_oserror
+from errdex.terminal import safe
 
 __all__ = ["cli", "main"]
 
@@ -69,8 +70,6 @@ def cli() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    from errdex.terminal import safe
-
     sys.stderr.write(f"errdex: error: {safe(' '.join(message.split()), newlines=False)}\n")
     sys.exit(code)
 

@@ -185,7 +185,7 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
-        from errdex.releases import history_folder, record_releases
+        from errdex.releases import history_folder, record_releases  # here: only text output shows the history
 
         folder = history_folder(list(records) or None)
         history = record_releases(folder) if folder else {}

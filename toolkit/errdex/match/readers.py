@@ -221,7 +221,8 @@ class _Salvaging:
         if self.damage is not None:
             return b""
         try:
-            return self._stream.read1(size)  # type: ignore[no-any-return]
+            data: bytes = self._stream.read1(size)
+            return data
         except _DAMAGE as exc:
             self.damage = exc
             return b""

@@ -93,7 +93,7 @@ class MatchSummary:
 
 @functools.lru_cache(maxsize=1)
 def _error_looking_database() -> Any:
-    import hyperscan
+    import hyperscan  # here, not at the top: only --summary and --format json look for unclassified lines
 
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=[ERROR_LOOKING.pattern.replace(b"(?i)", b"")], ids=[0],
