@@ -10,7 +10,7 @@ from errdex._version import __version__
 
 # Names load their module on first use, so `import errdex` (and every CLI start) stays fast.
 _LAZY = {
-    "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.base",
+    "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.registry",
     "ValidationConfig": "errdex.checks.config", "load_config": "errdex.checks.config",
     "ValidationReport": "errdex.checks.runner", "validate": "errdex.checks.runner",
     "KnowledgeBase": "errdex.match", "LineMatch": "errdex.match", "Match": "errdex.match", "load": "errdex.match",
@@ -35,7 +35,8 @@ __getattr__ = lazy_names("errdex", _LAZY, globals())
 
 if TYPE_CHECKING:
     from errdex.bundles import export_dataset, import_bundle
-    from errdex.checks.base import Check, Finding, registry
+    from errdex.checks.base import Check, Finding
+    from errdex.checks.registry import registry
     from errdex.checks.config import ValidationConfig, load_config
     from errdex.checks.runner import ValidationReport, validate
     from errdex.cli.site import build_site

@@ -8,6 +8,7 @@ from typing import Any
 
 from errdex.errors import DataError, ErrdexError, InputError, UsageError
 from errdex.records.envelope import unwrap
+from errdex.records.problems import ProblemKind
 from errdex.records.sources import Document, is_bundle, iter_documents, record_files
 
 __all__ = ["Dataset", "Existing", "read_dataset", "unreadable"]
@@ -42,7 +43,7 @@ def _located(doc: Document, line: int, column: int, message: str) -> str:
 def unreadable(doc: Document) -> ErrdexError | None:
     """The error for a document that cannot be read or parsed at all, else None."""
     for problem in doc.problems:
-        if problem.code == "EDX007":
+        if problem.kind is ProblemKind.UNREADABLE_INPUT:
             return InputError(_located(doc, problem.line, problem.column, problem.message))
     if not doc.parsed.parsed:
         problem = doc.problems[0]

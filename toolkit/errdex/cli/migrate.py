@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from errdex.cli._common import echo, echo_text, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo_text, quiet_option, records_option, stderr_line
 from errdex.records.migrate import FileMigration, MigrationRefused, MigrationReport, migrate
 
 
