@@ -1,0 +1,81 @@
+"""Every check has an explanation, and its examples really do what they say (like rustc's tidy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errdex.checks.base import registry
+from errdex.checks.config import ValidationConfig
+from errdex.checks.explain import explain, explanation, explanation_files, write_example
+from errdex.checks.runner import validate
+
+CHECKS = registry()
+
+#: Codes whose failing example cannot be run (yet). It may only shrink: a code here whose example works fails.
+EXEMPT: frozenset[str] = frozenset()
+
+
+def _codes_found(documents: tuple[dict, ...], folder: Path) -> list[tuple[str, str]]:
+    write_example(documents, folder)
+    report = validate([str(folder)], config=ValidationConfig())
+    return [(finding.code, finding.message) for finding in report.findings]
+
+
+def test_every_registered_code_has_an_explanation_file_and_every_file_names_one() -> None:
+    assert sorted(explanation_files()) == sorted(CHECKS)
+
+
+@pytest.mark.parametrize("code", sorted(CHECKS))
+def test_the_failing_example_triggers_its_code(code: str, tmp_path: Path) -> None:
+    found = _codes_found(explanation(code).failing, tmp_path)
+    if code in EXEMPT:
+        assert code not in {c for c, _ in found}, f"{code} now has a working example: remove it from EXEMPT"
+        return
+    assert code in {c for c, _ in found}, f"{code}'s failing example gives {found}"
+
+
+@pytest.mark.parametrize("code", sorted(CHECKS))
+def test_the_fixed_example_is_clean(code: str, tmp_path: Path) -> None:
+    assert _codes_found(explanation(code).fixed, tmp_path) == []
+
+
+def test_exemptions_name_registered_codes() -> None:
+    assert EXEMPT <= set(CHECKS)
+
+
+@pytest.mark.parametrize("code", sorted(CHECKS))
+def test_validate_explain_prints_the_page(code: str, cli) -> None:
+    result = cli("validate", "--explain", code.lower())
+    assert result.exit_code == 0, result.stderr
+    page = result.stdout
+    assert page == explain(code)
+    assert page.startswith(f"{code} {CHECKS[code].name} ")
+    for heading in ("What it looks for:", "Why it matters:", "Failing example:", "Fixed:"):
+        assert heading in page
+
+
+def test_a_check_can_be_explained_by_its_name_in_any_case(cli) -> None:
+    assert cli("validate", "--explain", "HTTP-Status").stdout == explain("EDX154")
+
+
+def test_explain_as_json_holds_the_examples(cli) -> None:
+    result = cli("validate", "--explain", "EDX154", "--format", "json")
+    assert result.exit_code == 0
+    data = result.json()
+    assert (data["code"], data["name"]) == ("EDX154", "http-status")
+    assert data["failing"] and data["fixed"]
+
+
+def test_an_unknown_code_is_a_usage_error_naming_the_closest(cli) -> None:
+    result = cli("validate", "--explain", "EDX1544")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'EDX1544'" in lines[0] and "EDX154" in lines[0]
+
+
+def test_an_unknown_name_names_the_closest_name(cli) -> None:
+    result = cli("validate", "--explain", "http-stats")
+    assert result.exit_code == 2 and "http-status" in result.stderr
