@@ -14,7 +14,7 @@ An example is a list of documents, each a table with any of these keys::
     remove = ["/record/statusReason"]      # JSON pointers
     replace = [['"a": 1,', '"a": 1,,']]    # text substitutions in the written file
     text = "..."                           # the whole file, instead of the record
-    bytes = "..."                          # the whole file, each character one byte (U+0000-U+00FF)
+    encoding = "latin-1"                   # how the file is encoded (default: UTF-8)
     note = "..."                           # what this document is, shown on the page
 """
 
@@ -38,7 +38,7 @@ __all__ = ["EXPLANATIONS", "Explanation", "explain", "explanation", "explanation
 #: The folder of explanation files (package data).
 EXPLANATIONS = Path(__file__).resolve().parent / "explanations"
 _BASE = EXPLANATIONS / "base-record.json"
-_DOCUMENT_KEYS = {"file", "set", "set_json", "remove", "replace", "text", "bytes", "note"}
+_DOCUMENT_KEYS = {"file", "set", "set_json", "remove", "replace", "text", "encoding", "note"}
 _WIDTH = 78
 
 
@@ -87,10 +87,9 @@ def resolve_code(query: str) -> str:
         return wanted.upper()
     if wanted.lower() in by_name:
         return by_name[wanted.lower()]
-    candidates = [*checks, *by_name]
     close = difflib.get_close_matches(wanted.upper(), list(checks), n=1) or difflib.get_close_matches(
         wanted.lower(), list(by_name), n=1)
-    hint = f"; did you mean {close[0]}?" if close and close[0] in candidates else ""
+    hint = f"; did you mean {close[0]}?" if close else ""
     raise UsageError(f"--explain: unknown check {query!r}{hint} (see 'errdex validate --list-checks')")
 
 
@@ -154,10 +153,9 @@ def _remove(document: Any, pointer: str) -> None:
 
 def _content(spec: dict[str, Any]) -> tuple[str | None, bytes]:
     """Where the document goes (None: its record's place) and its bytes."""
-    if "bytes" in spec:
-        return spec.get("file"), spec["bytes"].encode("latin-1")
+    encoding = spec.get("encoding", "utf-8")
     if "text" in spec:
-        return spec.get("file"), spec["text"].encode("utf-8")
+        return spec.get("file"), spec["text"].encode(encoding)
     envelope = json.loads(_BASE.read_text(encoding="utf-8"))
     for pointer, value in spec.get("set", {}).items():
         _set(envelope, pointer, copy.deepcopy(value))
@@ -174,7 +172,7 @@ def _content(spec: dict[str, Any]) -> tuple[str | None, bytes]:
     place = None
     if isinstance(record, dict) and isinstance(record.get("repo"), str) and isinstance(record.get("slug"), str):
         place = f"records/{record['repo']}/{record['slug']}.json"
-    return spec.get("file", place), body.encode("utf-8")
+    return spec.get("file", place), body.encode(encoding)
 
 
 def write_example(documents: tuple[dict[str, Any], ...], folder: Path) -> list[Path]:
@@ -199,22 +197,30 @@ def _paragraphs(text: str, indent: str = "") -> str:
     )
 
 
+def _block(text: str, indent: str) -> list[str]:
+    """Lines of example text, indented, with characters a terminal would act on shown as escapes."""
+    shown = "".join(c if c.isprintable() or c == "\n" else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+                    for c in text)
+    return [f"{indent}{line}" for line in shown.splitlines()]
+
+
 def _describe(spec: dict[str, Any]) -> list[str]:
     lines = []
     if "note" in spec:
         lines.append(_paragraphs(spec["note"], "    "))
     if "file" in spec:
         lines.append(f"    file: {spec['file']}")
-    if "text" in spec or "bytes" in spec:
-        shown = spec["text"] if "text" in spec else spec["bytes"].encode("latin-1")
-        body = shown if isinstance(shown, str) else repr(shown)
-        lines.append("    the whole file:" + ("  (empty)" if not body else ""))
-        lines.extend(f"        {line}" for line in body.splitlines())
+    if "encoding" in spec:
+        lines.append(f"    saved as {spec['encoding']}")
+    if "text" in spec:
+        lines.append("    the whole file:" + ("  (empty)" if not spec["text"] else ""))
+        lines.extend(_block(spec["text"], "        "))
         return lines
     changes = [f"        {pointer}: {json.dumps(value)}" for pointer, value in spec.get("set", {}).items()]
     changes += [f"        {pointer}: {text}" for pointer, text in spec.get("set_json", {}).items()]
     changes += [f"        {pointer}: (removed)" for pointer in spec.get("remove", ())]
-    changes += [f"        the text {old!r} becomes {new!r}" for old, new in spec.get("replace", ())]
+    for old, new in spec.get("replace", ()):
+        changes += ["        the text", *_block(old, "            "), "        becomes", *_block(new, "            ")]
     lines.append("    a valid record with these changes:" if changes else "    a valid record, unchanged")
     lines.extend(changes)
     return lines
