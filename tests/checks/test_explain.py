@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,6 +12,9 @@ from errdex.checks.base import registry
 from errdex.checks.config import ValidationConfig
 from errdex.checks.explain import explain, explanation, explanation_files, write_example
 from errdex.checks.runner import validate
+from tests.conftest import CliResult
+
+Cli = Callable[..., CliResult]
 
 CHECKS = registry()
 
@@ -19,7 +24,7 @@ EXEMPT: frozenset[str] = frozenset({
 })
 
 
-def _codes_found(documents: tuple[dict, ...], folder: Path) -> list[tuple[str, str]]:
+def _codes_found(documents: tuple[dict[str, Any], ...], folder: Path) -> list[tuple[str, str]]:
     write_example(documents, folder)
     report = validate([str(folder)], config=ValidationConfig())
     return [(finding.code, finding.message) for finding in report.findings]
@@ -48,7 +53,7 @@ def test_exemptions_name_registered_codes() -> None:
 
 
 @pytest.mark.parametrize("code", sorted(CHECKS))
-def test_validate_explain_prints_the_page(code: str, cli) -> None:
+def test_validate_explain_prints_the_page(code: str, cli: Cli) -> None:
     result = cli("validate", "--explain", code.lower())
     assert result.exit_code == 0, result.stderr
     page = result.stdout
@@ -58,26 +63,13 @@ def test_validate_explain_prints_the_page(code: str, cli) -> None:
         assert heading in page
 
 
-def test_a_check_can_be_explained_by_its_name_in_any_case(cli) -> None:
-    assert cli("validate", "--explain", "HTTP-Status").stdout == explain("EDX154")
+def test_the_package_exports_the_page() -> None:
+    import errdex
+
+    assert errdex.explain_check("pattern-size") == explain("EDX125")
 
 
-def test_explain_as_json_holds_the_examples(cli) -> None:
-    result = cli("validate", "--explain", "EDX154", "--format", "json")
-    assert result.exit_code == 0
-    data = result.json()
-    assert (data["code"], data["name"]) == ("EDX154", "http-status")
-    assert data["failing"] and data["fixed"]
-
-
-def test_an_unknown_code_is_a_usage_error_naming_the_closest(cli) -> None:
-    result = cli("validate", "--explain", "EDX1544")
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "'EDX1544'" in lines[0] and "EDX154" in lines[0]
-
-
-def test_an_unknown_name_names_the_closest_name(cli) -> None:
-    result = cli("validate", "--explain", "http-stats")
-    assert result.exit_code == 2 and "http-status" in result.stderr
+def test_an_example_document_can_replace_text_and_change_the_encoding(tmp_path: Path) -> None:
+    [path] = write_example(explanation("EDX002").failing, tmp_path)
+    assert path.relative_to(tmp_path).as_posix() == "records/paperclipai/paperclip/a-sandbox-command-is-required.json"
+    assert b"na\xefve" in path.read_bytes()

@@ -12,6 +12,7 @@ from errdex._version import __version__
 _LAZY = {
     "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.base",
     "ValidationConfig": "errdex.checks.config", "load_config": "errdex.checks.config",
+    "explain_check": "errdex.checks.explain",
     "ValidationReport": "errdex.checks.runner", "validate": "errdex.checks.runner",
     "KnowledgeBase": "errdex.match", "LineMatch": "errdex.match", "Match": "errdex.match", "load": "errdex.match",
     "ConfigError": "errdex.errors", "DataError": "errdex.errors", "ErrdexError": "errdex.errors",
@@ -35,6 +36,7 @@ __getattr__ = lazy_names("errdex", _LAZY, globals())
 if TYPE_CHECKING:
     from errdex.checks.base import Check, Finding, registry
     from errdex.checks.config import ValidationConfig, load_config
+    from errdex.checks.explain import explain_check
     from errdex.checks.runner import ValidationReport, validate
     from errdex.match import KnowledgeBase, LineMatch, Match, load
     from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
@@ -74,6 +76,7 @@ __all__ = [
     "cut_release",
     "derive_slug",
     "diff",
+    "explain_check",
     "export_dataset",
     "fmt",
     "import_bundle",

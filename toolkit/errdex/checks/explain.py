@@ -33,7 +33,8 @@ from typing import Any
 from errdex.checks.base import Check, registry
 from errdex.errors import UsageError
 
-__all__ = ["EXPLANATIONS", "Explanation", "explain", "explanation", "explanation_files", "resolve_code", "write_example"]
+__all__ = ["EXPLANATIONS", "Explanation", "explain", "explain_check", "explanation", "explanation_files", "resolve_code",
+           "write_example"]
 
 #: The folder of explanation files (package data).
 EXPLANATIONS = Path(__file__).resolve().parent / "explanations"
@@ -175,6 +176,16 @@ def _content(spec: dict[str, Any]) -> tuple[str | None, bytes]:
     return spec.get("file", place), body.encode(encoding)
 
 
+@functools.cache
+def _base_record() -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(_BASE.read_text(encoding="utf-8"))["record"]
+    return record
+
+
+_BASE_NOTE = ("The examples change one valid record (a copy of {repo}'s {slug} from the bundled dataset), written "
+              "to records/<repo>/<slug>.json unless a file is named.")
+
+
 def write_example(documents: tuple[dict[str, Any], ...], folder: Path) -> list[Path]:
     """Write an example's documents under ``folder``; the paths written, in order."""
     written = []
@@ -246,6 +257,8 @@ def explain(query: str) -> str:
         "Why it matters:",
         _paragraphs(item.why, "  "),
         "",
+        _paragraphs(_BASE_NOTE.format(**_base_record())),
+        "",
         "Failing example:",
         _example(item.failing),
         "",
@@ -253,3 +266,7 @@ def explain(query: str) -> str:
         _example(item.fixed),
         "",
     ])
+
+
+#: The name the ``errdex`` package exports :func:`explain` under (``errdex explain`` explains log lines).
+explain_check = explain
