@@ -33,8 +33,8 @@ from typing import Any
 from errdex.checks.base import Check, registry
 from errdex.errors import UsageError
 
-__all__ = ["EXPLANATIONS", "Explanation", "explain", "explain_check", "explanation", "explanation_files", "resolve_code",
-           "write_example"]
+__all__ = ["EXPLANATIONS", "Explanation", "explain", "explain_check", "explanation", "explanation_files",
+           "resolve_code", "write_example"]
 
 #: The folder of explanation files (package data).
 EXPLANATIONS = Path(__file__).resolve().parent / "explanations"
@@ -105,7 +105,8 @@ def _load(code: str) -> Explanation:
         if key not in data:
             raise ValueError(f"{path.name}: {key!r} is missing")
     if (data.get("code"), data.get("name")) != (cls.code, cls.name):
-        raise ValueError(f"{path.name}: names {data.get('code')} {data.get('name')}, the registry {cls.code} {cls.name}")
+        raise ValueError(f"{path.name}: names {data.get('code')} {data.get('name')}, "
+                         f"the registry {cls.code} {cls.name}")
     for document in (*data["failing"], *data["fixed"]):
         unknown = set(document) - _DOCUMENT_KEYS
         if unknown:

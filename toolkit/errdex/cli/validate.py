@@ -12,17 +12,28 @@ from errdex.checks.config import find_config, load_config
 from errdex.checks.explain import explain, explanation
 from errdex.checks.output import FORMATS, render_check_list, render_findings, summary_line
 from errdex.checks.runner import validate
-from errdex.cli._common import color_enabled, echo, echo_text, format_option, progress, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    color_enabled,
+    echo,
+    echo_text,
+    format_option,
+    progress,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, metavar="[PATH ...]")
 @records_option
 @format_option(*FORMATS)
-@click.option("--select", multiple=True, metavar="CHECKS", help="Run only these checks: codes or names, comma-separated, or 'all'.")
+@click.option("--select", multiple=True, metavar="CHECKS",
+              help="Run only these checks: codes or names, comma-separated, or 'all'.")
 @click.option("--ignore", multiple=True, metavar="CHECKS", help="Skip these checks: codes or names, comma-separated.")
 @click.option("--strict", is_flag=True, default=None, help="Count warnings as errors.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Configuration file (errdex.toml or pyproject.toml).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Configuration file (errdex.toml or pyproject.toml).")
 @click.option("--no-config", is_flag=True, help="Ignore errdex.toml and [tool.errdex].")
 @click.option("--list-checks", is_flag=True, help="Print every check (code, name, severity, summary) and exit.")
 @click.option("--explain", "explain_code", metavar="CHECK",
