@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,13 @@ def _codes_found(documents: tuple[dict[str, Any], ...], folder: Path) -> list[tu
 
 def test_every_registered_code_has_an_explanation_file_and_every_file_names_one() -> None:
     assert sorted(explanation_files()) == sorted(CHECKS)
+
+
+@pytest.mark.parametrize("code", sorted(CHECKS))
+def test_each_file_names_the_code_of_its_file_name_and_that_check_s_name(code: str) -> None:
+    data = tomllib.loads(explanation_files()[code].read_text(encoding="utf-8"))
+    assert (data["code"], data["name"]) == (code, CHECKS[code].name)
+    assert data["looks_for"].strip() and data["why"].strip() and data["failing"] and data["fixed"]
 
 
 @pytest.mark.parametrize("code", sorted(CHECKS))
