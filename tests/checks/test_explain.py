@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from errdex.checks.base import registry
+from errdex import registry  # the public name, wherever the registry lives
 from errdex.checks.config import ValidationConfig
 from errdex.checks.explain import explain, explanation, explanation_files, write_example
 from errdex.checks.runner import validate
