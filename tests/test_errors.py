@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from errdex.errors import InputError, from_oserror, os_reason
+from errdex.errors import DataError, ErrdexError, InputError, from_oserror, os_reason
+from errdex.executor.createos import errors as createos
 
 
 @pytest.mark.parametrize("number", [errno.EIO, errno.ENOENT, errno.EACCES, errno.ENOSPC, errno.ELOOP, errno.EISDIR])
@@ -34,3 +35,17 @@ def test_an_input_output_error_at_the_command_line_is_one_line_not_errno(cli, tm
     result = cli("fmt", str(tmp_path))
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert "input/output error" in result.stderr and "[Errno" not in result.stderr and "internal" not in result.stderr
+
+
+def test_a_caller_may_ask_for_another_class_of_error() -> None:
+    error = from_oserror(OSError(errno.EACCES, "denied"), Path("m.json"), action="read", error=DataError)
+    assert type(error) is DataError and str(error) == "m.json: cannot read: permission denied"
+
+
+def test_without_a_file_the_words_stand_alone() -> None:
+    error = from_oserror(OSError(errno.EADDRINUSE, "Address already in use"), action="listen on h:1")
+    assert str(error) == "cannot listen on h:1: address already in use"
+
+
+def test_the_executor_errors_hang_from_the_same_root() -> None:
+    assert all(issubclass(getattr(createos, name), ErrdexError) for name in createos.__all__)

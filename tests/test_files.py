@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from errdex._files import Change, clean_leftovers, recover, stage, write_atomic
+import pytest
+
+from errdex._files import Change, clean_leftovers, recover, replacing, stage, write_atomic
 
 
 def _dead_pid() -> int:
@@ -63,3 +65,24 @@ def test_a_change_is_all_or_nothing(tmp_path: Path) -> None:
     change.commit()
     assert [t.read_text() for t in targets] == ["new"] * 3 and sorted(tmp_path.iterdir()) == targets
     assert recover(tmp_path / ".errdex-journal.json") is None
+
+
+def test_replacing_renames_the_written_temporary_over_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"old")
+    with replacing(target, companions=(".wal",)) as tmp:
+        assert tmp.parent == tmp_path and tmp.name == f".out.bin.{os.getpid()}.tmp"
+        tmp.write_bytes(b"new")
+        tmp.with_name(tmp.name + ".wal").write_bytes(b"log")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin"]
+
+
+def test_replacing_leaves_the_target_alone_when_the_block_fails(tmp_path: Path) -> None:
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), replacing(target) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("killed")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin"]

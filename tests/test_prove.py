@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos
+from errdex.executor.createos.bounds import MAX_SCENARIO_TOTAL_MS, SLACK_S, scenario_limit_s
 from errdex.prove import prove, prove_scenario
 from errdex.records.sources import iter_documents
 from tests.conftest import write_envelope
@@ -98,13 +102,15 @@ def test_unknown_record_is_an_error(cli) -> None:
     assert result.exit_code == 1 and "no record with id or slug" in result.stderr
 
 
-def test_prove_json_shape(cli) -> None:
-    data = json.loads(cli("prove", "--format", "json").stdout)
+def test_prove_json_shape(tmp_path: Path, seed: dict[str, Any], cli) -> None:
+    # one record with one scenario shows the keys; every recorded scenario is proved by the test above
+    path = write_envelope(tmp_path, _seed_v3(seed))
+    data = json.loads(cli("prove", "--records", str(path), "--format", "json").stdout)
     assert set(data) == {"records", "summary"}
-    for record in data["records"]:
-        assert {"id", "slug", "scenarios"} <= set(record)
-        for scenario in record["scenarios"]:
-            assert {"id", "passed", "observed"} <= set(scenario)
+    [record] = data["records"]
+    assert {"id", "slug", "scenarios"} <= set(record)
+    [scenario] = record["scenarios"]
+    assert {"id", "passed", "observed", "failures", "ledger", "seconds"} <= set(scenario)
 
 
 def _endless(seed: dict[str, Any]) -> dict[str, Any]:
@@ -118,8 +124,6 @@ def _endless(seed: dict[str, Any]) -> dict[str, Any]:
 
 
 def _wait_for(condition: Any, seconds: float) -> bool:
-    import time
-
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
@@ -138,9 +142,6 @@ def _slow(seed: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_an_endless_scenario_times_out_and_its_server_is_stopped(tmp_path: Path, seed: dict[str, Any], cli) -> None:
-    import threading
-    import time
-
     path = write_envelope(tmp_path, _slow(seed))
     before = {t.ident for t in threading.enumerate()}
     started = time.monotonic()
@@ -156,8 +157,6 @@ def test_an_endless_scenario_times_out_and_its_server_is_stopped(tmp_path: Path,
 
 
 def test_the_default_time_limit_follows_the_scenario_and_is_bounded(seed: dict[str, Any]) -> None:
-    from errdex.executor.createos.bounds import MAX_SCENARIO_TOTAL_MS, SLACK_S, scenario_limit_s
-
     endless = _endless(seed)["record"]["scenarios"][0]
     assert scenario_limit_s(endless) == MAX_SCENARIO_TOTAL_MS / 1000 + SLACK_S
     recorded = [scenario_limit_s(scenario) for _, scenario in CASES]
@@ -165,8 +164,6 @@ def test_the_default_time_limit_follows_the_scenario_and_is_bounded(seed: dict[s
 
 
 def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall() -> None:
-    from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos
-
     with FakeCreateos(plan=[{"on": "get-sandbox", "action": "stall", "ms": 10**15}]) as server:
         client = CreateosClient(server.url, "key", timeout_ms=200, pace_ms=0, poll_interval_ms=20,
                                 reconnect_delay_ms=20)
@@ -179,8 +176,6 @@ def test_a_stall_longer_than_the_clock_can_wait_still_answers_as_a_stall() -> No
                                               ("clientTimeoutMs", 40_000)])
 def test_a_scenario_beyond_the_bounds_is_not_run_but_fails_at_once(tmp_path: Path, seed: dict[str, Any], cli,
                                                                    place: str, value: int) -> None:
-    import time
-
     envelope = _seed_v3(seed)
     scenario = envelope["record"]["scenarios"][0]
     if place == "stall":
@@ -223,7 +218,6 @@ def test_prove_refuses_what_every_command_refuses(tmp_path: Path, seed: dict[str
 
 def test_many_scenarios_within_their_bounds_cannot_add_up_to_hours(tmp_path: Path, seed: dict[str, Any], cli) -> None:
     """Each scenario within its own bound, but 100 of them: refused as a record problem at once, not run for hours."""
-    import time
 
     envelope = _seed_v3(seed)
     stall = {"id": "stall", "summary": "The server holds the answer.",

@@ -18,7 +18,8 @@ def _broken(tmp_path: Path, seed: dict[str, Any]) -> Path:
 
 
 def test_codes_and_names_resolve() -> None:
-    assert resolve_checks(["EDX154", "tag-format", "edx101,id-unique"], origin="x") == {"EDX154", "EDX151", "EDX101", "EDX102"}
+    chosen = resolve_checks(["EDX154", "tag-format", "edx101,id-unique"], origin="x")
+    assert chosen == {"EDX154", "EDX151", "EDX101", "EDX102"}
 
 
 def test_unknown_check_is_a_usage_error() -> None:
@@ -38,7 +39,8 @@ def test_select_and_ignore(tmp_path: Path, seed: dict[str, Any]) -> None:
     assert {f.code for f in validate([path], ignore=["EDX154", "EDX010"]).findings} == {"EDX151", "EDX010"}
 
 
-def test_per_record_ignores_from_errdex_toml(tmp_path: Path, seed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_per_record_ignores_from_errdex_toml(tmp_path: Path, seed: dict[str, Any],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     path = _broken(tmp_path, seed)
     (tmp_path / "errdex.toml").write_text('[per-record-ignores]\n"2715d7d48ff9726c" = ["http-status"]\n')
     monkeypatch.chdir(tmp_path)
@@ -107,8 +109,9 @@ def test_what_every_command_refuses_cannot_be_ignored(tmp_path: Path, seed: dict
     path = write_envelope(tmp_path / "records", seed)
     codes = "EDX008,EDX010,EDX154,EDX133"
     config = tmp_path / "errdex.toml"
-    config.write_text({"config": f'ignore = {codes.split(",")!r}\n'.replace("'", '"'),
-                       "per-record": f'[per-record-ignores]\n"2715d7d48ff9726c" = {codes.split(",")!r}\n'.replace("'", '"')}
+    listed = repr(codes.split(",")).replace("'", '"')
+    config.write_text({"config": f"ignore = {listed}\n",
+                       "per-record": f'[per-record-ignores]\n"2715d7d48ff9726c" = {listed}\n'}
                       .get(how, ""))
     report = validate([path], config=config, select=["EDX113"] if how == "select" else None,
                       ignore=[codes] if how == "ignore" else None)

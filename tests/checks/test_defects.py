@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from errdex import validate
-from errdex.checks.base import registry
+from errdex.checks.registry import registry
 from tests.conftest import write_envelope
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -50,11 +50,16 @@ DEFECTS: list[tuple[str, Mutation, str, str]] = [
     ("slug-not-derived", _set("slug", "createos-process-creation"), "EDX111", "/record/slug"),
     ("lookahead", _set("messagePattern", "CreateOS process creation(?= could).*"), "EDX121", "/record/messagePattern"),
     ("named-group", _set("messagePattern", "CreateOS (?<what>.+)"), "EDX121", "/record/messagePattern"),
-    ("nested-quantifier", _set("messagePattern", "CreateOS( process| creation|.)+ reusing it\\."), "EDX123", "/record/messagePattern"),
-    ("pattern-too-big", _set("messagePattern", "CreateOS process creation .{0,1000}\\."), "EDX125", "/record/messagePattern"),
-    ("pattern-misses", _set("messagePattern", "CreateOS process creation could not be confirmed"), "EDX124", "/record/messagePattern"),
-    ("unescaped-dot-ok-but-wrong", _set("messagePattern", "CreateOS process deletion.*"), "EDX124", "/record/messagePattern"),
-    ("github-url", _set("githubUrl", "https://github.com/paperclipai/paperclip/blob/main/x.ts#L1-L2"), "EDX131", "/record/githubUrl"),
+    ("nested-quantifier", _set("messagePattern", "CreateOS( process| creation|.)+ reusing it\\."), "EDX123",
+     "/record/messagePattern"),
+    ("pattern-too-big", _set("messagePattern", "CreateOS process creation .{0,1000}\\."), "EDX125",
+     "/record/messagePattern"),
+    ("pattern-misses", _set("messagePattern", "CreateOS process creation could not be confirmed"), "EDX124",
+     "/record/messagePattern"),
+    ("unescaped-dot-ok-but-wrong", _set("messagePattern", "CreateOS process deletion.*"), "EDX124",
+     "/record/messagePattern"),
+    ("github-url", _set("githubUrl", "https://github.com/paperclipai/paperclip/blob/main/x.ts#L1-L2"), "EDX131",
+     "/record/githubUrl"),
     ("short-sha", _set("analyzedSha", "3f1d897"), "EDX132", "/record/analyzedSha"),
     ("line-outside", _set("lineNumber", 250), "EDX133", "/record/lineNumber"),
     ("line-zero", _set("lineNumber", 0), "EDX133", "/record/lineNumber"),
@@ -63,7 +68,9 @@ DEFECTS: list[tuple[str, Mutation, str, str]] = [
     ("timestamp", _set("analyzedAt", "2026-13-18T08:03:59Z"), "EDX141", "/record/analyzedAt"),
     ("timestamp-order", _set("analyzedAt", "2026-09-19T08:03:59.046Z"), "EDX142", "/record/contentChangedAt"),
     ("tag-case", _set("tags", ["sandbox", "Cleanup"]), "EDX151", "/record/tags/1"),
-    ("duplicate-tip", _append("preventionTips", "Never reuse a lease after a CreateosCleanupError — always destroy it first."), "EDX152", "/record/preventionTips/3"),
+    ("duplicate-tip", _append("preventionTips",
+                              "Never reuse a lease after a CreateosCleanupError — always destroy it first."), "EDX152",
+     "/record/preventionTips/3"),
     ("duplicate-tag", _append("tags", "sandbox"), "EDX152", "/record/tags/4"),
     ("blank-solution", _append("solutions", "   "), "EDX153", "/record/solutions/4"),
     ("http-status", _set("httpStatus", 700), "EDX154", "/record/httpStatus"),
@@ -135,7 +142,8 @@ def test_records_that_would_share_a_page(tmp_path: Path, seed: dict[str, Any]) -
     first = write_envelope(tmp_path, _in_repo(seed, "Evil/Repo", "0000000000000001"))
     second = write_envelope(tmp_path, _in_repo(seed, "evil/repo", "0000000000000002"))
     found = [f for f in validate([first, second]).findings if f.code in ("EDX112", "EDX115")]
-    assert [(f.code, f.name, f.path, f.pointer) for f in found] == [("EDX115", "page-path-unique", str(second), "/record/repo")]
+    assert [(f.code, f.name, f.path, f.pointer) for f in found] == [
+        ("EDX115", "page-path-unique", str(second), "/record/repo")]
     assert "records/evil/repo/" in found[0].message and str(first) in found[0].message
 
 
@@ -175,7 +183,8 @@ def test_numbered_slug_for_messages_sharing_sixty_characters(tmp_path: Path, see
         (b'{"hello": "world"}', "EDX006", 1, 1),
     ],
 )
-def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes, code: str, line: int, column: int) -> None:
+def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes, code: str, line: int,
+                                            column: int) -> None:
     path = tmp_path / "broken.json"
     path.write_bytes(content)
     result = cli("validate", str(path), "--format", "json")
@@ -213,8 +222,9 @@ def test_record_path_names_where_the_file_really_is(cli, tmp_path: Path, seed: d
     result = cli("validate", "--no-config", "--select", "EDX114", "--format", "json", shown)
     [finding] = result.json()
     where = folder or "the current folder"
-    assert finding["message"] == (f"a record of paperclipai/paperclip belongs in paperclipai/paperclip/ of a records "
-                                  f"folder (records/paperclipai/paperclip/), but this file is in {where}; move it there")
+    assert finding["message"] == (
+        "a record of paperclipai/paperclip belongs in paperclipai/paperclip/ of a records "
+        f"folder (records/paperclipai/paperclip/), but this file is in {where}; move it there")
 
 
 def test_a_field_with_millions_of_wrong_items_gives_a_bounded_report(tmp_path: Path, seed: dict[str, Any]) -> None:

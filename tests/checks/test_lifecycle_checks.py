@@ -37,7 +37,8 @@ def _pair(seed: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     ({"status": "superseded", "statusReason": "Merged."}, [("EDX161", "/record/status")]),
     ({"supersededBy": "00000000000000aa"}, [("EDX161", "/record/supersededBy")]),
     ({"status": "superseded", "statusReason": "Merged.", "supersededBy": "00000000000000aa"}, []),
-    ({"status": "superseded", "statusReason": "Merged.", "supersededBy": "00000000000000bb"}, [("EDX162", "/record/supersededBy")]),
+    ({"status": "superseded", "statusReason": "Merged.", "supersededBy": "00000000000000bb"},
+     [("EDX162", "/record/supersededBy")]),
 ])
 def test_lifecycle_checks(tmp_path: Path, seed: dict[str, Any], change: dict[str, Any],
                           expected: list[tuple[str, str]]) -> None:

@@ -49,12 +49,16 @@ def _fault(**rule: Any) -> Callable[[dict[str, Any]], None]:
 SCENARIO_DEFECTS: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("no-scenarios", lambda r: r.__setitem__("scenarios", []), "EDX201", "/record/scenarios"),
     ("duplicate-id", _second(lambda s: None), "EDX202", "/record/scenarios/1/id"),
-    ("unknown-parameter", _fault(on="connect", action="respond", colour="red"), "EDX203", "/record/scenarios/0/server/faults/0"),
-    ("stream-on-create", _fault(on="create-process", action="stream", frames=[]), "EDX203", "/record/scenarios/0/server/faults/0"),
+    ("unknown-parameter", _fault(on="connect", action="respond", colour="red"), "EDX203",
+     "/record/scenarios/0/server/faults/0"),
+    ("stream-on-create", _fault(on="create-process", action="stream", frames=[]), "EDX203",
+     "/record/scenarios/0/server/faults/0"),
     ("no-error-class", lambda r: r["scenarios"][0]["expect"].pop("errorClass"), "EDX203", "/record/scenarios/0/expect"),
     ("uncovered-clause", lambda r: r["scenarios"][0]["covers"].pop(), "EDX204", "/record/commonSituations"),
-    ("clause-out-of-range", lambda r: r["scenarios"][0]["covers"].append("triggerScenarios:5"), "EDX204", "/record/scenarios/0/covers/3"),
-    ("endless-stall", _fault(on="get-sandbox", action="stall", ms=10**12), "EDX205", "/record/scenarios/0/server/faults/0/ms"),
+    ("clause-out-of-range", lambda r: r["scenarios"][0]["covers"].append("triggerScenarios:5"), "EDX204",
+     "/record/scenarios/0/covers/3"),
+    ("endless-stall", _fault(on="get-sandbox", action="stall", ms=10**12), "EDX205",
+     "/record/scenarios/0/server/faults/0/ms"),
     ("endless-client-timeout", lambda r: r["scenarios"][0]["call"].__setitem__("clientTimeoutMs", 10**9), "EDX205",
      "/record/scenarios/0/call/clientTimeoutMs"),
     ("late-output", lambda r: r["scenarios"][0]["server"].__setitem__(
@@ -64,7 +68,8 @@ SCENARIO_DEFECTS: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] =
         "faults", [{"on": "get-sandbox", "action": "stall", "ms": 25_000, "nth": n} for n in (1, 2, 3)]), "EDX205",
      "/record/scenarios/0"),
     ("record-adds-up", lambda r: r.__setitem__("scenarios", [
-        dict(r["scenarios"][0], id=f"stall-{n}", server={"faults": [{"on": "get-sandbox", "action": "stall", "ms": 29_000}]})
+        dict(r["scenarios"][0], id=f"stall-{n}",
+             server={"faults": [{"on": "get-sandbox", "action": "stall", "ms": 29_000}]})
         for n in range(20)]), "EDX205", "/record/scenarios"),
 ]
 

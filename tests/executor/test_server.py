@@ -15,7 +15,8 @@ import pytest
 
 import errdex.executor.createos as createos
 from errdex.executor.createos import ACTIONS, CALLS, FakeCreateos, FaultPlan, execute, serve
-from errdex.executor.createos.server import _ROUTES, route
+from errdex.executor.createos.handler import Handler
+from errdex.executor.createos.routes import ROUTES, route
 from tests.executor.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
 
 
@@ -63,7 +64,7 @@ def test_routes(method: str, path: str, call: str | None) -> None:
 
 
 def test_every_call_has_a_route() -> None:
-    assert set(CALLS) == {call for _, _, call in _ROUTES}
+    assert set(CALLS) == {call for _, _, call in ROUTES}
 
 
 @pytest.mark.parametrize(
@@ -248,9 +249,7 @@ def test_serve_prints_its_url_and_runs_until_stopped() -> None:
 
 
 def test_every_action_has_a_handler() -> None:
-    from errdex.executor.createos.server import _Handler
-
-    assert all(callable(getattr(_Handler, "_fault_" + action.replace("-", "_"), None)) for action in ACTIONS)
+    assert all(callable(getattr(Handler, "_fault_" + action.replace("-", "_"), None)) for action in ACTIONS)
 
 
 @pytest.mark.parametrize(

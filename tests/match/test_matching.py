@@ -111,7 +111,7 @@ def test_unreadable_file_is_a_problem(tmp_path: Path, kb: errdex.KnowledgeBase) 
     dangling.symlink_to(tmp_path / "rotated-away.log")
     summary = MatchSummary()
     assert list(match_files([dangling], kb=kb, summary=summary)) == []
-    assert summary.problems == [f"{dangling}: cannot read: no such file or directory"]
+    assert summary.problems == [f"{dangling}: cannot read: no such file or folder"]
 
 
 def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:

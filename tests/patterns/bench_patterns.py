@@ -3,8 +3,8 @@
     .venv/bin/python tests/patterns/bench_patterns.py [N]
 
 Runs every step in a fresh process so that in-process caches do not flatter
-the numbers: analysis, compile_problems cold (empty verdict cache) and warm
-(verdict cache filled by the cold run).
+the numbers: analysis, then compile_problems (which caches nothing: verdicts
+are kept by errdex.patterns.facts.PatternFacts).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,16 +38,16 @@ def _analysis(n: int) -> dict[str, float]:
     return out
 
 
-def _compile(n: int, cache_dir: str | None) -> dict[str, object]:
+def _compile(n: int) -> dict[str, object]:
     from errdex.patterns import compile_problems
     from patterns_corpus import realistic_patterns
 
     pats = realistic_patterns(n)
     t = time.perf_counter()
-    report = compile_problems(pats, cache_dir=Path(cache_dir) if cache_dir else None)
+    report = compile_problems(pats)
     total = time.perf_counter() - t
     return {"total": total, "seconds": report.seconds, "compiled": report.compiled,
-            "cached": report.cached, "problems": sum(bool(v) for v in report.values()),
+            "problems": sum(bool(v) for v in report.values()),
             "skipped": report.skipped}
 
 
@@ -64,22 +63,17 @@ def main() -> None:
         if kind == "analysis":
             print(json.dumps(_analysis(n)))
         else:
-            print(json.dumps(_compile(n, sys.argv[4] if len(sys.argv) > 4 else None)))
+            print(json.dumps(_compile(n)))
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     print(f"{n} realistic patterns")
     for k, v in _child(["analysis", str(n)]).items():  # type: ignore[union-attr]
         print(f"  {k:24s} {v:7.3f} s  ({v / n * 1e6:6.1f} us/pattern)")
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, args in [("cold, no cache", ["compile", str(n)]),
-                            ("cold, empty cache dir", ["compile", str(n), tmp]),
-                            ("warm cache, fresh process", ["compile", str(n), tmp])]:
-            r = _child(args)
-            assert isinstance(r, dict)
-            per = ", ".join(f"{e} {s:.3f}s" for e, s in r["seconds"].items())
-            print(f"  compile_problems {label:26s} total {r['total']:.3f}s: {per}")
-            print(f"      compiled={r['compiled']} cached={r['cached']} problems={r['problems']} "
-                  f"skipped={r['skipped']}")
+    r = _child(["compile", str(n)])
+    assert isinstance(r, dict)
+    per = ", ".join(f"{e} {s:.3f}s" for e, s in r["seconds"].items())
+    print(f"  compile_problems total {r['total']:.3f}s: {per}")
+    print(f"      compiled={r['compiled']} problems={r['problems']} skipped={r['skipped']}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from errdex.checks.registry import problem_label
 from errdex.records.canonical import canonical_text, fmt, fmt_text
 from tests.conftest import SEED_PATH, SHARED
 
@@ -93,7 +94,7 @@ def test_fmt_refuses_what_validate_reports_as_a_parse_finding(tmp_path: Path, se
     assert after in text
     path.write_text(text, encoding="utf-8")
     for check in (True, False):
-        result = fmt([path], check=check)
+        result = fmt([path], check=check, label=problem_label)
         assert result.changed == [] and result.unchanged == []
         assert [(p, m.split()[0]) for p, _, _, m in result.failed] == [(str(path), code)]
     assert path.read_text(encoding="utf-8") == text
@@ -105,8 +106,9 @@ def test_fmt_of_a_text_is_the_canonical_form(seed: dict[str, Any]) -> None:
     assert not fmt_text(canonical_text(seed).encode()).changed
     line = canonical_text(seed, bundle_line=True)
     assert fmt_text(f"{line}\n{json.dumps(seed)}\n".encode()).text == f"{line}\n{line}\n"
-    refused = fmt_text(b'{"a": 1, "a": 2}')
-    assert refused.text is None and refused.failed[0][2].startswith("EDX004")
+    refused = fmt_text(b'{"a": 1, "a": 2}', label=problem_label)
+    assert refused.text is None and refused.failed[0][2].startswith("EDX004 duplicate-key: ")
+    assert fmt_text(b'{"a": 1, "a": 2}').failed[0][2].startswith("duplicate-key: ")  # no registry: the kind
 
 
 def test_fmt_dash_reads_stdin_and_writes_stdout(cli, tmp_path: Path, seed: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ def test_bundle_lines_keep_their_line_numbers(tmp_path: Path, seed: dict[str, An
     bundle.write_text(f"{line}\n\n{{broken\n{line}\n")
     docs = list(iter_documents([bundle]))
     assert len(docs) == 3
-    assert docs[1].problems[0].code == "EDX001" and docs[1].problems[0].line == 3
+    assert docs[1].problems[0].kind.value == "invalid-json" and docs[1].problems[0].line == 3
     assert docs[2].parsed.line_offset == 3
 
 
@@ -43,7 +43,7 @@ def test_gzipped_bundle(tmp_path: Path, seed: dict[str, Any]) -> None:
 def test_broken_gzip_is_a_problem(tmp_path: Path) -> None:
     bundle = tmp_path / "dump.jsonl.gz"
     bundle.write_bytes(b"not gzip at all")
-    assert [p.code for d in iter_documents([bundle]) for p in d.problems] == ["EDX007"]
+    assert [p.kind.value for d in iter_documents([bundle]) for p in d.problems] == ["unreadable-input"]
 
 
 def test_stdin_single_document_and_bundle(seed: dict[str, Any]) -> None:
@@ -57,7 +57,7 @@ def test_stdin_single_document_and_bundle(seed: dict[str, Any]) -> None:
 def test_missing_and_empty_inputs_are_problems(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     docs = list(iter_documents([tmp_path / "nope.json", tmp_path / "empty"]))
-    assert [p.code for d in docs for p in d.problems] == ["EDX007", "EDX007"]
+    assert [p.kind.value for d in docs for p in d.problems] == ["unreadable-input", "unreadable-input"]
     assert "no such file" in docs[0].problems[0].message
 
 
@@ -82,8 +82,8 @@ def test_folder_links_that_loop_are_reported_once_and_the_walk_ends(tmp_path: Pa
     assert time.monotonic() - started < 2
     read = [d.path for d in docs if not d.problems]
     assert read == [str(folder / "a.json")]
-    skipped = sorted((Path(d.path).name, d.problems[0].code) for d in docs if d.problems)
-    assert skipped == [("again", "EDX007"), ("top", "EDX007"), ("up", "EDX007")]
+    skipped = sorted((Path(d.path).name, d.problems[0].kind.value) for d in docs if d.problems)
+    assert skipped == [("again", "unreadable-input"), ("top", "unreadable-input"), ("up", "unreadable-input")]
     assert all("symbolic link" in d.problems[0].message for d in docs if d.problems)
     assert record_files([tmp_path / "records"]) == [str(folder / "a.json")]
 
@@ -122,8 +122,8 @@ def test_a_bundle_line_longer_than_a_record_file_may_be_is_refused_without_readi
     bundle = tmp_path / "dump.jsonl.gz"
     bundle.write_bytes(gzip.compress(f"{short}\n{' ' * 5_000_000}{line}\n{short}\n".encode()))
     docs = list(iter_documents([bundle]))
-    assert [(d.problems[0].code, d.problems[0].line) if d.problems else d.parsed.line_offset for d in docs] == \
-        [0, ("EDX007", 2), 2]
+    assert [(d.problems[0].kind.value, d.problems[0].line) if d.problems else d.parsed.line_offset for d in docs] == \
+        [0, ("unreadable-input", 2), 2]
     assert "longer than" in docs[1].problems[0].message
 
 
@@ -133,7 +133,7 @@ def test_a_bundle_of_blank_lines_is_empty_as_an_empty_record_file_is(tmp_path: P
     for name, data in (("none.jsonl", b""), ("blank.jsonl", b"\n  \n\r\n")):
         (tmp_path / name).write_bytes(data)
         [doc] = list(iter_documents([tmp_path / name]))
-        assert [p.code for p in doc.problems] == ["EDX005"]
+        assert [p.kind.value for p in doc.problems] == ["empty-file"]
 
 
 def test_one_file_named_twice_is_read_once(tmp_path: Path, seed: dict[str, Any], cli) -> None:

@@ -10,7 +10,7 @@ from errdex._version import __version__
 
 # Names load their module on first use, so `import errdex` (and every CLI start) stays fast.
 _LAZY = {
-    "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.base",
+    "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.registry",
     "ValidationConfig": "errdex.checks.config", "load_config": "errdex.checks.config",
     "explain_check": "errdex.checks.explain",
     "ValidationReport": "errdex.checks.runner", "validate": "errdex.checks.runner",
@@ -34,7 +34,8 @@ __getattr__ = lazy_names("errdex", _LAZY, globals())
 
 
 if TYPE_CHECKING:
-    from errdex.checks.base import Check, Finding, registry
+    from errdex.checks.base import Check, Finding
+    from errdex.checks.registry import registry
     from errdex.checks.config import ValidationConfig, load_config
     from errdex.checks.explain import explain_check
     from errdex.checks.runner import ValidationReport, validate

@@ -25,12 +25,14 @@ import signal
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "stage",
-           "write_atomic"]
+from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
+
+__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replacing",
+           "stage", "write_atomic"]
 
 #: The journal of a change of many files, in the folder that was locked for it.
 JOURNAL = ".errdex-journal.json"
@@ -39,16 +41,14 @@ _OLD_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # before the owner's pid w
 _OLD_AGE_S = 3600.0
 
 
-def read_regular(path: Path, *, limit: int, error: type[Exception], what: str) -> bytes:
+def read_regular(path: Path, *, limit: int, error: type[ErrdexError], what: str) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes, or ``error`` saying why not: a FIFO or a
     device (``/dev/zero``) is refused at once instead of waited on or read forever. ``what`` names the file in
     the size message ("a plan")."""
-    from errdex.errors import os_reason
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not wait for a writer
     except OSError as exc:
-        raise error(f"{path}: cannot read: {os_reason(exc)}") from exc
+        raise from_oserror(exc, path, action="read", error=error) from exc
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -58,7 +58,7 @@ def read_regular(path: Path, *, limit: int, error: type[Exception], what: str) -
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
-            raise error(f"{path}: cannot read: {os_reason(exc)}") from exc
+            raise from_oserror(exc, path, action="read", error=error) from exc
     if len(data) > limit:  # grew while read
         raise error(f"{path}: file is over {limit:,} bytes; {what} holds at most {limit:,} bytes")
     return data
@@ -73,10 +73,6 @@ def crash_point(name: str) -> None:
 def refuse_special(path: Path) -> None:
     """Refuse to replace ``path`` when it is a device, a FIFO or a socket: a write through a temporary file and a
     rename would put a regular file in its place (``--output /dev/null`` run as root replaced /dev/null)."""
-    import stat
-
-    from errdex.errors import UsageError
-
     try:
         mode = os.lstat(path).st_mode
     except OSError:
@@ -121,6 +117,30 @@ def write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+@contextmanager
+def replacing(target: Path, *, companions: Sequence[str] = ()) -> Iterator[Path]:
+    """A temporary path beside ``target`` for the block to write (by any means: a DuckDB file, a Parquet export),
+    renamed over ``target`` when the block ends without an error.
+
+    The path is ``.NAME.PID.tmp`` (what :func:`clean_leftovers` recognises once its process is gone); it and its
+    ``companions`` (suffixes added to its name, e.g. DuckDB's ``.wal``) are removed before the block and after
+    it, whatever happened. OSErrors are the caller's to translate (it knows what it was writing).
+    """
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    leftovers = [tmp, *(tmp.with_name(tmp.name + suffix) for suffix in companions)]
+    try:
+        for leftover in leftovers:
+            leftover.unlink(missing_ok=True)
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        for leftover in leftovers:
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 def stage(path: Path, data: bytes) -> Path:
@@ -255,8 +275,6 @@ def all_or_nothing(journal: Path, *, command: str, untouched: str,
     the change (the journal was written) or ``untouched`` (it was not). Any
     failure before the journal removes what was staged.
     """
-    from errdex.errors import InputError
-
     change = Change(journal)
     try:
         yield change
@@ -286,22 +304,15 @@ def recover(journal: Path) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        from errdex.errors import InputError
-
-        raise InputError(f"{journal}: cannot read the journal of an interrupted change: "
-                         f"{(exc.strerror or str(exc)).lower()}") from exc
+        raise from_oserror(exc, journal, action="read the journal of an interrupted change") from exc
     try:
         record = json.loads(text)
         renames = [(Path(tmp), Path(target)) for tmp, target in record["renames"]]
         pid = int(record["pid"])
     except (ValueError, KeyError, TypeError) as exc:
-        from errdex.errors import DataError
-
         raise DataError(f"{journal}: not the journal of an errdex change; remove it once you have "
                         "checked the files it names") from exc
     if _alive(pid) and pid != os.getpid():
-        from errdex.errors import InputError
-
         raise InputError(f"{journal}: process {pid} is still making this change; wait for it to finish")
     done = 0
     for tmp, target in renames:

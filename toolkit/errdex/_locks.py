@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from errdex._files import JOURNAL, clean_leftovers, journal_paths, recover
-from errdex.errors import InputError
+from errdex.errors import InputError, from_oserror
 
 __all__ = ["LOCK_FILE", "LOCK_WAIT_S", "hold", "journal_for", "records_lock"]
 
@@ -90,7 +90,7 @@ def _acquire(lock: Path, what: str, deadline: float, wait: float) -> int:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
-            raise InputError(f"{lock}: cannot take the lock for {what}: {(exc.strerror or str(exc)).lower()}") from exc
+            raise from_oserror(exc, lock, action=f"take the lock for {what}") from exc
         try:
             while True:
                 try:

@@ -12,6 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from errdex._files import clean_leftovers
+from errdex.errors import os_reason
+from errdex.terminal import safe
+
 __all__ = ["cache_dir", "usable_cache"]
 
 _warned: set[str] = set()
@@ -38,8 +42,6 @@ def cache_dir() -> Path:
 
 
 def _clean(root: Path) -> None:
-    from errdex._files import clean_leftovers
-
     clean_leftovers(root)
     try:
         folders = [entry.path for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False)]
@@ -61,9 +63,7 @@ def usable_cache(name: str = "") -> Path | None:
         key = str(cache_dir())
         if key not in _warned:
             _warned.add(key)
-            from errdex.terminal import safe
-
-            reason = (exc.strerror or str(exc)).lower()
+            reason = os_reason(exc)
             sys.stderr.write(safe(f"errdex: warning: the cache folder {folder} cannot be used ({reason}); "
                                   f"working without a cache", newlines=False) + "\n")
         return None

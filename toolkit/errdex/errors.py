@@ -1,4 +1,4 @@
-"""The errdex exception hierarchy.
+"""The errdex exception hierarchy: one tree, rooted at :class:`ErrdexError`.
 
 Every error errdex raises on purpose derives from :class:`ErrdexError`, and
 lower-level errors (OS, JSON, DuckDB, jsonschema) are translated into one of
@@ -9,8 +9,17 @@ these at the boundary where they happen, with ``raise ... from exc``::
     │   └── ConfigError          a broken errdex.toml / [tool.errdex] table
     ├── InputError               an input that cannot be read at all
     │   └── RecordNotFound       no record with that id or slug
-    └── DataError                data that was read but is not acceptable
-        └── FormatError          a file that is not in canonical form
+    ├── DataError                data that was read but is not acceptable
+    │   └── FormatError          a file that is not in canonical form
+    └── CreateosError            the modelled CreateOS client failed (errdex.executor.createos.errors)
+        ├── CreateosConnectionError, CreateosApiError, CreateosCleanupError
+        └── CreateosTimeoutError, CreateosCancelledError
+
+The CreateOS branch models the errors of an upstream TypeScript client: its
+class names and messages are the ones error records describe, and each class
+carries the upstream class name in ``error_class``. They are still errdex's
+errors (a proof that raises one reports it like any other), so they hang
+from the same root; an executor family adds its own branch the same way.
 
 The CLI prints ``str(error)`` as one line on stderr and exits 2 for a
 :class:`UsageError`, 1 for everything else. :func:`from_oserror` is the one
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import TypeVar, overload
 
 __all__ = [
     "ConfigError",
@@ -99,10 +109,26 @@ def os_reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def from_oserror(exc: OSError, path: object = None, *, action: str = "") -> InputError:
-    """The :class:`InputError` to raise (``from exc``) for an OSError: it names the file (``path``, else the
-    error's own file name) and says what went wrong in our words, e.g. ``x.json: cannot read: permission denied``."""
+_E = TypeVar("_E", bound=ErrdexError)
+
+
+@overload
+def from_oserror(exc: OSError, path: object = None, *, action: str = "") -> InputError: ...
+
+
+@overload
+def from_oserror(exc: OSError, path: object = None, *, action: str = "", error: type[_E]) -> _E: ...
+
+
+def from_oserror(exc: OSError, path: object = None, *, action: str = "",
+                 error: type[ErrdexError] = InputError) -> ErrdexError:
+    """The error to raise (``from exc``) for an OSError: it names the file (``path``, else the error's own file
+    name) and says what went wrong in our words, e.g. ``x.json: cannot read: permission denied``.
+
+    It is an :class:`InputError` unless ``error`` names another class (a caller for whom an unreadable file is
+    bad data, say).
+    """
     where = path if path is not None else exc.filename
     verb = f"cannot {action}: " if action else ""
     reason = os_reason(exc)
-    return InputError(f"{where}: {verb}{reason}" if where is not None else f"{verb}{reason}")
+    return error(f"{where}: {verb}{reason}" if where is not None else f"{verb}{reason}")

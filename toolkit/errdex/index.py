@@ -42,6 +42,7 @@ from errdex._files import clean_leftovers, crash_point, refuse_special
 from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, UsageError
+from errdex.records.duplicates import first_duplicate
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.sources import bundled_records_dir
 
@@ -144,9 +145,8 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         for name, _ in _SCALARS:
             columns[name].append(record.get(name, "active" if name == "status" else None))
         pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
-        sized = not patterns.size_problems(pattern)  # an oversized pattern is never compiled (EDX125), as in the CLI
-        every_line = sized and patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
-        portable = sized and (patterns.is_portable(pattern) or every_line)
+        portable = patterns.refusal(pattern) is None  # the CLI matcher's rule
+        every_line = portable and patterns.matches_every_line(pattern)  # matched on every line, as the CLI does
         columns["dataset_version"].append(item.dataset_version)
         columns["source_path"].append(item.path)
         columns["pattern_re2"].append(patterns.to_re2(pattern, allow_empty=every_line) if portable else None)
@@ -230,11 +230,9 @@ def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named
     (a damaged cached index is errdex's own and is simply rebuilt); ``reuse``: keep an index that another run
     built fresh while this one waited for the lock."""
     refuse_special(target)
-    seen: set[str] = set()
-    for item in items:
-        if item.record["id"] in seen:
-            raise DataError(f"record id {item.record['id']!r} appears twice; run 'errdex validate'")
-        seen.add(item.record["id"])
+    clash = first_duplicate(items, lambda item: str(item.record["id"]))
+    if clash is not None:
+        raise DataError(f"record id {clash[0].record['id']!r} appears twice; run 'errdex validate'")
     if named:
         _refuse_foreign(target)
     try:

@@ -21,14 +21,21 @@ from typing import Any
 import pydantic
 import re2
 
-from errdex.errors import UsageError
+from errdex.errors import RecordNotFound, UsageError
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
-from errdex.executor.createos.bounds import (MAX_RECORD_TOTAL_MS, MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS,
-                                             record_need_ms, scenario_limit_s, scenario_need_ms, scenario_times)
+from errdex.executor.createos.bounds import scenario_limit_s
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options
 from errdex.records.loader import load_records
 from errdex.records.models import Scenario
+from errdex.records.scenarios.createos import (
+    MAX_RECORD_TOTAL_MS,
+    MAX_SCENARIO_MS,
+    MAX_SCENARIO_TOTAL_MS,
+    record_need_ms,
+    scenario_need_ms,
+    scenario_times,
+)
 
 __all__ = ["ProofReport", "RecordProof", "ScenarioProof", "prove", "prove_scenario"]
 
@@ -174,17 +181,9 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: floa
     """
     started = time.monotonic()
     limit = scenario_limit_s(raw) if timeout is None else timeout
-    scenario_id = raw.get("id") if isinstance(raw.get("id"), str) else "?"
-    if (beyond := _beyond_bounds(raw)) is not None:  # what validate refuses (EDX205) is not run for a minute
-        return ScenarioProof(scenario_id, False, {}, [beyond])
-    try:
-        scenario = Scenario.model_validate(raw)
-    except pydantic.ValidationError as exc:
-        problem = exc.errors()[0]
-        where = "/".join(str(p) for p in problem["loc"])
-        return ScenarioProof(scenario_id, False, {}, [f"invalid scenario at {where}: {problem['msg']}"])
-    outcome: dict[str, Any] = {}
-    failures: list[str] = []
+    scenario = _checked(raw)
+    if isinstance(scenario, ScenarioProof):
+        return scenario
     try:
         server = FakeCreateos(
             plan=[fault.model_dump(exclude_none=True) for fault in scenario.server.faults],
@@ -194,52 +193,80 @@ def prove_scenario(record: dict[str, Any], raw: dict[str, Any], *, timeout: floa
         )
     except (ValueError, TypeError) as exc:
         return ScenarioProof(scenario.id, False, {}, [f"the fake server refuses the scenario: {exc}"])
+    failures: list[str] = []
     with server:
-        client = CreateosClient(
-            server.url, PROOF_API_KEY, timeout_ms=scenario.call.clientTimeoutMs, pace_ms=0,
-            poll_interval_ms=20, reconnect_delay_ms=20,
-        )
-        cancel = threading.Event()
-        timer = None
-        # a cancel due after the time limit never comes (and a huge delay overflows the clock's wait)
-        if scenario.call.cancelAfterMs is not None and scenario.call.cancelAfterMs / 1000 < limit:
-            timer = threading.Timer(scenario.call.cancelAfterMs / 1000, cancel.set)
-            timer.daemon = True
-            timer.start()
-
-        def run() -> None:
-            try:
-                outcome["returns"] = _run_call(scenario, client, cancel)
-            except CreateosError as exc:
-                outcome["raises"] = exc
-            except Exception as exc:  # noqa: BLE001  (a bug in the executor is a failed proof, not a crash)
-                outcome["crash"] = exc
-
-        worker = threading.Thread(target=run, name=f"proof-{scenario.id}", daemon=True)
-        worker.start()
-        worker.join(limit)
-        if timer:
-            timer.cancel()
-        timed_out = worker.is_alive()
-        if timed_out:
-            cancel.set()
+        outcome = _run(scenario, server, limit)
+        if outcome is None:
             failures.append(f"timed out after {limit:g} s (the scenario's call did not finish; see --timeout)")
         facts = server.facts()
-    observed: dict[str, Any]
-    if timed_out:  # what the cancelled call does while its server stops is not an observation
-        observed = {"outcome": "unfinished"}
-    elif "raises" in outcome:
-        error = outcome["raises"]
-        observed = {"outcome": "raises", "errorClass": error.error_class, "message": str(error)}
-    elif "returns" in outcome:
-        observed = {"outcome": "returns", "result": outcome["returns"]}
-    elif "crash" in outcome:
-        error = outcome["crash"]
-        observed = {"outcome": "crash", "errorClass": type(error).__name__, "message": str(error)}
-    else:
-        observed = {"outcome": "unfinished"}
+    observed = _observation(outcome)
     failures.extend(_judge(record, scenario, observed, facts))
     return ScenarioProof(scenario.id, not failures, observed, failures, facts, time.monotonic() - started)
+
+
+def _checked(raw: dict[str, Any]) -> Scenario | ScenarioProof:
+    """The scenario, or the failed proof of one that cannot be run: beyond the bounds or not valid."""
+    scenario_id = str(raw["id"]) if isinstance(raw.get("id"), str) else "?"
+    if (beyond := _beyond_bounds(raw)) is not None:  # what validate refuses (EDX205) is not run for a minute
+        return ScenarioProof(scenario_id, False, {}, [beyond])
+    try:
+        return Scenario.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        problem = exc.errors()[0]
+        where = "/".join(str(p) for p in problem["loc"])
+        return ScenarioProof(scenario_id, False, {}, [f"invalid scenario at {where}: {problem['msg']}"])
+
+
+def _run(scenario: Scenario, server: FakeCreateos, limit: float) -> dict[str, Any] | None:
+    """Make the scenario's call against the running server in a thread of its own, cancelled when it asks for it;
+    what it returned, raised or crashed with (one key of ``returns``, ``raises``, ``crash``; none: it never
+    finished), or None when it was still running after ``limit`` seconds (then it is cancelled)."""
+    client = CreateosClient(
+        server.url, PROOF_API_KEY, timeout_ms=scenario.call.clientTimeoutMs, pace_ms=0,
+        poll_interval_ms=20, reconnect_delay_ms=20,
+    )
+    outcome: dict[str, Any] = {}
+    cancel = threading.Event()
+    timer = None
+    # a cancel due after the time limit never comes (and a huge delay overflows the clock's wait)
+    if scenario.call.cancelAfterMs is not None and scenario.call.cancelAfterMs / 1000 < limit:
+        timer = threading.Timer(scenario.call.cancelAfterMs / 1000, cancel.set)
+        timer.daemon = True
+        timer.start()
+
+    def run() -> None:
+        try:
+            outcome["returns"] = _run_call(scenario, client, cancel)
+        except CreateosError as exc:
+            outcome["raises"] = exc
+        except Exception as exc:  # noqa: BLE001  (a bug in the executor is a failed proof, not a crash)
+            outcome["crash"] = exc
+
+    worker = threading.Thread(target=run, name=f"proof-{scenario.id}", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if timer:
+        timer.cancel()
+    if worker.is_alive():
+        cancel.set()
+        return None
+    return outcome
+
+
+def _observation(outcome: dict[str, Any] | None) -> dict[str, Any]:
+    """What was observed, as the proof reports it; a call that timed out observed nothing (what the cancelled
+    call does while its server stops is not an observation)."""
+    if outcome is None:
+        return {"outcome": "unfinished"}
+    if "raises" in outcome:
+        error = outcome["raises"]
+        return {"outcome": "raises", "errorClass": error.error_class, "message": str(error)}
+    if "returns" in outcome:
+        return {"outcome": "returns", "result": outcome["returns"]}
+    if "crash" in outcome:
+        error = outcome["crash"]
+        return {"outcome": "crash", "errorClass": type(error).__name__, "message": str(error)}
+    return {"outcome": "unfinished"}
 
 
 def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any], facts: dict[str, Any]) -> list[str]:
@@ -318,8 +345,6 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
         found = {r.id for r in report.records} | {r.slug for r in report.records}
         missing = sorted(wanted - found)
         if missing:
-            from errdex.errors import RecordNotFound
-
             raise RecordNotFound(f"no record with id or slug {missing[0]!r}")
     report.seconds = time.monotonic() - started
     return report

@@ -1,11 +1,17 @@
-"""The pieces every check is made of: findings, problems, record contexts, the registry."""
+"""The pieces every check is made of: findings, problems, record contexts, and ``register``.
+
+``register`` only records a class; :mod:`errdex.checks.registry` imports every
+check module and is where checks are looked up (this module imports none of them).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
+
+from errdex.records.problems import ProblemKind
 
 __all__ = [
     "Check",
@@ -13,8 +19,9 @@ __all__ = [
     "Level",
     "Problem",
     "RecordContext",
+    "iter_strings",
     "register",
-    "registry",
+    "registered",
 ]
 
 Level = Literal["error", "warning", "info"]
@@ -94,7 +101,7 @@ class RecordContext:
 
 
 class Check:
-    """A validation check: a stable code, a kebab-case name, a severity and a summary.
+    """A validation check: a stable code, a kebab-case name, a severity, a summary and its rule.
 
     ``check`` looks at one record; ``finalize`` runs once after every record
     was seen, for checks across records. A check instance lives for one run.
@@ -103,9 +110,14 @@ class Check:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Level] = "error"
+    #: One sentence, as ``validate --list-checks`` prints it.
     summary: ClassVar[str]
-    #: "parse" checks are reported by the loader, "record" checks by ``check``.
+    #: What the check asserts, in Markdown, as the README's checks table shows it.
+    rule: ClassVar[str]
+    #: "parse" checks are reported while reading and loading, "record" checks by ``check``.
     stage: ClassVar[str] = "record"
+    #: The kind of reading problem a parse check reports (None: the check finds its problems itself).
+    kind: ClassVar[ProblemKind | None] = None
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         return ()
@@ -114,26 +126,29 @@ class Check:
         return ()
 
 
-_REGISTRY: dict[str, type[Check]] = {}
+_BY_CODE: dict[str, type[Check]] = {}
+_BY_NAME: dict[str, type[Check]] = {}
 
 
-def register(cls: type[Check]) -> type[Check]:
+C = TypeVar("C", bound="type[Check]")
+
+
+def register(cls: C) -> C:
     """Class decorator: add a check to the registry (codes and names must be unique)."""
-    for other in _REGISTRY.values():
-        if other.code == cls.code or other.name == cls.name:
-            raise RuntimeError(f"check {cls.code} {cls.name} clashes with {other.code} {other.name}")
-    _REGISTRY[cls.code] = cls
+    other = _BY_CODE.get(cls.code) or _BY_NAME.get(cls.name)
+    if other is not None:
+        raise RuntimeError(f"check {cls.code} {cls.name} clashes with {other.code} {other.name}")
+    _BY_CODE[cls.code] = _BY_NAME[cls.name] = cls
     return cls
 
 
-def registry() -> dict[str, type[Check]]:
-    """Every registered check by code, in code order."""
-    from errdex.checks import identity, lifecycle, metadata, parse, pattern, scenario, source  # noqa: F401  (registration)
-
-    return dict(sorted(_REGISTRY.items()))
+def registered() -> dict[str, type[Check]]:
+    """The checks registered so far, by code in code order (:func:`errdex.checks.registry.registry` has all)."""
+    return dict(sorted(_BY_CODE.items()))
 
 
 def iter_strings(values: Iterable[Any]) -> Iterator[tuple[int, str]]:
+    """The strings among ``values``, with their index."""
     for index, value in enumerate(values):
         if isinstance(value, str):
             yield index, value

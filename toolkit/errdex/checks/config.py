@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import read_regular
-from errdex.checks.base import Check, registry
+from errdex.checks.base import Check
+from errdex.checks.registry import registry
 from errdex.errors import ConfigError, UsageError
 
 __all__ = ["ValidationConfig", "always_runs", "find_config", "load_config", "resolve_checks"]
@@ -137,13 +138,16 @@ def load_config(path: Path | None) -> ValidationConfig:
 def always_runs(code: str) -> bool:
     """Whether a check runs whatever is selected or ignored: the parse and schema findings (EDX001-EDX011),
     which say that a record cannot be loaded by index, export, release, prove or the site at all."""
-    return code < "EDX100"
+    cls = registry().get(code)
+    return cls is not None and cls.stage == "parse"
 
 
-def enabled_checks(config: ValidationConfig, select: Sequence[str] | None, ignore: Sequence[str] | None) -> dict[str, type[Check]]:
+def enabled_checks(config: ValidationConfig, select: Sequence[str] | None,
+                   ignore: Sequence[str] | None) -> dict[str, type[Check]]:
     """The checks that run: the command line's select/ignore win over the configuration's; the checks that
     :func:`always_runs` names are never left out."""
-    chosen = resolve_checks(select if select else config.select, origin="--select" if select else config.source or "select")
+    chosen = resolve_checks(select if select else config.select,
+                            origin="--select" if select else config.source or "select")
     chosen -= resolve_checks(config.ignore, origin=config.source or "ignore")
     chosen -= resolve_checks(ignore or (), origin="--ignore")
     chosen |= {code for code in registry() if always_runs(code)}

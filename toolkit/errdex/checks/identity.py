@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.duplicates import FirstSeen
 from errdex.records.paths import page_path
 from errdex.records.slug import derive_slug, slug_variants
 
@@ -17,12 +18,14 @@ _NUMBERED = re.compile(r"-(?P<number>[0-9]+)$")
 @register
 class IdFormat(Check):
     code, name = "EDX101", "id-format"
+    rule = "`id` is 16 lowercase hex digits"
     summary = "id is 16 lowercase hexadecimal digits."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         value = ctx.text("id")
         if value is not None and not _ID.fullmatch(value):
-            yield Problem("id", f"id {value!r} is not 16 lowercase hex digits; use e.g. the first 16 hex digits of a random UUID")
+            yield Problem("id", f"id {value!r} is not 16 lowercase hex digits; "
+                                "use e.g. the first 16 hex digits of a random UUID")
 
 
 class _Unique(Check):
@@ -31,31 +34,29 @@ class _Unique(Check):
     field_name: str = ""
 
     def __init__(self) -> None:
-        self.seen: dict[object, RecordContext] = {}
-        self.clashes: list[tuple[RecordContext, RecordContext]] = []
+        self.seen: FirstSeen[Hashable, RecordContext] = FirstSeen()
 
-    def key(self, ctx: RecordContext) -> object | None:
+    def key(self, ctx: RecordContext) -> Hashable | None:
         return ctx.text(self.field_name)
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         key = self.key(ctx)
         if key is not None:
-            first = self.seen.setdefault(key, ctx)
-            if first is not ctx:
-                self.clashes.append((ctx, first))
+            self.seen.add(key, ctx)
         return ()
 
     def describe(self, ctx: RecordContext, first: RecordContext) -> str:
         raise NotImplementedError
 
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
-        for ctx, first in self.clashes:
+        for ctx, first in self.seen.clashes:
             yield ctx, Problem(self.field_name, self.describe(ctx, first))
 
 
 @register
 class IdUnique(_Unique):
     code, name = "EDX102", "id-unique"
+    rule = "no two records share an id"
     summary = "No two records share an id."
     field_name = "id"
 
@@ -66,6 +67,7 @@ class IdUnique(_Unique):
 @register
 class SlugDerived(Check):
     code, name = "EDX111", "slug-derived"
+    rule = "`slug` follows from `errorMessage`"
     summary = "slug is derived from errorMessage (lowercase, runs of other characters as '-', at most 60 characters)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -84,10 +86,11 @@ class SlugDerived(Check):
 @register
 class SlugUnique(_Unique):
     code, name = "EDX112", "slug-unique"
+    rule = "no two records of a repository share a slug"
     summary = "No two records of one repository share a slug."
     field_name = "slug"
 
-    def key(self, ctx: RecordContext) -> object | None:
+    def key(self, ctx: RecordContext) -> Hashable | None:
         slug, repo = ctx.text("slug"), ctx.text("repo")
         return None if slug is None or repo is None else (repo, slug)
 
@@ -101,6 +104,7 @@ class SlugUnique(_Unique):
 @register
 class SlugFileName(Check):
     code, name = "EDX113", "slug-file-name"
+    rule = "the file is named `<slug>.json`"
     summary = "The record's file is named <slug>.json."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -108,12 +112,14 @@ class SlugFileName(Check):
         if ctx.fs_path is None or slug is None or ctx.fs_path.suffix != ".json":
             return
         if ctx.fs_path.name != f"{slug}.json":
-            yield Problem("slug", f"file is named {ctx.fs_path.name!r} but the slug is {slug!r}; rename the file to {slug}.json")
+            yield Problem("slug", f"file is named {ctx.fs_path.name!r} but the slug is {slug!r}; "
+                                  f"rename the file to {slug}.json")
 
 
 @register
 class RecordPath(Check):
     code, name = "EDX114", "record-path"
+    rule = "the file sits in `records/<owner>/<repo>/`"
     summary = "The record's file sits in records/<owner>/<repo>/ of its repository."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -134,10 +140,11 @@ class RecordPath(Check):
 @register
 class PagePathUnique(Check):
     code, name = "EDX115", "page-path-unique"
+    rule = "no two records share a site page (`Evil/Repo` and `evil/repo` are one repository, as on GitHub)"
     summary = "No two records share a page of the site (repositories compared without case, as GitHub does)."
 
     def __init__(self) -> None:
-        self.seen: dict[str, RecordContext] = {}
+        self.seen: FirstSeen[str, RecordContext] = FirstSeen()
         self.clashes: list[tuple[RecordContext, RecordContext, str]] = []
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -145,8 +152,8 @@ class PagePathUnique(Check):
         if slug is None or repo is None:
             return ()
         page = page_path(repo, slug)
-        first = self.seen.setdefault(page, ctx)
-        if first is not ctx and (first.text("repo"), first.text("slug")) != (repo, slug):  # the same pair: EDX112
+        first = self.seen.add(page, ctx)
+        if first is not None and (first.text("repo"), first.text("slug")) != (repo, slug):  # the same pair: EDX112
             self.clashes.append((ctx, first, page))
         return ()
 
@@ -155,4 +162,5 @@ class PagePathUnique(Check):
             yield ctx, Problem("repo", (
                 f"repo {ctx.text('repo')!r} and slug {ctx.text('slug')!r} give the page {page}, which "
                 f"{first.text('repo')!r} / {first.text('slug')!r} of {first.path} already has (GitHub does not tell "
-                "repositories apart by case); spell the repository as that record does, or give this record another slug"))
+                "repositories apart by case); spell the repository as that record does, "
+                "or give this record another slug"))

@@ -5,31 +5,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.records.vocabulary import DEFAULT_STATUS, STATUSES, is_active, status_of
 
-_RETIRED = ("withdrawn", "superseded")
+_RETIRED = tuple(status for status in STATUSES if status != DEFAULT_STATUS)
 
 
 @register
 class LifecycleReason(Check):
     code, name = "EDX161", "lifecycle-reason"
+    rule = "a withdrawn or superseded record has a `statusReason`; an active one has no reason or successor"
     summary = "A withdrawn or superseded record says why (statusReason); an active one has no reason or successor."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        status = ctx.record.get("status", "active")
+        status = status_of(ctx.record)
         reason = ctx.record.get("statusReason")
         if status in _RETIRED and not (isinstance(reason, str) and reason.strip()):
             yield Problem("status", f"a {status} record needs statusReason: say why, in one sentence, for its readers")
-        if status == "active" and reason is not None:
+        if status == DEFAULT_STATUS and reason is not None:
             yield Problem("statusReason", "statusReason is only for withdrawn or superseded records; remove it")
         if status == "superseded" and not ctx.record.get("supersededBy"):
             yield Problem("status", "a superseded record needs supersededBy: the id of the record that replaces it")
         if status != "superseded" and ctx.record.get("supersededBy") is not None:
-            yield Problem("supersededBy", "supersededBy is only for superseded records; set status to superseded or remove it")
+            yield Problem("supersededBy",
+                          "supersededBy is only for superseded records; set status to superseded or remove it")
 
 
 @register
 class SuccessorExists(Check):
     code, name = "EDX162", "successor-exists"
+    rule = "`supersededBy` names another record of the dataset, which is itself active"
     summary = "supersededBy names another record of the dataset, which is not itself retired."
 
     def __init__(self) -> None:
@@ -49,9 +53,11 @@ class SuccessorExists(Check):
         for ctx, successor in self.pointers:
             target = self.records.get(successor)
             if successor == ctx.text("id"):
-                yield ctx, Problem("supersededBy", "supersededBy names the record itself; name the record that replaces it")
+                yield ctx, Problem("supersededBy",
+                                   "supersededBy names the record itself; name the record that replaces it")
             elif target is None:
                 yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is not a record of this dataset")
-            elif target.record.get("status", "active") != "active":
-                yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is itself {target.record.get('status')}; "
+            elif not is_active(target.record):
+                status = target.record.get("status")
+                yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is itself {status}; "
                                                    "point at the active record that replaces both")

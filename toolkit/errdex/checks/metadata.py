@@ -16,23 +16,27 @@ _LISTS = ("solutions", "preventionTips", "tags")
 @register
 class TimestampFormat(Check):
     code, name = "EDX141", "timestamp-format"
+    rule = "timestamps are RFC 3339"
     summary = "analyzedAt, contentChangedAt and datasetVersion are RFC 3339 timestamps."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         for name in _TIMESTAMPS:
             value = ctx.text(name)
             if value is not None and parse_rfc3339(value) is None:
-                yield Problem(name, f"{name} {value!r} is not an RFC 3339 timestamp; write e.g. 2026-09-18T08:03:59.046Z")
+                yield Problem(name, f"{name} {value!r} is not an RFC 3339 timestamp; "
+                                    "write e.g. 2026-09-18T08:03:59.046Z")
         if isinstance(ctx.dataset_version, str) and parse_rfc3339(ctx.dataset_version) is None:
             yield Problem(
                 "../datasetVersion",
-                f"datasetVersion {ctx.dataset_version!r} is not an RFC 3339 timestamp; write e.g. 2026-09-22T11:17:16.035Z",
+                f"datasetVersion {ctx.dataset_version!r} is not an RFC 3339 timestamp; "
+                "write e.g. 2026-09-22T11:17:16.035Z",
             )
 
 
 @register
 class TimestampOrder(Check):
     code, name = "EDX142", "timestamp-order"
+    rule = "`analyzedAt <= contentChangedAt <= datasetVersion`"
     summary = "analyzedAt <= contentChangedAt <= datasetVersion."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -40,14 +44,17 @@ class TimestampOrder(Check):
         changed = parse_rfc3339(ctx.text("contentChangedAt") or "")
         released = parse_rfc3339(ctx.dataset_version) if isinstance(ctx.dataset_version, str) else None
         if analyzed and changed and changed < analyzed:
-            yield Problem("contentChangedAt", "contentChangedAt is before analyzedAt; content cannot change before it was analysed")
+            yield Problem("contentChangedAt",
+                          "contentChangedAt is before analyzedAt; content cannot change before it was analysed")
         if changed and released and released < changed:
-            yield Problem("contentChangedAt", "contentChangedAt is after datasetVersion; a release cannot hold a later change")
+            yield Problem("contentChangedAt",
+                          "contentChangedAt is after datasetVersion; a release cannot hold a later change")
 
 
 @register
 class TagFormat(Check):
     code, name = "EDX151", "tag-format"
+    rule = "tags are lowercase kebab-case"
     summary = "Tags are lowercase kebab-case."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -60,6 +67,7 @@ class TagFormat(Check):
 @register
 class UniqueItems(Check):
     code, name = "EDX152", "unique-items"
+    rule = "`solutions`, `preventionTips`, `tags` hold no item twice"
     summary = "solutions, preventionTips and tags hold no item twice."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -75,6 +83,7 @@ class UniqueItems(Check):
 @register
 class BlankItems(Check):
     code, name = "EDX153", "blank-items"
+    rule = "no blank list items"
     summary = "List items are not blank."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -87,6 +96,7 @@ class BlankItems(Check):
 @register
 class HttpStatus(Check):
     code, name = "EDX154", "http-status"
+    rule = "`httpStatus` is null or 100-599"
     summary = "httpStatus is null or an HTTP status code from 100 to 599."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from errdex._version import __version__
 from errdex.checks.base import Check
 from errdex.checks.runner import ValidationReport
 from errdex.terminal import safe
 
-__all__ = ["FORMATS", "render_findings", "render_check_list"]
+__all__ = ["FORMATS", "render_check_list", "render_findings"]
 
 FORMATS = ("text", "json", "github", "sarif")
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -29,7 +30,8 @@ def _text(report: ValidationReport, color: bool) -> str:
 
 
 def summary_line(report: ValidationReport) -> str:
-    checked = f"{report.records} record{'s' if report.records != 1 else ''} in {report.documents} document{'s' if report.documents != 1 else ''}"
+    records, documents = report.records, report.documents
+    checked = f"{records} record{'s' if records != 1 else ''} in {documents} document{'s' if documents != 1 else ''}"
     if not report.findings:
         return f"{checked}: no findings"
     return f"{checked}: {report.errors} error(s), {report.warnings} warning(s), {report.count('info')} note(s)"
@@ -47,7 +49,8 @@ def _github(report: ValidationReport) -> str:
     lines = []
     for f in report.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
-        props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={_escape_property(f.code + ' ' + f.name)}"
+        title = _escape_property(f"{f.code} {f.name}")
+        props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={title}"
         lines.append(safe(f"::{level} {props}::{_escape_data(f.message)}", newlines=False))
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -56,8 +59,6 @@ def _sarif_uri(path: str) -> str:
     """A finding's path as SARIF's ``artifactLocation.uri``: a URI reference, so percent-encoded (a ``#``, a ``?``,
     a space or a ``%`` in a file name would otherwise read as a fragment, a query or an escape); an absolute
     path as a ``file://`` URI. A name that is not UTF-8 keeps its bytes (``%FF``)."""
-    from urllib.parse import quote
-
     posix = path.replace("\\", "/")
     try:
         encoded = quote(posix, safe="/", errors="surrogateescape")
@@ -123,7 +124,8 @@ def render_findings(report: ValidationReport, fmt: str, *, checks: dict[str, typ
 
 def render_check_list(checks: dict[str, type[Check]], fmt: str) -> str:
     """The registry: code, name, severity and summary of every check."""
-    rows = [{"code": c, "name": cls.name, "severity": cls.severity, "stage": cls.stage, "summary": cls.summary} for c, cls in checks.items()]
+    rows = [{"code": c, "name": cls.name, "severity": cls.severity, "stage": cls.stage, "summary": cls.summary}
+            for c, cls in checks.items()]
     if fmt == "json":
         return json.dumps(rows, indent=2) + "\n"
     width = max(len(r["name"]) for r in rows)

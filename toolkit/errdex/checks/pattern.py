@@ -7,7 +7,7 @@ from typing import Any
 
 from errdex import patterns
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.checks.pattern_facts import PatternFacts
+from errdex.patterns.facts import PatternFacts
 
 
 def _facts(ctx: RecordContext) -> PatternFacts:
@@ -33,6 +33,7 @@ def _portable_pattern(ctx: RecordContext) -> str | None:
 @register
 class PatternPortable(Check):
     code, name = "EDX121", "pattern-portable"
+    rule = "`messagePattern` stays in the portable subset"
     summary = (
         "messagePattern stays in the subset on which JavaScript, Python re, RE2/DuckDB and hyperscan agree "
         "(no lookaround, backreferences, named groups, inline flags, \\A \\Z \\u, \\s)."
@@ -47,6 +48,7 @@ class PatternPortable(Check):
 @register
 class PatternEngines(Check):
     code, name = "EDX122", "pattern-engines"
+    rule = "`messagePattern` compiles in Python `re`, RE2, DuckDB, hyperscan and JavaScript"
     summary = "messagePattern compiles in every engine errdex runs it in."
 
     def __init__(self) -> None:
@@ -61,8 +63,6 @@ class PatternEngines(Check):
     def finalize(self) -> Iterable[tuple[RecordContext, Problem]]:
         if not self.by_pattern:
             return
-        from errdex.cache import usable_cache
-
         facts = _facts(next(iter(self.by_pattern.values()))[0])
         verdicts: dict[str, list[list[str]]] = {}
         unknown = []
@@ -73,21 +73,25 @@ class PatternEngines(Check):
             else:
                 verdicts[pattern] = known
         if unknown:
-            report = patterns.compile_problems(unknown, cache_dir=usable_cache("patterns"))
+            report = patterns.compile_problems(unknown)
             complete = set(report.engines) == set(patterns.ENGINES)
-            for pattern, problems in report.items():
-                verdicts[pattern] = [[p.engine, p.message] for p in problems]
+            for pattern, complaints in report.items():
+                verdicts[pattern] = [[p.engine, p.message] for p in complaints]
                 if complete:
                     facts.remember_engine_problems(pattern, verdicts[pattern])
         for pattern, problems in verdicts.items():
             for engine, message in problems:
                 for ctx in self.by_pattern.get(pattern, ()):
-                    yield ctx, Problem("messagePattern", f"{engine} cannot compile it: {message}; keep to the portable subset")
+                    yield ctx, Problem("messagePattern",
+                                       f"{engine} cannot compile it: {message}; keep to the portable subset")
 
 
 @register
 class PatternBacktracking(Check):
     code, name = "EDX123", "pattern-backtracking"
+    rule = ("no nested or adjacent overlapping repeats (unbounded, iterating often or with a wide count), "
+            "nor two around a separator both can match, nor 8 or more overlapping optional parts in a row "
+            "(`[0-9]?[0-9]?...`, `(?:a?){8}`: write `[0-9]{0,8}`)")
     summary = "messagePattern has no shape that backtracks catastrophically (nested or adjacent overlapping repeats)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -99,6 +103,9 @@ class PatternBacktracking(Check):
 @register
 class PatternSize(Check):
     code, name = "EDX125", "pattern-size"
+    rule = (f"`messagePattern` is at most {patterns.MAX_LENGTH:,} characters, holds at most "
+            f"{patterns.size.MAX_ALTERNATIONS} alternations (`a|b`), and its counted repeats expand to at most "
+            f"{patterns.MAX_EXPANSION:,} positions")
     summary = (
         f"messagePattern is at most {patterns.MAX_LENGTH:,} characters, holds at most "
         f"{patterns.size.MAX_ALTERNATIONS} alternations, and its counted repeats expand to at most "
@@ -115,6 +122,7 @@ class PatternSize(Check):
 @register
 class PatternMatchesMessage(Check):
     code, name = "EDX124", "pattern-matches-message"
+    rule = "`messagePattern` matches the whole `errorMessage`"
     summary = "messagePattern matches the whole errorMessage."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:

@@ -7,13 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex.checks.base import Check, Finding, Problem, RecordContext
 from errdex.cache import usable_cache
+from errdex.checks.base import Check, Finding, Problem, RecordContext
 from errdex.checks.config import ValidationConfig, always_runs, enabled_checks, find_config, load_config
-from errdex.checks.pattern_facts import PatternFacts
+from errdex.checks.parse import NotARecord, SchemaViolation, UnsupportedSchemaVersion
+from errdex.checks.registry import for_kind
+from errdex.patterns.facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
-from errdex.records.jsontext import Locator, ParseProblem, without_surrogates
+from errdex.records.envelope import unwrap
+from errdex.records.jsontext import Locator, without_surrogates
 from errdex.records.loader import model_problem, shown_version
+from errdex.records.problems import ParseProblem, ProblemKind
 from errdex.records.schema import SUPPORTED_VERSIONS
 from errdex.records.sources import Document, iter_documents
 
@@ -47,7 +51,7 @@ class ValidationReport:
 
 
 #: Parse findings about one value (NaN, a lone surrogate): the schema's message about that value is noise.
-_VALUE_CODES = ("EDX003", "EDX009")
+_VALUE_CODES = frozenset(for_kind(kind).code for kind in (ProblemKind.NON_FINITE_NUMBER, ProblemKind.INVALID_UNICODE))
 
 
 def _shape(value: Any) -> str | None:
@@ -97,40 +101,25 @@ class _Run:
 
     def document(self, doc: Document) -> RecordContext | None:
         self.report.documents += 1
-        for problem in doc.problems:
-            self._parse_problem(doc, problem)
+        for reading in doc.problems:
+            self._parse_problem(doc, reading)
         if not doc.parsed.parsed:
             return None
         value = doc.value
-        if any(problem.code == "EDX009" for problem in doc.problems):  # reported; the checks see U+FFFD instead
-            value = without_surrogates(value)
+        if any(reading.kind is ProblemKind.INVALID_UNICODE for reading in doc.problems):
+            value = without_surrogates(value)  # reported; the checks see U+FFFD instead
         shape = _shape(value)
         if shape is None:
-            self._finding("EDX006", doc, "", 'top level is not a record envelope {"record": {...}, "datasetVersion": ...} or a record', None)
+            self._finding(NotARecord.code, doc, "", 'top level is not a record envelope '
+                          '{"record": {...}, "datasetVersion": ...} or a record', None)
             return None
-        record = value.get("record") if shape == "envelope" else value
-        prefix = "/record" if shape == "envelope" else ""
+        record, prefix = unwrap(value)
         if not isinstance(record, dict):
-            self._finding("EDX006", doc, prefix, '"record" is not a JSON object; it must hold the record\'s fields', None)
+            self._finding(NotARecord.code, doc, prefix,
+                          '"record" is not a JSON object; it must hold the record\'s fields', None)
             return None
         self.report.records += 1
-        version = record.get("schemaVersion")
-        if version is None and "schemaVersion" not in record:
-            version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
-        if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
-            found = False
-            for problem in schema_problems(value, kind=shape, version=version):
-                self._finding("EDX010", doc, problem.field, problem.message, record)
-                found = True
-            if not found and doc.parsed.has_decimals:
-                # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
-                model = model_problem(value, envelope=shape == "envelope")
-                if model is not None:
-                    self._finding("EDX010", doc, model[0], model[1], record)
-        else:
-            supported = ", ".join(map(str, SUPPORTED_VERSIONS))
-            self._finding("EDX011", doc, f"{prefix}/schemaVersion",
-                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); migrate the record", record)
+        self._schema(doc, value, shape, record, prefix)
         ctx = RecordContext(
             record=record,
             prefix=prefix,
@@ -145,8 +134,30 @@ class _Run:
                 self._record_problem(check, ctx, problem)
         return ctx
 
+    def _schema(self, doc: Document, value: dict[str, Any], shape: str, record: dict[str, Any], prefix: str) -> None:
+        """The findings of the schema of the record's version, or that its version is not supported."""
+        version = record.get("schemaVersion")
+        if version is None and "schemaVersion" not in record:
+            version = SUPPORTED_VERSIONS[-1]  # the schema reports it as missing
+        if isinstance(version, int) and not isinstance(version, bool) and version in SUPPORTED_VERSIONS:
+            found = False
+            for violation in schema_problems(value, kind=shape, version=version):
+                self._finding(SchemaViolation.code, doc, violation.field, violation.message, record)
+                found = True
+            if not found and doc.parsed.has_decimals:
+                # JSON Schema counts 79.0 as an integer; the models every other command loads with do not.
+                model = model_problem(value, envelope=shape == "envelope")
+                if model is not None:
+                    self._finding(SchemaViolation.code, doc, model[0], model[1], record)
+        else:
+            supported = ", ".join(map(str, SUPPORTED_VERSIONS))
+            self._finding(UnsupportedSchemaVersion.code, doc, f"{prefix}/schemaVersion",
+                          f"schemaVersion {shown_version(version)} is not supported (supported: {supported}); "
+                          "migrate the record", record)
+
     def _parse_problem(self, doc: Document, problem: ParseProblem) -> None:
-        self._finding(problem.code, doc, problem.pointer, problem.message, None, (problem.line, problem.column))
+        self._finding(for_kind(problem.kind).code, doc, problem.pointer, problem.message, None,
+                      (problem.line, problem.column))
 
     def _record_problem(self, check: Check, ctx: RecordContext, problem: Problem) -> None:
         self._finding(check.code, ctx.locate, ctx.pointer(problem.field), problem.message, ctx.record)
@@ -158,8 +169,10 @@ class _Run:
         self.pattern_facts.save()
         findings = self.report.findings
         # A semantic check or a parse finding that names a value says more than the schema's generic message.
-        semantic = {(f.path, f.line, f.pointer) for f in findings if f.code >= "EDX100" or f.code in _VALUE_CODES}
-        findings = [f for f in findings if not (f.code == "EDX010" and (f.path, f.line, f.pointer) in semantic)]
+        semantic = {(f.path, f.line, f.pointer) for f in findings
+                    if self.enabled[f.code].stage == "record" or f.code in _VALUE_CODES}
+        findings = [f for f in findings
+                    if not (f.code == SchemaViolation.code and (f.path, f.line, f.pointer) in semantic)]
         findings.sort(key=lambda f: (f.path, f.line, f.column, f.code, f.pointer))
         self.report.findings = findings
         return self.report

@@ -1,4 +1,8 @@
-"""Checks of a record's trigger scenarios (format version 3)."""
+"""Checks of a record's trigger scenarios (format version 3).
+
+What a scenario may say is the CreateOS scenario vocabulary of :mod:`errdex.records.scenarios.createos`; these
+checks use it and import nothing from the executor.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,16 @@ from typing import Any
 
 from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex.records.clauses import CLAUSE_FIELDS, clauses
+from errdex.records.scenarios.createos import (
+    MAX_RECORD_TOTAL_MS,
+    MAX_SCENARIO_MS,
+    MAX_SCENARIO_TOTAL_MS,
+    check_server,
+    fault_spec,
+    record_need_ms,
+    scenario_need_ms,
+    scenario_times,
+)
 
 
 def _scenarios(ctx: RecordContext) -> list[tuple[int, dict[str, Any]]]:
@@ -16,6 +30,7 @@ def _scenarios(ctx: RecordContext) -> list[tuple[int, dict[str, Any]]]:
 @register
 class ScenariosPresent(Check):
     code, name, severity = "EDX201", "scenarios-present", "warning"
+    rule = "a version-3 record has scenarios (warning; error with `--strict`)"
     summary = "A version-3 record has trigger scenarios that prove it (a warning; an error with --strict)."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -27,6 +42,7 @@ class ScenariosPresent(Check):
 @register
 class ScenarioIdUnique(Check):
     code, name = "EDX202", "scenario-id-unique"
+    rule = "scenario ids are unique within the record"
     summary = "Scenario ids are unique within the record."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -42,13 +58,10 @@ class ScenarioIdUnique(Check):
 @register
 class ScenarioVocabulary(Check):
     code, name = "EDX203", "scenario-vocabulary"
+    rule = "faults, programs and sandboxes are valid for the reference executor"
     summary = "Scenario faults, programs and sandboxes are valid in the reference executor's vocabulary."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.executor.createos.faults import FaultRule
-        from errdex.executor.createos.ledger import Ledger
-        from errdex.executor.createos.state import FakeState
-
         for index, scenario in _scenarios(ctx):
             server = scenario.get("server", {})
             if not isinstance(server, dict):
@@ -57,11 +70,11 @@ class ScenarioVocabulary(Check):
                 if not isinstance(rule, dict):
                     continue
                 try:
-                    FaultRule.from_data(rule)
+                    fault_spec(rule)
                 except (ValueError, TypeError, KeyError) as exc:
                     yield Problem(f"scenarios/{index}/server/faults/{number}", f"fault rule is not valid: {exc}")
             try:
-                FakeState(sandboxes=server.get("sandboxes"), programs=server.get("programs") or (), ledger=Ledger())
+                check_server(server.get("sandboxes"), server.get("programs") or ())
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 yield Problem(f"scenarios/{index}/server", f"server set-up is not valid: {exc}")
             expect = scenario.get("expect")
@@ -72,6 +85,7 @@ class ScenarioVocabulary(Check):
 @register
 class ScenarioCoverage(Check):
     code, name = "EDX204", "scenario-coverage"
+    rule = "every clause of `triggerScenarios` and `commonSituations` is covered"
     summary = "Every clause of triggerScenarios and commonSituations is covered by a scenario, and covers name real clauses."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -92,22 +106,22 @@ class ScenarioCoverage(Check):
                     )
                 covered.add(ref)
         for name, count in counts.items():
-            for position in range(1, count + 1):
-                if f"{name}:{position}" not in covered:
-                    clause = clauses(ctx.text(name) or "")[position - 1]
-                    yield Problem(name, f"clause {position} of {name} ({clause[:60]!r}) is proved by no scenario; add one")
+            for number in range(1, count + 1):
+                if f"{name}:{number}" not in covered:
+                    clause = clauses(ctx.text(name) or "")[number - 1]
+                    yield Problem(name, f"clause {number} of {name} ({clause[:60]!r}) is proved by no scenario; add one")
 
 
 @register
 class ScenarioBounds(Check):
     code, name = "EDX205", "scenario-bounds"
+    rule = ("every time a scenario names (stall `ms`, `atMs`, `exitAtMs`, `timeoutMs`, `cancelAfterMs`, "
+            "`clientTimeoutMs`) is at most 30,000 ms, together at most 60,000 ms, and a record's scenarios "
+            "together at most 300,000 ms (`prove` refuses a record over it without running it)")
     summary = ("Every time a scenario names (stall ms, atMs, exitAtMs, timeouts) is within the executor's bound, "
                "and a record's scenarios together within the record's.")
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.executor.createos.bounds import (MAX_RECORD_TOTAL_MS, MAX_SCENARIO_MS, MAX_SCENARIO_TOTAL_MS,
-                                                     record_need_ms, scenario_need_ms, scenario_times)
-
         for index, scenario in _scenarios(ctx):
             over = [(place, ms) for place, ms in scenario_times(scenario) if not 0 <= ms <= MAX_SCENARIO_MS]
             for place, ms in over:

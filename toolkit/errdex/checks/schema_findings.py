@@ -30,9 +30,9 @@ def _describe(schema: dict[str, Any], schema_path: list[Any]) -> str | None:
     node: Any = schema
     found = None
     for step in schema_path:
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+        if (isinstance(node, dict) and step in node) or (
+            isinstance(node, list) and isinstance(step, int) and step < len(node)
+        ):
             node = node[step]
         else:
             break

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
+from errdex.checks.pattern import pattern_analysis
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 #: How far from lineNumber the message's text may sit (messages built over several lines).
@@ -26,6 +27,7 @@ def expected_github_url(ctx: RecordContext) -> str | None:
 @register
 class GithubUrl(Check):
     code, name = "EDX131", "github-url"
+    rule = "`githubUrl` is `https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{start}-L{end}`"
     summary = "githubUrl is https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{sourceCodeStart}-L{sourceCodeEnd}."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -37,17 +39,20 @@ class GithubUrl(Check):
 @register
 class AnalyzedSha(Check):
     code, name = "EDX132", "analyzed-sha"
+    rule = "`analyzedSha` is 40 lowercase hex digits"
     summary = "analyzedSha is a full commit id: 40 lowercase hexadecimal digits."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         sha = ctx.text("analyzedSha")
         if sha is not None and not _SHA.fullmatch(sha):
-            yield Problem("analyzedSha", f"analyzedSha {sha!r} is not 40 lowercase hex digits; write the full commit id")
+            yield Problem("analyzedSha",
+                          f"analyzedSha {sha!r} is not 40 lowercase hex digits; write the full commit id")
 
 
 @register
 class SourceRange(Check):
     code, name = "EDX133", "source-range"
+    rule = "`1 <= sourceCodeStart <= lineNumber <= sourceCodeEnd`"
     summary = "1 <= sourceCodeStart <= lineNumber <= sourceCodeEnd."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -58,12 +63,14 @@ class SourceRange(Check):
         if start is not None and end is not None and start > end:
             yield Problem("sourceCodeEnd", f"sourceCodeEnd {end} is before sourceCodeStart {start}")
         elif line is not None and start is not None and end is not None and not start <= line <= end:
-            yield Problem("lineNumber", f"lineNumber {line} is outside the excerpt {start}-{end}; widen the excerpt or fix the line")
+            yield Problem("lineNumber", f"lineNumber {line} is outside the excerpt {start}-{end}; "
+                                        "widen the excerpt or fix the line")
 
 
 @register
 class SourceLineCount(Check):
     code, name = "EDX134", "source-line-count"
+    rule = "`sourceCode` has `sourceCodeEnd - sourceCodeStart + 1` lines"
     summary = "sourceCode has exactly sourceCodeEnd - sourceCodeStart + 1 lines."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
@@ -82,14 +89,13 @@ class SourceLineCount(Check):
 @register
 class MessageInSource(Check):
     code, name = "EDX135", "message-in-source"
+    rule = "the message's literal text is in `sourceCode` within 6 lines of `lineNumber`"
     summary = "The message's literal text appears in sourceCode at or near lineNumber."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
-        from errdex.checks.pattern import pattern_analysis
-
         code, pattern = ctx.text("sourceCode"), ctx.text("messagePattern")
         start, line, end = ctx.integer("sourceCodeStart"), ctx.integer("lineNumber"), ctx.integer("sourceCodeEnd")
-        if not code or not pattern or None in (start, line, end) or not start <= line <= end:
+        if not code or not pattern or start is None or line is None or end is None or not start <= line <= end:
             return
         analysis = pattern_analysis(ctx)
         if analysis is None or analysis["portability"]:

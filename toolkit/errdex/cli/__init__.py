@@ -16,7 +16,8 @@ from typing import Any
 import click
 
 from errdex._version import __version__
-from errdex.errors import ErrdexError
+from errdex.errors import ErrdexError, from_oserror
+from errdex.terminal import safe
 
 __all__ = ["cli", "main"]
 
@@ -69,8 +70,6 @@ def cli() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    from errdex.terminal import safe
-
     sys.stderr.write(f"errdex: error: {safe(' '.join(message.split()), newlines=False)}\n")
     sys.exit(code)
 
@@ -95,8 +94,6 @@ def main(argv: list[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
     except OSError as exc:  # one that no layer below named: still one line, in our words
-        from errdex.errors import from_oserror
-
         _fail(str(from_oserror(exc)), 1)
     except Exception as exc:  # noqa: BLE001  (the promise: never a traceback)
         if os.environ.get("ERRDEX_DEBUG"):

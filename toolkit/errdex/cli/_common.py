@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from errdex.terminal import safe
+
 T = TypeVar("T")
 
 __all__ = ["color_enabled", "echo", "echo_text", "format_option", "no_dash", "progress", "quiet_option", "records_option",
@@ -33,15 +35,11 @@ def echo(text: str) -> None:
 def echo_text(text: str) -> None:
     """Write human-readable output to stdout, control characters escaped (a record, a value or a file name can
     hold them); JSON and CSV output go through :func:`echo` as they are."""
-    from errdex.terminal import safe
-
     echo(safe(text))
 
 
 def stderr_line(text: str) -> None:
     """A message on stderr, control characters escaped (a file name or a record can hold them)."""
-    from errdex.terminal import safe
-
     sys.stderr.write(safe(text.rstrip("\n")) + "\n")
 
 

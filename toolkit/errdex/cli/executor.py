@@ -25,6 +25,7 @@ def _load_plan(path: Path | None) -> dict[str, Any]:
     """The plan file's object, checked against the shape of a scenario's server (as ``prove`` reads one)."""
     if path is None:
         return {}
+    # imported here, not at the top: pydantic and the models load only when a plan is given, not for --help
     from pydantic import ValidationError
 
     from errdex.jsonfile import read_json_file
@@ -61,7 +62,7 @@ def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | N
       echo '{"faults": [{"on": "create-process", "action": "drop-after-handling"}]}' > plan.json
       errdex executor serve --plan plan.json
     """
-    from errdex.executor.createos import serve
+    from errdex.executor.createos import serve  # here, not at the top: the executor loads only when it runs
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise UsageError("the fake server listens on loopback only (127.0.0.1, localhost or ::1)")

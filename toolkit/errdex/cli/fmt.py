@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from errdex.checks.registry import problem_label
 from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.records import canonical
@@ -16,7 +17,7 @@ def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int
     """``fmt -``: the canonical form of stdin on stdout; with --check, only whether it differs."""
     if targets != ["-"]:
         raise UsageError("fmt - formats stdin to stdout and takes no other path")
-    result = canonical.fmt_text(sys.stdin.buffer.read())
+    result = canonical.fmt_text(sys.stdin.buffer.read(), label=problem_label)
     if fmt == "json":
         echo(json.dumps({"changed": ["<stdin>"] if result.changed else [],
                          "unchanged": ["<stdin>"] if result.text is not None and not result.changed else [],
@@ -55,7 +56,7 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
     targets = [*paths, *records]
     if "-" in targets:
         return _fmt_stdin(targets, check=check, fmt=fmt, quiet=quiet)
-    result = canonical.fmt(targets or None, check=check)
+    result = canonical.fmt(targets or None, check=check, label=problem_label)
     verb = "would reformat" if check else "reformatted"
     if fmt == "json":
         echo(json.dumps({"changed": result.changed, "unchanged": result.unchanged,

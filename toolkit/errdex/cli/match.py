@@ -10,9 +10,10 @@ import click
 
 from errdex.cli._common import color_enabled, echo, quiet_option, records_option, stderr_line
 from errdex.errors import RecordNotFound, UsageError
-from errdex.match.knowledge import DEFAULT_FIELDS, load
+from errdex.match.knowledge import KnowledgeBase, load
 from errdex.match.render import explain_text, match_text
-from errdex.match.run import SEVERITY_ORDER, MatchSummary, match_files
+from errdex.match.run import MatchSummary, match_files
+from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK
 from errdex.terminal import safe
 
 
@@ -44,17 +45,59 @@ def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
     return len(skipped)
 
 
+def _refuse_conflicts(files: tuple[str, ...], records: tuple[str, ...], follow: bool, fields: tuple[str, ...]) -> None:
+    """Refuse, as a usage error, options that cannot be honoured together."""
+    if follow and (not files or "-" in files):
+        raise UsageError("--follow needs a file, not stdin")
+    if "-" in records and (not files or "-" in files):
+        raise UsageError("--records - and the log both read stdin; name a log FILE or a records file")
+    blank = next((name for name in fields if not name.strip()), None)
+    if blank is not None:
+        raise UsageError(f"--field {blank!r} names no JSON field; give a field name such as message")
+
+
+def _load_knowledge(records: tuple[str, ...], fields: tuple[str, ...], include_retired: bool, quiet: bool) -> KnowledgeBase:
+    """The knowledge base to match with, warning about records that do not conform (they are matched anyway)."""
+    kb = load(list(records) or None, fields=fields or LOG_MESSAGE_FIELDS, include_retired=include_retired, partial=True)
+    if kb.store.problems and not quiet:
+        count = len(kb.store.problems)
+        stderr_line(f"errdex: warning: {count} record{'s do' if count > 1 else ' does'} not conform to its format and "
+                    f"{'are' if count > 1 else 'is'} matched anyway (first: {kb.store.problems[0]})")
+    return kb
+
+
+def _report_totals(totals: MatchSummary, *, fmt: str, summary: bool) -> None:
+    """The summary (``--format json`` or ``--summary``) once every input is read."""
+    if fmt == "json":
+        echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif summary:
+        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
+
+
+def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: bool, quiet: bool) -> None:
+    """Warnings, the problems not printed yet (the first ``shown`` were, while following) and the count line."""
+    if not quiet:
+        for warning in totals.warnings:
+            stderr_line(f"errdex: warning: {warning}")
+        if totals.unshown_warnings:
+            stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
+    for problem in totals.problems[shown:]:
+        stderr_line(f"errdex: error: {problem}")
+    if not quiet and fmt == "text" and not summary:
+        stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")
+
+
 @click.command("match")
 @click.argument("files", nargs=-1, metavar="[FILE ... | -]")
 @records_option
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json"]), default="text", show_default=True,
               help="text for people; jsonl: one object per matched line; json: the summary as one object.")
 @click.option("--summary", is_flag=True, help="Counts per record, first and last line, and unclassified error lines.")
-@click.option("--fail-on", type=click.Choice(list(SEVERITY_ORDER)), default=None,
+@click.option("--fail-on", type=click.Choice(list(SEVERITY_RANK)), default=None,
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
 @click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
-              help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(DEFAULT_FIELDS)}).")
+              help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(LOG_MESSAGE_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
@@ -74,18 +117,8 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
       errdex match app.log.gz --format jsonl
       kubectl logs pod/worker | errdex match - --summary --fail-on error
     """
-    if follow and (not files or "-" in files):
-        raise UsageError("--follow needs a file, not stdin")
-    if "-" in records and (not files or "-" in files):
-        raise UsageError("--records - and the log both read stdin; name a log FILE or a records file")
-    blank = next((name for name in fields if not name.strip()), None)
-    if blank is not None:
-        raise UsageError(f"--field {blank!r} names no JSON field; give a field name such as message")
-    kb = load(list(records) or None, fields=fields or DEFAULT_FIELDS, include_retired=include_retired, partial=True)
-    if kb.store.problems and not quiet:
-        count = len(kb.store.problems)
-        stderr_line(f"errdex: warning: {count} record{'s do' if count > 1 else ' does'} not conform to its format and "
-                    f"{'are' if count > 1 else 'is'} matched anyway (first: {kb.store.problems[0]})")
+    _refuse_conflicts(files, records, follow, fields)
+    kb = _load_knowledge(records, fields, include_retired, quiet)
     skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
     totals = MatchSummary()
@@ -99,26 +132,15 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
                              unclassified=summary or fmt == "json", jobs=jobs):
-        worst = max(worst, max(SEVERITY_ORDER.get(m.view["severity"], 0) for m in found.matches))
+        worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
         elif fmt == "text" and not summary:
             echo(match_text(found.source, found.number, found.text, found.matches[0], len(found.matches) - 1, color=color))
-    if fmt == "json":
-        echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
-    elif summary:
-        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
+    _report_totals(totals, fmt=fmt, summary=summary)
     _warn_skipped(kb, skipped_before, quiet)
-    if not quiet:
-        for warning in totals.warnings:
-            stderr_line(f"errdex: warning: {warning}")
-        if totals.unshown_warnings:
-            stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
-    for problem in totals.problems[len(shown):]:  # those met while following came first
-        stderr_line(f"errdex: error: {problem}")
-    if not quiet and fmt == "text" and not summary:
-        stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")
-    if fail_on is not None and worst >= SEVERITY_ORDER[fail_on]:
+    _report_problems(totals, shown=len(shown), fmt=fmt, summary=summary, quiet=quiet)
+    if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0
 
@@ -163,7 +185,7 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
-        from errdex.releases import history_folder, record_releases
+        from errdex.releases import history_folder, record_releases  # here: only text output shows the history
 
         folder = history_folder(list(records) or None)
         history = record_releases(folder) if folder else {}

@@ -8,12 +8,11 @@ import click
 
 from errdex.cli._common import color_enabled, echo, format_option, quiet_option, records_option, stderr_line
 from errdex.prove import ProofReport, prove
+from errdex.terminal import safe
 
 
 def _text(report: ProofReport, color: bool) -> str:
     """The report for a terminal: what a record or a server put in it has its control characters escaped."""
-    from errdex.terminal import safe
-
     def mark(ok: bool) -> str:
         word = "pass" if ok else "FAIL"
         return f"\x1b[{'32' if ok else '1;31'}m{word}\x1b[0m" if color else word

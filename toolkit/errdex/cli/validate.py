@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.checks.base import registry
+from errdex.checks.registry import registry
 from errdex.checks.config import find_config, load_config
 from errdex.checks.explain import explain, explanation
 from errdex.checks.output import FORMATS, render_check_list, render_findings, summary_line

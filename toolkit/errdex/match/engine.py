@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,17 +108,19 @@ def _analyse(pattern: str) -> list[Any]:
     """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
     (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
     pattern = patterns.normalize_escapes(pattern)
-    too_big = patterns.size_problems(pattern)  # before anything pays for its size
-    if too_big:
-        return [too_big[0].message, 0, 0, None, None, None]
-    problems = patterns.portability_problems(pattern)
-    if problems and not patterns.matches_every_line(pattern):
-        return [problems[0].message, 0, 0, None, None, None]
-    if problems:  # it can match the empty string: it occurs in every line (no prefilter can help)
+    refused = patterns.refusal(pattern)
+    if refused is not None:
+        return [refused, 0, 0, None, None, None]
+    if patterns.matches_every_line(pattern):  # it occurs in every line (no prefilter can help)
         return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
                 patterns.to_re2(pattern, allow_empty=True), None, None]
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
             patterns.exact_text(pattern), patterns.required_literals(pattern)]
+
+
+def _existence(pattern: str) -> bytes:
+    """The hyperscan expression that finds whether the pattern (read as the matcher reads it) occurs in a line."""
+    return patterns.to_hyperscan_existence(patterns.normalize_escapes(pattern))
 
 
 class Matcher:
@@ -136,8 +138,9 @@ class Matcher:
         """``records``: dicts with at least id, slug, repo, errorClass, severity and messagePattern;
         ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
         self.resolve = resolve
+        hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
         digest = hashlib.sha256(
-            "\0".join([_PLAN_FORMAT, hyperscan.__version__, str(_FLAGS), __version__, sys.version,
+            "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version,
                        *(r["messagePattern"] for r in records)])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
@@ -161,7 +164,13 @@ class Matcher:
 
     def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Analyse every pattern, choose the keys and compile the databases."""
-        kept, skipped, re2_sources, exact, ranks, literals, always = [], [], [], [], [], [], []
+        kept: list[int] = []
+        skipped: list[list[Any]] = []  # [record position, reason]
+        re2_sources: list[str] = []
+        exact: list[bytes | None] = []
+        ranks: list[tuple[int, int]] = []
+        literals: list[list[bytes]] = []
+        always: list[int] = []
         for position, record in enumerate(records):
             problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"])
             if problem:
@@ -186,8 +195,7 @@ class Matcher:
                 regex_targets.append(index)
             else:
                 unique.setdefault(key, []).append(index)
-        pairs = [(target, patterns.to_hyperscan_existence(patterns.normalize_escapes(records[kept[target]]["messagePattern"])))
-                 for target in regex_targets]
+        pairs = [(target, _existence(records[kept[target]]["messagePattern"])) for target in regex_targets]
         try:
             literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
         except DataError:
@@ -227,13 +235,13 @@ class Matcher:
         if path is None:
             return None
         try:
-            plan = marshal.loads(path.read_bytes())
+            plan: dict[str, Any] = marshal.loads(path.read_bytes())
             if plan["count"] != count:
                 return None
             for name in ("literal_db", "regex_db"):
                 if plan[name] is not None:
                     plan[name] = hyperscan.loadb(plan[name], hyperscan.HS_MODE_BLOCK)
-            return plan  # type: ignore[no-any-return]
+            return plan
         except (OSError, ValueError, EOFError, TypeError, KeyError, hyperscan.error):
             return None
 
@@ -327,6 +335,7 @@ class Matcher:
         """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first."""
         found = []
         ascii_only = line.isascii()
+        groups: tuple[str | None, ...]
         for index in indexes:
             exact = self._exact[index]
             if exact is not None:
@@ -338,7 +347,8 @@ class Matcher:
                 spans = self._regex(index).Match(_UNANCHORED, line, 0, len(line))
                 if spans[0] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
                     continue
-                groups = tuple(None if s == _NO_SPAN else line[s[0] : s[1]].decode("utf-8", "replace") for s in spans[1:])
+                groups = tuple(None if s == _NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
+                               for s in spans[1:])
                 start, end = spans[0]
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))

@@ -13,13 +13,15 @@ from typing import Any
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
-from errdex.match.readers import line_end
+from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
+from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_active
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 
-#: Fields of a JSON log line whose text is matched as well as the raw line.
-DEFAULT_FIELDS: tuple[str, ...] = ("message", "msg", "error", "err")
+#: Fields of a JSON log line whose text is matched as well as the raw line (the vocabulary's, under the name
+#: this module has always exported).
+DEFAULT_FIELDS: tuple[str, ...] = LOG_MESSAGE_FIELDS
 #: JSON log lines longer than this are matched as raw text only.
 MAX_JSON_LINE = 1 << 20
 #: A line break, then perhaps blanks, then a brace: where JSON lines start (a literal first byte searches fast).
@@ -66,7 +68,7 @@ class KnowledgeBase:
             records = RecordStore.of([LoadedRecord("<memory>", record, None) for record in records])
         self.store = records
         self.fields = tuple(fields)
-        views = records.views if include_retired else [v for v in records.views if v.get("status", "active") == "active"]
+        views = records.views if include_retired else [v for v in records.views if is_active(v)]
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
         self._shared: dict[str, list[int]] = {}
@@ -137,7 +139,7 @@ class KnowledgeBase:
         if not self.fields:
             yield from raw
             return
-        starts = (hit.start() + 1 for hit in _JSON_LINE.finditer(block))
+        starts: Iterator[int] = (hit.start() + 1 for hit in _JSON_LINE.finditer(block))
         if block.lstrip(_JSON_BLANKS.encode())[:1] == b"{":
             starts = itertools.chain((0,), starts)
         following = next(starts, None)  # the start of the next JSON line

@@ -14,12 +14,15 @@ from errdex.errors import InputError
 from errdex import parallel
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match import readers
-from errdex.match.readers import (Follower, LineFinder, follow_files, numbered_lines, read_marked_blocks,
-                                  split_file)
+from errdex.match.follow import Follower, follow_files
+from errdex.match.lines import LineFinder, numbered_lines
+from errdex.match.readers import read_marked_blocks, split_file
+from errdex.records.vocabulary import SEVERITY_RANK
 
-__all__ = ["MatchSummary", "SEVERITY_ORDER", "match_files"]
+__all__ = ["MatchSummary", "SEVERITY_ORDER", "SEVERITY_RANK", "match_files"]
 
-SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2, "critical": 3}
+#: The old name of the vocabulary's :data:`~errdex.records.vocabulary.SEVERITY_RANK`, kept for callers of it.
+SEVERITY_ORDER = SEVERITY_RANK
 #: Lines that look like an error, for the list of lines no record explains.
 ERROR_LOOKING = re.compile(rb"(?i)\b(error|exception|fatal|fail(ed|ure)?|panic|traceback|refused|timed? ?out)\b")
 MAX_UNCLASSIFIED_SAMPLES = 50
@@ -90,7 +93,7 @@ class MatchSummary:
 
 @functools.lru_cache(maxsize=1)
 def _error_looking_database() -> Any:
-    import hyperscan
+    import hyperscan  # here, not at the top: only --summary and --format json look for unclassified lines
 
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=[ERROR_LOOKING.pattern.replace(b"(?i)", b"")], ids=[0],

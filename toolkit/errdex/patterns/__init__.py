@@ -53,28 +53,32 @@ Rejected, each with a one-line message that says what to write instead
 Capture groups keep their numbers in every translation.
 
 Besides portability, :func:`backtracking_problems` reports shapes that
-backtrack catastrophically in Python and browsers, and
-:func:`compile_problems` compiles every pattern in every engine (with a
-persistent verdict cache keyed by engine, engine version and translation).
+backtrack catastrophically in Python and browsers,
+:func:`compile_problems` compiles every pattern in every engine, and
+:func:`refusal` says why a matcher will not run a pattern (one rule for the
+CLI matcher, the SQL index and the in-browser matcher).  What is learnt
+about a pattern is kept between runs in :class:`.facts.PatternFacts`.
 """
 
 from __future__ import annotations
 
-from .analysis import (
-    EMPTY_MATCH, MAX_DEPTH, MAX_REPEAT, PatternProblem, backtracking_problems, exact_text, group_count, is_portable,
-    linear_time, literal_chars, matches_every_line, portability_problems, required_literals, variable_parts,
+from .backtracking import backtracking_problems
+from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
+from .linear import linear_time
+from .literals import exact_text, group_count, literal_chars, required_literals, variable_parts
+from .matchable import refusal
+from .nodes import (
+    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassItem, ClassProperty, ClassRange, Group,
+    Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat, Sequence, class_set,
 )
+from .parser import parse
+from .portability import EMPTY_MATCH, MAX_DEPTH, MAX_REPEAT, is_portable, matches_every_line, portability_problems
+from .problem import PatternProblem
 from .re2_options import re2_options
 from .size import MAX_EXPANSION, MAX_LENGTH, size_problems
-from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
-from .syntax import (
-    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassItem, ClassProperty,
-    ClassRange, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat,
-    Sequence, class_set, parse,
-)
 from .translate import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, normalize_escapes, python_regex, to_hyperscan,
-    to_hyperscan_existence, to_js, to_python, to_re2,
+    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, normalize_escapes, python_regex,
+    to_hyperscan, to_hyperscan_existence, to_js, to_python, to_re2,
 )
 
 __all__ = [
@@ -93,6 +97,8 @@ __all__ = [
     "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",
     "normalize_escapes",
     "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
+    # matchability
+    "refusal",
     # engines
     "compile_problems", "EngineProblem", "CompileReport", "ENGINES", "re2_options",
 ]

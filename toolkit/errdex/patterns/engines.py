@@ -12,18 +12,15 @@ Portable patterns are compiled in their translation for each engine;
 patterns that are not portable are compiled as written (so the report says
 what each engine thinks of the raw source).
 
-Verdicts are cached in ``cache_dir / "pattern-verdicts.json"`` keyed by
-``sha256(engine, engine version, translated source)``; only patterns missing
-from the cache are compiled.  The file is rewritten atomically (temporary
-file in the same directory + ``os.replace``) and merged with concurrent
-writers' entries.  An engine that cannot run (module not installed, no
+Nothing is cached here: callers keep verdicts in
+:class:`~errdex.patterns.facts.PatternFacts`, the one cache of what errdex
+knows about a pattern.  An engine that cannot run (module not installed, no
 ``node`` on ``PATH``, node failing) is skipped: see
 :attr:`CompileReport.engines` and :attr:`CompileReport.skipped`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.metadata
 import json
@@ -37,19 +34,16 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-from errdex._files import write_atomic
 
-from .analysis import is_portable
+from .portability import is_portable
+from .re2_options import re2_options
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2
 
-__all__ = ["ENGINES", "EngineProblem", "CompileReport", "compile_problems", "CACHE_FILE"]
+__all__ = ["ENGINES", "EngineProblem", "CompileReport", "compile_problems"]
 
 ENGINES: tuple[str, ...] = ("python", "re2", "duckdb", "hyperscan", "javascript")
-CACHE_FILE = "pattern-verdicts.json"
-_CACHE_FORMAT = 1
-_CACHE_MAX_ENTRIES = 500_000
 _HS_CHUNK = 256
 
 _NODE_SCRIPT = r"""
@@ -79,18 +73,14 @@ class CompileReport(dict[str, list[EngineProblem]]):
     """Maps every input pattern to its engine problems (empty list: compiles everywhere).
 
     Attributes: ``engines`` (the engines that ran), ``skipped`` (engine ->
-    reason), ``seconds`` (engine -> wall time: translation, cache look-up and
-    compiling), ``compiled`` (engine -> number of sources compiled, i.e. cache
-    misses), ``cached`` (engine -> number of verdicts taken from the cache)
-    and ``cache_error`` (why the cache file could not be written, or None).
+    reason), ``seconds`` (engine -> wall time: translation and compiling) and
+    ``compiled`` (engine -> number of distinct sources compiled).
     """
 
     engines: tuple[str, ...]
     skipped: dict[str, str]
     seconds: dict[str, float]
     compiled: dict[str, int]
-    cached: dict[str, int]
-    cache_error: str | None
 
     def __init__(self) -> None:
         super().__init__()
@@ -98,8 +88,6 @@ class CompileReport(dict[str, list[EngineProblem]]):
         self.skipped = {}
         self.seconds = {}
         self.compiled = {}
-        self.cached = {}
-        self.cache_error = None
 
 
 # ------------------------------------------------------------------ engines
@@ -137,9 +125,7 @@ def _re2_version() -> str:
 
 
 def _re2_compile(sources: list[str]) -> list[str | None]:
-    import re2
-
-    from .re2_options import re2_options
+    import re2  # here: an engine that is not installed is skipped, not a failure to import errdex.patterns
 
     options = re2_options()
     out: list[str | None] = []
@@ -153,13 +139,13 @@ def _re2_compile(sources: list[str]) -> list[str | None]:
 
 
 def _duckdb_version() -> str:
-    import duckdb
+    import duckdb  # here: an engine that is not installed is skipped, and duckdb is slow to import
 
     return str(duckdb.__version__)
 
 
 def _duckdb_compile(sources: list[str]) -> list[str | None]:
-    import duckdb
+    import duckdb  # here: an engine that is not installed is skipped, and duckdb is slow to import
 
     out: list[str | None] = [None] * len(sources)
     if not sources:
@@ -197,7 +183,7 @@ def _hyperscan_compile(sources: list[bytes], likely_ok: set[bytes] | None = None
     threads) but hyperscan does not say which expression failed, so a failing
     chunk is bisected; sources not known to be portable are compiled alone.
     """
-    import hyperscan
+    import hyperscan  # here: an engine that is not installed is skipped, not a failure to import errdex.patterns
 
     out: list[str | None] = [None] * len(sources)
 
@@ -277,58 +263,59 @@ class _Engine:
     name: str
     version: Callable[[], str]
     source: Callable[[str], str | bytes]
-    compile: Callable[[list], list[str | None]]
-
-
-# ------------------------------------------------------------------ cache
-
-
-def _key(engine: str, version: str, source: str | bytes) -> str:
-    data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-    h = hashlib.sha256(f"{engine}\0{version}\0".encode())
-    h.update(data)
-    return h.hexdigest()
-
-
-def _load_cache(path: Path) -> dict[str, str | None]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
-        return {}
-    verdicts = data.get("verdicts")
-    if not isinstance(verdicts, dict):
-        return {}
-    return {key: value for key, value in verdicts.items() if value is None or isinstance(value, str)}
-
-
-def _save_cache(path: Path, verdicts: dict[str, str | None], used: Iterable[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    merged = _load_cache(path)  # keep entries written by concurrent runs
-    merged.update(verdicts)
-    for k in used:  # most recently used last, so pruning drops stale entries first
-        if k in merged:
-            merged[k] = merged.pop(k)
-    if len(merged) > _CACHE_MAX_ENTRIES:
-        drop = len(merged) - _CACHE_MAX_ENTRIES
-        for k in list(merged)[:drop]:
-            del merged[k]
-    payload = json.dumps({"format": _CACHE_FORMAT, "verdicts": merged}, separators=(",", ":"))
-    write_atomic(path, payload.encode("utf-8"))
+    # Any: each engine compiles the kind of source its own ``source`` makes (str, or bytes for hyperscan).
+    compile: Callable[[list[Any]], list[str | None]]
 
 
 # ------------------------------------------------------------------ entry point
 
 
-def compile_problems(patterns: Sequence[str], cache_dir: Path | None = None, *,
-                     engines: Iterable[str] | None = None,
+def _engines(unique: list[str], node_timeout: float) -> dict[str, _Engine]:
+    """The engines by name, for one run over ``unique`` patterns."""
+
+    def hyperscan_compile(sources: list[bytes]) -> list[str | None]:
+        return _hyperscan_compile(sources, {to_hyperscan(p) for p in unique if is_portable(p)})
+
+    def javascript_compile(sources: list[str]) -> list[str | None]:
+        return _javascript_compile(sources, node_timeout)
+
+    return {
+        "python": _Engine("python", _python_version, _python_source, _python_compile),
+        "re2": _Engine("re2", _re2_version, _re2_source, _re2_compile),
+        "duckdb": _Engine("duckdb", _duckdb_version, _re2_source, _duckdb_compile),
+        "hyperscan": _Engine("hyperscan", _hyperscan_version, _hyperscan_source, hyperscan_compile),
+        "javascript": _Engine("javascript", _javascript_version, _js_source, javascript_compile),
+    }
+
+
+def _run(engine: _Engine, unique: list[str], report: CompileReport) -> None:
+    """Compile every pattern in one engine and add its complaints to ``report`` (or say why it was skipped)."""
+    started = time.perf_counter()
+    try:
+        engine.version()
+    except (ImportError, OSError) as e:
+        report.skipped[engine.name] = f"{type(e).__name__}: {e}"
+        return
+    sources = [engine.source(p) for p in unique]
+    distinct = list(dict.fromkeys(sources))
+    try:
+        results = dict(zip(distinct, engine.compile(distinct))) if distinct else {}
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        report.skipped[engine.name] = f"{type(e).__name__}: {e}"
+        return
+    for p, source in zip(unique, sources):
+        verdict = results[source]
+        if verdict is not None:
+            report[p].append(EngineProblem(engine.name, verdict))
+    report.compiled[engine.name] = len(distinct)
+    report.seconds[engine.name] = time.perf_counter() - started
+
+
+def compile_problems(patterns: Sequence[str], *, engines: Iterable[str] | None = None,
                      node_timeout: float = 120.0) -> CompileReport:
     """Compile each pattern in each engine; return a :class:`CompileReport`.
 
-    ``cache_dir=None`` compiles everything and writes nothing.  ``engines``
-    restricts the run to some of :data:`ENGINES`.
+    ``engines`` restricts the run to some of :data:`ENGINES`.
     """
     selected = tuple(ENGINES if engines is None else engines)
     unknown = set(selected) - set(ENGINES)
@@ -338,63 +325,8 @@ def compile_problems(patterns: Sequence[str], cache_dir: Path | None = None, *,
     unique = list(dict.fromkeys(patterns))
     for p in unique:
         report[p] = []
-    cache_path = cache_dir / CACHE_FILE if cache_dir is not None else None
-    cache = _load_cache(cache_path) if cache_path is not None else {}
-    new: dict[str, str | None] = {}
-    used: list[str] = []
-    table = {
-        "python": _Engine("python", _python_version, _python_source, _python_compile),
-        "re2": _Engine("re2", _re2_version, _re2_source, _re2_compile),
-        "duckdb": _Engine("duckdb", _duckdb_version, _re2_source, _duckdb_compile),
-        "hyperscan": _Engine("hyperscan", _hyperscan_version, _hyperscan_source,
-                             lambda s: _hyperscan_compile(s, {
-                                 to_hyperscan(p) for p in unique if is_portable(p)})),
-        "javascript": _Engine("javascript", _javascript_version, _js_source,
-                              lambda s: _javascript_compile(s, node_timeout)),
-    }
-    ran: list[str] = []
+    table = _engines(unique, node_timeout)
     for name in selected:
-        eng = table[name]
-        started = time.perf_counter()
-        try:
-            version = eng.version()
-        except (ImportError, OSError) as e:
-            report.skipped[name] = f"{type(e).__name__}: {e}"
-            continue
-        sources = [eng.source(p) for p in unique]
-        keys = [_key(name, version, s) for s in sources] if cache_path is not None else []
-        verdicts: list[str | None] = [None] * len(unique)
-        todo: list[int] = []
-        if cache_path is not None:
-            for k, key in enumerate(keys):
-                if key in cache:
-                    verdicts[k] = cache[key]
-                else:
-                    todo.append(k)
-        else:
-            todo = list(range(len(unique)))
-        todo_sources = list(dict.fromkeys(sources[k] for k in todo))
-        try:
-            results = dict(zip(todo_sources, eng.compile(todo_sources))) if todo_sources else {}
-        except (OSError, subprocess.SubprocessError, ValueError) as e:
-            report.skipped[name] = f"{type(e).__name__}: {e}"
-            continue
-        for k in todo:
-            verdicts[k] = results[sources[k]]
-            if cache_path is not None:
-                new[keys[k]] = verdicts[k]
-        for p, v in zip(unique, verdicts):
-            if v is not None:
-                report[p].append(EngineProblem(name, v))
-        used.extend(keys)
-        ran.append(name)
-        report.compiled[name] = len(todo_sources)
-        report.cached[name] = len(unique) - len(todo)
-        report.seconds[name] = time.perf_counter() - started
-    report.engines = tuple(ran)
-    if cache_path is not None and new:
-        try:
-            _save_cache(cache_path, new, used)
-        except OSError as e:  # a read-only or full disk must not fail the validation
-            report.cache_error = f"{type(e).__name__}: {e}"
+        _run(table[name], unique, report)
+    report.engines = tuple(name for name in selected if name not in report.skipped)
     return report

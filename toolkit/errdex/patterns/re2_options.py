@@ -16,7 +16,7 @@ __all__ = ["re2_options"]
 
 def re2_options() -> Any:
     """Fresh ``re2.Options`` with logging off (raises ImportError without google-re2)."""
-    import re2
+    import re2  # here: errdex.patterns imports without google-re2; only running RE2 needs it
 
     options = re2.Options()
     options.log_errors = False

@@ -12,11 +12,12 @@ compiles it.
 
 from __future__ import annotations
 
-from .analysis import PatternProblem
-from .syntax import (
+from .nodes import (
     Alternation, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, PatternSyntaxError, Repeat,
-    Sequence, class_set, parse,
+    Sequence, class_set,
 )
+from .parser import parse
+from .problem import PatternProblem
 
 __all__ = ["MAX_ALTERNATIONS", "MAX_EXPANSION", "MAX_LENGTH", "WIDE_WEIGHT", "expanded_size", "size_problems"]
 

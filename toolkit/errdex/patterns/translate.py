@@ -25,11 +25,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .analysis import PatternProblem, _portability, matches_every_line
-from .syntax import (
-    SYNTAX_CHARS, Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node,
-    PatternSyntaxError, Repeat, Sequence, parse,
+from .escapes import SYNTAX_CHARS
+from .nodes import (
+    Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node, PatternSyntaxError, Repeat,
+    Sequence,
 )
+from .parser import parse
+from .portability import matches_every_line, portability
+from .problem import PatternProblem
 
 __all__ = [
     "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "NonPortablePatternError", "to_python", "to_re2",
@@ -68,7 +71,7 @@ class NonPortablePatternError(ValueError):
 
 
 def _checked(pattern: str, allow_empty: bool = False) -> Node:
-    problems = _portability(pattern)
+    problems = portability(pattern)
     if problems and not (allow_empty and matches_every_line(pattern)):
         try:
             parse(pattern)

@@ -40,6 +40,7 @@ from errdex.releases import VOLATILE, content_hash
 from errdex.records.jsontext import without_surrogates
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.paths import UnsafeRecordPath, inside, record_path
+from errdex.records.problems import ProblemKind
 from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents, record_files
 
 __all__ = [
@@ -175,7 +176,7 @@ def _located(doc: Document, line: int, column: int, message: str) -> str:
 def _unreadable(doc: Document) -> ErrdexError | None:
     """The error for a document that cannot be read or parsed at all, else None."""
     for problem in doc.problems:
-        if problem.code == "EDX007":
+        if problem.kind is ProblemKind.UNREADABLE_INPUT:
             return InputError(_located(doc, problem.line, problem.column, problem.message))
     if not doc.parsed.parsed:
         problem = doc.problems[0]

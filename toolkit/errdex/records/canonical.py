@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from errdex._files import write_atomic
 from errdex.errors import UsageError, from_oserror
 from errdex.records.models import RECORD_MODELS
+from errdex.records.problems import ProblemKind
 from errdex.records.sources import Document, is_bundle, iter_documents
 
 __all__ = ["FmtResult", "FmtText", "canonical_text", "canonical_value", "fmt", "fmt_text", "write_atomic"]
@@ -87,10 +89,15 @@ def _format_file(path: Path, docs: list[Document]) -> bytes:
     return canonical_text(docs[0].value).encode("utf-8")
 
 
-def _refusals(docs: list[Document]) -> list[tuple[int, int, str]]:
+def _kind_name(kind: ProblemKind) -> str:
+    return kind.value
+
+
+def _refusals(docs: list[Document], label: Callable[[ProblemKind], str]) -> list[tuple[int, int, str]]:
     """Why these documents cannot be formatted: every parse problem (what ``validate`` reports as EDX001-EDX009:
-    formatting would resolve a duplicate key, turn 1e999 into Infinity or NaN into a number, and so change data)."""
-    return [(p.line, p.column, f"{p.code} {p.name}: {p.message}") for doc in docs for p in doc.problems]
+    formatting would resolve a duplicate key, turn 1e999 into Infinity or NaN into a number, and so change data),
+    each named by ``label`` (the CLI passes the check registry's code and name)."""
+    return [(p.line, p.column, f"{label(p.kind)}: {p.message}") for doc in docs for p in doc.problems]
 
 
 @dataclass
@@ -102,13 +109,13 @@ class FmtText:
     failed: list[tuple[int, int, str]] = field(default_factory=list)
 
 
-def fmt_text(data: bytes) -> FmtText:
+def fmt_text(data: bytes, *, label: Callable[[ProblemKind], str] = _kind_name) -> FmtText:
     """The canonical form of one document or of JSONL bundle lines given as bytes (what ``fmt -`` reads)."""
     from errdex.records.sources import iter_documents as documents
     import io
 
     docs = list(documents(["-"], stdin=io.BytesIO(data)))
-    failed = _refusals(docs)
+    failed = _refusals(docs, label)
     if failed:
         return FmtText(None, False, failed)
     if len(docs) > 1:
@@ -118,7 +125,8 @@ def fmt_text(data: bytes) -> FmtText:
     return FmtText(text, text.encode("utf-8", "surrogatepass") != data)
 
 
-def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtResult:
+def fmt(paths: list[str | Path] | None = None, *, check: bool = False,
+        label: Callable[[ProblemKind], str] = _kind_name) -> FmtResult:
     """Rewrite record files into canonical form (``check``: only report which would change).
 
     Files with a parse problem (invalid JSON or UTF-8, a duplicate key, a
@@ -132,15 +140,15 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
     if paths and any(str(path) == "-" for path in paths):
         raise UsageError("fmt rewrites files; '-' (stdin) is formatted to stdout on its own: errdex fmt -")
     if check:
-        return _fmt(paths, check=True)
+        return _fmt(paths, check=True, label=label)
     from errdex._locks import records_lock
     from errdex.records.sources import bundled_records_dir
 
     with records_lock(list(paths) if paths else [bundled_records_dir()], what="fmt"):
-        return _fmt(paths, check=False)
+        return _fmt(paths, check=False, label=label)
 
 
-def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
+def _fmt(paths: list[str | Path] | None, *, check: bool, label: Callable[[ProblemKind], str]) -> FmtResult:
     result = FmtResult()
     by_file: dict[Path, list[Document]] = {}
     order: list[tuple[Path, str]] = []
@@ -158,7 +166,7 @@ def _fmt(paths: list[str | Path] | None, *, check: bool) -> FmtResult:
         by_file[doc.fs_path].append(doc)
     for path, display in order:
         docs = by_file[path]
-        broken = _refusals(docs)
+        broken = _refusals(docs, label)
         if broken:
             result.failed.extend((display, line, column, message) for line, column, message in broken)
             continue

@@ -19,26 +19,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["INT_RANGE", "Locator", "MAX_DEPTH", "ParseProblem", "ParsedDocument", "escape_pointer", "parse_document",
-           "without_surrogates"]
+from errdex.records.problems import ParseProblem, ProblemKind
+
+__all__ = [
+    "INT_RANGE",
+    "MAX_DEPTH",
+    "Locator",
+    "ParseProblem",
+    "ParsedDocument",
+    "ProblemKind",
+    "escape_pointer",
+    "parse_document",
+    "without_surrogates",
+]
 
 #: Objects and arrays nest at most this deep: a record needs fewer than ten levels, and deeper values break
 #: consumers that recurse (the models, the schema validator).
 MAX_DEPTH = 64
 #: Integers must fit in 64 bits, as DuckDB, Parquet and JavaScript readers of the records need.
 INT_RANGE = (-(2**63), 2**63 - 1)
-
-
-@dataclass(frozen=True)
-class ParseProblem:
-    """A problem found while reading a document, located in its text."""
-
-    code: str
-    name: str
-    message: str
-    line: int
-    column: int
-    pointer: str = ""
 
 
 @dataclass
@@ -55,10 +54,9 @@ class ParsedDocument:
 
     @property
     def parsed(self) -> bool:
-        return not any(p.code in _FATAL for p in self.problems)
+        return not any(p.kind.fatal for p in self.problems)
 
 
-_FATAL = {"EDX001", "EDX002", "EDX005", "EDX007", "EDX008"}
 _BOM = "\ufeff"
 
 
@@ -68,8 +66,8 @@ def escape_pointer(token: str) -> str:
 
 
 def without_surrogates(value: Any) -> Any:
-    """A copy of a parsed value with every lone surrogate replaced by U+FFFD, for the checks that run after
-    EDX009 was reported (the schema validator and the pattern engines cannot take them)."""
+    """A copy of a parsed value with every lone surrogate replaced by U+FFFD, for the checks that run after an
+    invalid-unicode problem was reported (the schema validator and the pattern engines cannot take them)."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
@@ -154,92 +152,85 @@ def _deep_offset(text: str) -> int:
     return 0
 
 
-def parse_document(data: bytes | str, *, line_offset: int = 0) -> ParsedDocument:
-    """Parse one JSON document strictly, collecting every problem with its place."""
+def _decode(data: bytes | str, line_offset: int) -> str | ParsedDocument:
+    """The text of the document without a byte order mark, or the document of its UTF-8 problem."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             before = data[: exc.start].decode("utf-8", errors="replace")
             line, col = _line_col(before, len(before), line_offset)
-            problem = ParseProblem(
-                "EDX002",
-                "invalid-utf8",
-                f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8",
-                line,
-                col,
-            )
+            message = f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8"
+            problem = ParseProblem(ProblemKind.INVALID_UTF8, message, line, col)
             return ParsedDocument(None, [problem], "", line_offset)
     else:
         text = data
-    if text.startswith(_BOM):
-        text = text[1:]
+    return text[1:] if text.startswith(_BOM) else text
+
+
+def _unparsed(text: str, line_offset: int, offset: int, message: str) -> ParsedDocument:
+    """A document that holds no value: invalid JSON, with the place of the problem."""
+    line, col = _line_col(text, offset, line_offset)
+    return ParsedDocument(None, [ParseProblem(ProblemKind.INVALID_JSON, message, line, col)], text, line_offset)
+
+
+def parse_document(data: bytes | str, *, line_offset: int = 0) -> ParsedDocument:
+    """Parse one JSON document strictly, collecting every problem with its place."""
+    text = _decode(data, line_offset)
+    if isinstance(text, ParsedDocument):
+        return text
     if not text.strip():
-        problem = ParseProblem("EDX005", "empty-file", "the document is empty; write one record envelope as JSON", 1 + line_offset, 1)
+        problem = ParseProblem(ProblemKind.EMPTY_FILE, "the document is empty; write one record envelope as JSON",
+                               1 + line_offset, 1)
         return ParsedDocument(None, [problem], text, line_offset)
     hooks = _Collector()
     try:
         value = json.loads(text, object_pairs_hook=hooks.pairs, parse_constant=hooks.constant,
                            parse_float=hooks.number, parse_int=hooks.integer)
     except json.JSONDecodeError as exc:
-        line, col = _line_col(text, exc.pos, line_offset)
-        problem = ParseProblem("EDX001", "invalid-json", f"not valid JSON: {exc.msg}", line, col)
-        return ParsedDocument(None, [problem], text, line_offset)
+        return _unparsed(text, line_offset, exc.pos, f"not valid JSON: {exc.msg}")
     except RecursionError:
         deep = True
     else:
         deep = _too_deep(text)
     if deep:
-        line, col = _line_col(text, _deep_offset(text), line_offset)
-        problem = ParseProblem("EDX001", "invalid-json",
-                               f"arrays and objects nest more than {MAX_DEPTH} levels deep; a record needs a few",
-                               line, col)
-        return ParsedDocument(None, [problem], text, line_offset)
+        return _unparsed(text, line_offset, _deep_offset(text),
+                         f"arrays and objects nest more than {MAX_DEPTH} levels deep; a record needs a few")
     document = ParsedDocument(value, [], text, line_offset, has_decimals=hooks.decimals > 0)
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     if hooks.duplicates or hooks.constants or hooks.overflows or hooks.out_of_range or surrogates:
-        scan = _Scanner(text)
-        scan.run()
-        for pointer, offset, literal in scan.out_of_range:
-            line, col = _line_col(text, offset, line_offset)
-            shown = literal if len(literal) <= 24 else f"{literal[:12]}...({len(literal)} digits)"
-            document.problems.append(
-                ParseProblem("EDX008", "number-out-of-range",
-                             f"integer {shown} does not fit in 64 bits; errdex and its readers (DuckDB, Parquet) "
-                             "take integers from -2^63 to 2^63-1", line, col, pointer))
-        for pointer, offset in scan.surrogates:
-            line, col = _line_col(text, offset, line_offset)
-            document.problems.append(
-                ParseProblem("EDX009", "invalid-unicode",
-                             "the string holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair), "
-                             "which is not a character; remove it or write the character it was meant to be",
-                             line, col, pointer))
-        for pointer, offset in scan.duplicates:
-            line, col = _line_col(text, offset, line_offset)
-            document.problems.append(
-                ParseProblem(
-                    "EDX004",
-                    "duplicate-key",
-                    f"key {pointer.rsplit('/', 1)[-1]!r} appears more than once in its object; keep one",
-                    line,
-                    col,
-                    pointer,
-                )
-            )
-        for pointer, offset, word in scan.constants:
-            line, col = _line_col(text, offset, line_offset)
-            document.problems.append(
-                ParseProblem(
-                    "EDX003",
-                    "non-finite-number",
-                    (f"{word} is not a JSON number; use a finite number or null" if word in ("NaN", "Infinity", "-Infinity")
-                     else f"{word[:24]} is too large for a double and would read as Infinity; use a finite number"),
-                    line,
-                    col,
-                    pointer,
-                )
-            )
+        document.problems.extend(_value_problems(text, line_offset))
     return document
+
+
+def _value_problems(text: str, line_offset: int) -> list[ParseProblem]:
+    """The problems of single values in text that ``json.loads`` accepted, in the order validate reports them:
+    integers out of range, lone surrogates, duplicate keys, non-finite numbers."""
+    scan = _Scanner(text)
+    scan.run()
+    problems: list[ParseProblem] = []
+
+    def add(kind: ProblemKind, pointer: str, offset: int, message: str) -> None:
+        line, col = _line_col(text, offset, line_offset)
+        problems.append(ParseProblem(kind, message, line, col, pointer))
+
+    for pointer, offset, literal in scan.out_of_range:
+        shown = literal if len(literal) <= 24 else f"{literal[:12]}...({len(literal)} digits)"
+        add(ProblemKind.NUMBER_OUT_OF_RANGE, pointer, offset,
+            f"integer {shown} does not fit in 64 bits; errdex and its readers (DuckDB, Parquet) "
+            "take integers from -2^63 to 2^63-1")
+    for pointer, offset in scan.surrogates:
+        add(ProblemKind.INVALID_UNICODE, pointer, offset,
+            "the string holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair), "
+            "which is not a character; remove it or write the character it was meant to be")
+    for pointer, offset in scan.duplicates:
+        add(ProblemKind.DUPLICATE_KEY, pointer, offset,
+            f"key {pointer.rsplit('/', 1)[-1]!r} appears more than once in its object; keep one")
+    for pointer, offset, word in scan.constants:
+        add(ProblemKind.NON_FINITE_NUMBER, pointer, offset,
+            f"{word} is not a JSON number; use a finite number or null" if word in ("NaN", "Infinity", "-Infinity")
+            else f"{word[:24]} is too large for a double and would read as Infinity; use a finite number")
+    return problems
 
 
 _TOKEN = re.compile(

@@ -11,6 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from errdex.records.scenarios.createos import ACTIONS, CALLS, OPERATIONS, Action, Call, Operation
+from errdex.records.vocabulary import DEFAULT_STATUS, SEVERITIES, Severity, Status
+
 __all__ = [
     "ENVELOPE_MODELS",
     "EnvelopeV2",
@@ -28,9 +31,6 @@ __all__ = [
 
 RFC3339 = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
 KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-
-Severity = Literal["critical", "error", "warning", "info"]
-SEVERITIES: tuple[str, ...] = ("critical", "error", "warning", "info")
 
 Text = Annotated[str, Field(min_length=1)]
 Timestamp = Annotated[str, Field(pattern=RFC3339)]
@@ -132,24 +132,17 @@ class EnvelopeV2(_Strict):
     )
 
 
-SCENARIO_CALLS = (
-    "get-sandbox", "create-sandbox", "destroy-sandbox", "pause-sandbox", "resume-sandbox",
-    "upload-file", "exec", "create-process", "close-stdin", "connect", "terminate",
-)
-SCENARIO_ACTIONS = (
-    "respond", "no-body", "drop", "drop-after-handling", "reset", "stall", "stream", "replay", "terminate-response",
-)
-SCENARIO_OPERATIONS = (
-    "execute", "get-sandbox", "create-sandbox", "destroy-sandbox", "pause-sandbox", "resume-sandbox",
-    "upload-file", "exec",
-)
+#: The scenario vocabulary of the CreateOS executor, under the names this module has always exported.
+SCENARIO_CALLS: tuple[str, ...] = CALLS
+SCENARIO_ACTIONS: tuple[str, ...] = tuple(ACTIONS)
+SCENARIO_OPERATIONS: tuple[str, ...] = OPERATIONS
 CLAUSE_REF = r"^(triggerScenarios|commonSituations):[1-9][0-9]*$"
 
 
 class ScenarioCall(_Strict):
     """What the scenario does: one call of the reference executor, with its inputs."""
 
-    operation: Literal[SCENARIO_OPERATIONS] = Field(  # type: ignore[valid-type]
+    operation: Operation = Field(
         description="Executor call: execute (run one command) or a single client call such as resume-sandbox."
     )
     sandbox: str = Field(default="sbx-1", description="Sandbox id (the lease) the call is made on.")
@@ -174,8 +167,8 @@ class ScenarioFault(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
 
-    on: Literal[SCENARIO_CALLS] = Field(description="The API call the rule applies to.")  # type: ignore[valid-type]
-    action: Literal[SCENARIO_ACTIONS] = Field(  # type: ignore[valid-type]
+    on: Call = Field(description="The API call the rule applies to.")
+    action: Action = Field(
         description=(
             "What the server does: respond (status, body or bodyText), no-body, drop (close without acting), "
             "drop-after-handling (act, then close without answering), reset, stall (ms), stream (frames, then "
@@ -243,8 +236,8 @@ class RecordV3(RecordV2):
     model_config = ConfigDict(title="errdex error record, version 3")
 
     scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
-    status: Literal["active", "withdrawn", "superseded"] = Field(
-        default="active",
+    status: Status = Field(
+        default=DEFAULT_STATUS,
         description="Lifecycle: active; withdrawn (kept, no longer recommended); superseded by another record. "
         "Records are never deleted; matching skips records that are not active unless asked.",
     )
@@ -254,7 +247,9 @@ class RecordV3(RecordV2):
     supersededBy: str | None = Field(
         default=None, pattern=r"^[0-9a-f]{16}$", description="The id of the record that replaces this one (superseded only)."
     )
-    schemaVersion: Literal[3] = Field(description="Version of the record format; 3 for this schema.")  # type: ignore[assignment]
+    schemaVersion: Literal[3] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
+        description="Version of the record format; 3 for this schema."
+    )
 
 
 class EnvelopeV3(_Strict):

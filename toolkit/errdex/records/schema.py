@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema
 
+from errdex._files import write_atomic
 from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
 
 __all__ = [
@@ -61,8 +62,6 @@ def schema_files() -> dict[str, str]:
 
 def sync_schema_files(folder: Path, *, write: bool) -> list[str]:
     """Names of the schema files in ``folder`` that differ from the models (rewritten when ``write``)."""
-    from errdex._files import write_atomic
-
     stale = []
     for name, text in schema_files().items():
         target = folder / name

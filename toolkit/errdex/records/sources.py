@@ -17,10 +17,11 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from errdex.errors import os_reason
-from errdex.records.jsontext import ParsedDocument, ParseProblem, parse_document
+from errdex.records.jsontext import ParsedDocument, parse_document
+from errdex.records.problems import ParseProblem, ProblemKind
 
 __all__ = ["Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files"]
 
@@ -57,7 +58,7 @@ def is_bundle(name: str) -> bool:
 
 
 def _problem_document(path: str, fs_path: Path | None, message: str) -> Document:
-    problem = ParseProblem("EDX007", "unreadable-input", message, 1, 1)
+    problem = ParseProblem(ProblemKind.UNREADABLE_INPUT, message, 1, 1)
     return Document(path, fs_path, ParsedDocument(None, [problem]), [problem])
 
 
@@ -66,7 +67,11 @@ def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: i
     return Document(path, fs_path, parsed, list(parsed.problems))
 
 
-def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator[Document]:
+class _LineReader(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def _bundle_lines(path: str, fs_path: Path | None, stream: _LineReader) -> Iterator[Document]:
     """One document per non-blank line; a line longer than a record file may be is refused, and read past in
     pieces (a gzip bomb or a sparse file of one endless line must not be held in memory)."""
     number = found = 0
@@ -74,7 +79,7 @@ def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator
         raw = stream.readline(MAX_DOCUMENT_BYTES + 1)
         if not raw:
             if not found:  # as for an empty record file: a bundle of blank lines is a mistake, not a dataset
-                problem = ParseProblem("EDX005", "empty-file", "the bundle holds no record (only blank lines, or "
+                problem = ParseProblem(ProblemKind.EMPTY_FILE, "the bundle holds no record (only blank lines, or "
                                        "nothing); write one record envelope as JSON per line", max(number, 1), 1)
                 yield Document(path, fs_path, ParsedDocument(None, [problem], "", 0), [problem])
             return
@@ -84,7 +89,7 @@ def _bundle_lines(path: str, fs_path: Path | None, stream: BinaryIO) -> Iterator
             while raw and not raw.endswith(b"\n"):
                 raw = stream.readline(1 << 20)
                 size += len(raw)
-            problem = ParseProblem("EDX007", "unreadable-input",
+            problem = ParseProblem(ProblemKind.UNREADABLE_INPUT,
                                    f"line is longer than {MAX_DOCUMENT_BYTES} bytes ({size} bytes); a bundle line "
                                    "holds one record of a few kilobytes", number + 1, 1)
             yield Document(path, fs_path, ParsedDocument(None, [problem], "", number), [problem])
@@ -110,7 +115,8 @@ def _os_reason(exc: BaseException) -> str:
 
 
 #: What other files people hand errdex as records look like (their first bytes), and what they are.
-_FOREIGN = ((0, b"PAR1", "a Parquet file"), (8, b"DUCK", "a DuckDB database"), (0, b"SQLite format 3\0", "an SQLite database"),
+_FOREIGN = ((0, b"PAR1", "a Parquet file"), (8, b"DUCK", "a DuckDB database"),
+            (0, b"SQLite format 3\0", "an SQLite database"),
             (0, b"\x1f\x8b", "gzip-compressed data (name a gzipped bundle .jsonl.gz)"),
             (0, b"PK\x03\x04", "a ZIP archive"))
 
@@ -152,7 +158,8 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
             yield _foreign_document(display, path, what)
             return
         if info.st_size > MAX_DOCUMENT_BYTES:
-            yield _problem_document(display, path, f"file is {info.st_size} bytes; a record file holds one record of a few kilobytes")
+            yield _problem_document(display, path, f"file is {info.st_size} bytes; "
+                                                   "a record file holds one record of a few kilobytes")
             return
         try:
             data = handle.read()
@@ -189,46 +196,49 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _walk(folder: Path) -> _Walk:
-    """Every record file under ``folder``, following links to folders, each real folder once.
+class _Walker:
+    """The state of one walk: the folders known by (st_dev, st_ino), the folders still to read, and the links to
+    folders, followed once the real folders are read."""
 
-    A real folder is known by its (st_dev, st_ino). Real subfolders are read
-    first, then the links to folders, so a folder is read under its own name
-    when it is in the tree; a link to a folder above it (a loop) or to one
-    read already is skipped and noted, so the walk ends and no file is read
-    twice. Hidden files and folders are skipped.
-    """
-    walk = _Walk()
-    real_root = os.path.realpath(folder)
-    try:
-        info = os.stat(folder)
-    except OSError:
-        return walk
-    seen = {(info.st_dev, info.st_ino)}
-    stack: list[tuple[str, bool]] = [(str(folder), False)]
-    links: list[tuple[str, bool, str]] = []  # (link, outside, the folder holding it), followed once real ones are read
-    while stack or links:
-        if not stack:
-            links.sort()
-            link, outside, holder = links.pop(0)
-            try:
-                target = os.stat(link)
-            except OSError:
-                continue
-            real = os.path.realpath(link)
-            if (target.st_dev, target.st_ino) in seen:
-                kind = "a loop" if _inside(os.path.realpath(holder), real) else "a folder read already"
-                walk.skipped.append((link, f"symbolic link to {kind} ({real}); not followed"))
-                continue
-            seen.add((target.st_dev, target.st_ino))
-            stack.append((link, outside or not _inside(real, real_root)))
-            continue
-        current, outside = stack.pop()
+    def __init__(self, folder: Path, info: os.stat_result) -> None:
+        self.walk = _Walk()
+        self.real_root = os.path.realpath(folder)
+        self.seen = {(info.st_dev, info.st_ino)}
+        self.stack: list[tuple[str, bool]] = [(str(folder), False)]
+        self.links: list[tuple[str, bool, str]] = []  # (link, outside, the folder holding it)
+
+    def run(self) -> _Walk:
+        while self.stack or self.links:
+            if self.stack:
+                self._read_folder(*self.stack.pop())
+            else:
+                self.links.sort()
+                self._follow(*self.links.pop(0))
+        # The order of Path objects (part by part), without building them: a separator sorts before any character.
+        self.walk.files.sort(key=lambda name: name.replace(os.sep, "\0"))
+        return self.walk
+
+    def _follow(self, link: str, outside: bool, holder: str) -> None:
+        """Read the folder a link names, unless it is one read already (or a loop)."""
+        try:
+            target = os.stat(link)
+        except OSError:
+            return
+        real = os.path.realpath(link)
+        if (target.st_dev, target.st_ino) in self.seen:
+            kind = "a loop" if _inside(os.path.realpath(holder), real) else "a folder read already"
+            self.walk.skipped.append((link, f"symbolic link to {kind} ({real}); not followed"))
+            return
+        self.seen.add((target.st_dev, target.st_ino))
+        self.stack.append((link, outside or not _inside(real, self.real_root)))
+
+    def _read_folder(self, current: str, outside: bool) -> None:
+        """Note the record files of one folder, and queue its subfolders (real ones first) and folder links."""
         try:
             with os.scandir(current) as entries:
                 listed = sorted(entries, key=lambda entry: entry.name)
         except OSError:
-            continue  # vanished or unreadable while walking: the files found elsewhere still count
+            return  # vanished or unreadable while walking: the files found elsewhere still count
         prefix = current if current.endswith(os.sep) else current + os.sep
         folders: list[tuple[str, bool]] = []
         for entry in listed:
@@ -240,23 +250,36 @@ def _walk(folder: Path) -> _Walk:
             except OSError:
                 is_dir = is_link = False
             if is_dir and is_link:
-                links.append((name, outside, current))
+                self.links.append((name, outside, current))
             elif is_dir:
                 try:
                     target = entry.stat()
                 except OSError:
                     continue
-                if (target.st_dev, target.st_ino) not in seen:  # a bind mount can show one folder twice
-                    seen.add((target.st_dev, target.st_ino))
+                if (target.st_dev, target.st_ino) not in self.seen:  # a bind mount can show one folder twice
+                    self.seen.add((target.st_dev, target.st_ino))
                     folders.append((name, outside))
             elif entry.name.lower().endswith(_RECORD_SUFFIXES):
-                walk.files.append(name)
-                if outside or (is_link and not _inside(os.path.realpath(name), real_root)):
-                    walk.outside.add(name)
-        stack.extend(reversed(folders))
-    # The order of Path objects (part by part), without building them: a separator sorts before any character.
-    walk.files.sort(key=lambda name: name.replace(os.sep, "\0"))
-    return walk
+                self.walk.files.append(name)
+                if outside or (is_link and not _inside(os.path.realpath(name), self.real_root)):
+                    self.walk.outside.add(name)
+        self.stack.extend(reversed(folders))
+
+
+def _walk(folder: Path) -> _Walk:
+    """Every record file under ``folder``, following links to folders, each real folder once.
+
+    A real folder is known by its (st_dev, st_ino). Real subfolders are read
+    first, then the links to folders, so a folder is read under its own name
+    when it is in the tree; a link to a folder above it (a loop) or to one
+    read already is skipped and noted, so the walk ends and no file is read
+    twice. Hidden files and folders are skipped.
+    """
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return _Walk()
+    return _Walker(folder, info).run()
 
 
 def files_outside(folder: str | Path) -> list[str]:

@@ -47,4 +47,4 @@ def status_of(record: Mapping[str, Any]) -> Any:
 
 def is_active(record: Mapping[str, Any]) -> bool:
     """Whether a record is active (no ``status``, or ``"active"``)."""
-    return status_of(record) == DEFAULT_STATUS
+    return bool(status_of(record) == DEFAULT_STATUS)

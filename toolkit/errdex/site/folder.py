@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from errdex._files import write_atomic
 from errdex.errors import InputError, from_oserror
 
 __all__ = ["MARKER", "build_lock", "check_out", "foreign_entries", "new_build_folder", "remove_leftovers",
@@ -34,10 +35,6 @@ MARKER_TEXT = "errdex site: built by 'errdex site build'; the next build replace
 #: What the top level of a built site holds: a folder holding only these names was built by errdex.
 SITE_NAMES = frozenset({MARKER, "404.html", "api", "assets", "browse", "changelog", "index.html", "quality", "records",
                         "schema", "search", "sitemap.xml"})
-
-
-def _oserror(path: Path, exc: OSError) -> InputError:
-    return InputError(f"{path}: {(exc.strerror or str(exc)).lower()}")
 
 
 def is_marked(folder: Path) -> bool:
@@ -62,9 +59,7 @@ def write_manifest(folder: Path) -> None:
             path = name if relative == "." else f"{relative}/{name}"
             if path != MARKER:
                 entries.append(path.replace(os.sep, "/"))
-    temp = folder / f"{MARKER}.tmp"
-    temp.write_text(MARKER_TEXT + "".join(f"{entry}\n" for entry in entries), encoding="utf-8")
-    os.replace(temp, folder / MARKER)
+    write_atomic(folder / MARKER, (MARKER_TEXT + "".join(f"{entry}\n" for entry in entries)).encode("utf-8"))
 
 
 def _manifest(folder: Path) -> set[str] | None:
@@ -120,7 +115,7 @@ def check_out(out: Path) -> None:
     try:
         empty = next(os.scandir(out), None) is None
     except OSError as exc:
-        raise _oserror(out, exc) from exc
+        raise from_oserror(exc, out) from exc
     if empty:
         return
     if is_marked(out):
@@ -140,7 +135,7 @@ def check_out(out: Path) -> None:
 @contextmanager
 def build_lock(out: Path, *, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the lock of ``out``'s parent folder for the block; ``on_wait()`` is called when another build has it."""
-    try:
+    try:  # imported here, not at the top: a system without fcntl still builds sites, unserialized
         import fcntl
     except ImportError:  # no flock on this system: builds are not serialized
         yield
@@ -149,7 +144,7 @@ def build_lock(out: Path, *, on_wait: Callable[[], None] | None = None) -> Itera
     try:
         fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
-        raise _oserror(parent, exc) from exc
+        raise from_oserror(exc, parent) from exc
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -191,7 +186,8 @@ def remove_tree(folder: Path) -> None:
                 os.unlink(entry.path)
             except OSError:
                 pass
-    for remove in (lambda: os.unlink(folder / MARKER), folder.rmdir):
+    removals: tuple[Callable[[], None], ...] = (lambda: os.unlink(folder / MARKER), folder.rmdir)
+    for remove in removals:
         try:
             remove()
         except OSError:
@@ -201,7 +197,7 @@ def remove_tree(folder: Path) -> None:
 def remove_leftovers(out: Path) -> list[Path]:
     """Remove what dead builds of ``out`` left beside it (call holding :func:`build_lock`); the folders removed."""
     leftover = re.compile(re.escape(f".{out.name}.") + r"(build|old)-.+")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(out.parent))
     except OSError:
@@ -228,7 +224,7 @@ def remove_leftovers(out: Path) -> list[Path]:
 
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two folders in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); False where that cannot be done."""
-    try:
+    try:  # imported here, not at the top: only the last step of a site build needs ctypes
         import ctypes
 
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
@@ -265,7 +261,7 @@ def replace_folder(folder: Path, out: Path) -> None:
                     old.rename(out)
                 raise
     except OSError as exc:
-        raise _oserror(out, exc) from exc
+        raise from_oserror(exc, out) from exc
     if old is not None:
         if is_marked(old):
             remove_tree(old)

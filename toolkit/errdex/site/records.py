@@ -140,15 +140,14 @@ class RecordFacts:
         a build right after validation analyses nothing again.
         """
         from errdex.cache import usable_cache
-        from errdex.checks.pattern_facts import PatternFacts
+        from errdex.patterns import normalize_escapes
+        from errdex.patterns.facts import FACTS_FILE, PatternFacts
 
         folder = usable_cache()
-        known = PatternFacts(folder / "pattern-facts.json" if folder is not None else None)
-        from errdex.patterns import normalize_escapes
-
+        known = PatternFacts(folder / FACTS_FILE if folder is not None else None)
         for record in self.records:
-            analysis = known.analysis(normalize_escapes(record["messagePattern"]))
-            self.matchable[record["id"]] = not (analysis["size"] or analysis["portability"] or analysis["backtracking"])
+            pattern = normalize_escapes(record["messagePattern"])
+            self.matchable[record["id"]] = known.refusal(pattern, browser=True) is None
         known.save()
 
     def browser_patterns(self) -> dict[str, Any]:

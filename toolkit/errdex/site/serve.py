@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from errdex._serving import RequestDeadlines
-from errdex.errors import InputError
+from errdex.errors import InputError, from_oserror
 
 __all__ = ["MAX_CONNECTIONS", "MAX_PATH", "TIMEOUT", "SiteServer", "running_site", "serve_site"]
 
@@ -54,13 +54,17 @@ class _Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".json": "application/json",
                       ".wasm": "application/wasm", ".pf_meta": "application/octet-stream"}
 
+    server: SiteServer
+
     def setup(self) -> None:
-        self.timeout = self.server.timeout_seconds  # type: ignore[attr-defined]
-        self.server.deadlines.add(self.request, self.timeout)  # type: ignore[attr-defined]
+        # for every read and write of this connection (typeshed calls it a ClassVar; socketserver reads it from
+        # the instance), and for the whole request however slowly it trickles in
+        self.timeout = self.server.timeout_seconds  # type: ignore[misc]
+        self.server.deadlines.add(self.request, self.timeout)
         super().setup()
 
     def finish(self) -> None:
-        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]
+        self.server.deadlines.met(self.request)
         super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the command prints its address)
@@ -96,7 +100,7 @@ class _Handler(SimpleHTTPRequestHandler):
         return None
 
     def send_head(self) -> Any:
-        self.server.deadlines.met(self.request)  # type: ignore[attr-defined]  (the request line and headers are in)
+        self.server.deadlines.met(self.request)  # the request line and headers are in
         refusal = self._refusal()
         if refusal is not None:
             self.send_error(refusal[0], refusal[1])
@@ -149,7 +153,7 @@ class SiteServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}/"
 
     def service_actions(self) -> None:
         super().service_actions()
@@ -194,7 +198,7 @@ def serve_site(folder: str | Path, *, port: int = 8000, host: str = "127.0.0.1",
     try:
         return SiteServer(Path(folder), port, host, max_connections=max_connections, timeout=timeout)
     except OSError as exc:
-        raise InputError(f"cannot listen on {host}:{port}: {(exc.strerror or str(exc)).lower()}") from exc
+        raise from_oserror(exc, action=f"listen on {host}:{port}") from exc
 
 
 @contextmanager

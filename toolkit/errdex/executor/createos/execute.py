@@ -158,7 +158,8 @@ class _Run:
         deadline = time.monotonic() + self.client.timeout_ms / 1000
         failure = None
         if self.process_id is not None and not self.exit_seen:
-            confirmed, cause = False, None
+            confirmed = False
+            cause: BaseException | None = None  # what left the termination unconfirmed
             try:
                 answer = self.client.terminate_process(
                     self.sandbox_id, self.process_id, grace_ms=TERMINATE_GRACE_MS, deadline=deadline

@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from errdex.executor.createos.client import CreateosClient
 from errdex.executor.createos.deadline import Deadline
@@ -66,8 +66,8 @@ class FrameReader:
         if seq != self.cursor + 1:
             raise CreateosError("CreateOS process output has a sequence gap.")
         stream, encoded = frame.get("stream"), frame.get("data_base64")
-        valid_stream = isinstance(stream, str) and stream in self.outputs
-        if not valid_stream or not isinstance(encoded, str) or not _is_canonical_base64(encoded):
+        if not (isinstance(stream, str) and stream in self.outputs and isinstance(encoded, str)
+                and _is_canonical_base64(encoded)):
             raise CreateosError("CreateOS process output is invalid.")
         self.cursor = int(seq)
         text = self.outputs[stream].feed(base64.b64decode(encoded))
@@ -126,7 +126,7 @@ def _exit_status(frame: dict[str, Any]) -> ProcessExit:
     return ProcessExit(exit_code, signal_name)
 
 
-def _is_integer(value: object) -> bool:
+def _is_integer(value: object) -> TypeGuard[int | float]:
     """Like JavaScript's Number.isInteger for a parsed JSON value (1.0 counts, true does not)."""
     if isinstance(value, bool):
         return False

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from errdex.executor.createos.faults import CALLS
+from errdex.records.scenarios.createos import CALLS
 
 __all__ = ["Ledger"]
 
@@ -119,7 +119,7 @@ class Ledger:
         """Counts a test or proof can state, as plain JSON-able data."""
         requests = self.requests
         processes = self.processes()
-        counts = dict.fromkeys(CALLS, 0)
+        counts: dict[str, int] = dict.fromkeys(CALLS, 0)
         outcomes = dict.fromkeys(("answered", "dropped", "reset", "stalled", "streamed"), 0)
         for entry in requests:
             key = entry["call"] or "unknown"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from errdex.executor.createos.errors import CreateosError
 
@@ -30,7 +30,7 @@ def operation_for(path: str) -> str:
     return "sandbox lifecycle"
 
 
-def is_resource_id(value: object) -> bool:
+def is_resource_id(value: object) -> TypeGuard[str]:
     """Whether ``value`` is a sandbox or process identifier: ``^[A-Za-z0-9_-]{1,200}$``."""
     return isinstance(value, str) and _RESOURCE_ID.fullmatch(value) is not None
 
@@ -39,7 +39,7 @@ def require_resource_id(value: object) -> str:
     """``value`` if it is an identifier, else C6."""
     if not is_resource_id(value):
         raise CreateosError("CreateOS returned an invalid resource ID.")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def require_object(value: object) -> dict[str, Any]:

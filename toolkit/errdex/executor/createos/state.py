@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from errdex.executor.createos.ledger import Ledger
+from errdex.records.scenarios.createos import DEFAULT_SANDBOXES, SANDBOX_STATES, check_program, sandbox_spec
 
 __all__ = ["SANDBOX_STATES", "FakeProcess", "FakeSandbox", "FakeState", "Reply"]
 
-SANDBOX_STATES = ("creating", "running", "pausing", "paused", "resuming", "error", "destroyed")
 _DEFAULT_PROGRAM: dict[str, Any] = {"output": [], "exit": {"exit_code": 0}}
-_PROCESS_KEYS = frozenset({"cmd", "args", "cwd"})
+_PROCESS_KEYS = frozenset({"cmd", "args", "cwd"})  # what a create-process request may hold
 
 
 @dataclass(frozen=True)
@@ -104,20 +104,8 @@ class FakeProcess:
 
 def _program_frames(program: Mapping[str, Any]) -> tuple[list[tuple[float, dict[str, Any]]], dict[str, Any] | None, float]:
     """The frames, exit frame and exit offset of a program; ValueError when it is malformed."""
-    if not isinstance(program, Mapping) or set(program) - {"output", "exit", "exitAtMs"}:
-        raise ValueError("a program is an object with 'output', 'exit' and 'exitAtMs'")
-    if not isinstance(program.get("exit", {}), (dict, type(None))):
-        raise ValueError("a program's 'exit' is an object or null")
+    check_program(program)
     items = program.get("output", [])
-    if not isinstance(items, list) or not all(isinstance(item, dict) and ("text" in item) != ("base64" in item) for item in items):
-        raise ValueError("a program's 'output' lists objects with 'text' or 'base64'")
-    for item in items:
-        if not _is_ms(item.get("atMs", 0)):
-            raise ValueError("a program output's 'atMs' is a number of milliseconds, 0 or more")
-        if not isinstance(item.get("stream", "stdout"), str) or not isinstance(item.get("text", item.get("base64")), str):
-            raise ValueError("a program output's 'stream' and 'text' or 'base64' are strings")
-    if "exitAtMs" in program and not _is_ms(program["exitAtMs"]):
-        raise ValueError("a program's 'exitAtMs' is a number of milliseconds, 0 or more")
     frames = []
     for seq, item in enumerate(items, start=1):
         if "base64" in item:
@@ -131,10 +119,6 @@ def _program_frames(program: Mapping[str, Any]) -> tuple[list[tuple[float, dict[
     last_output = max((offset for offset, _ in frames), default=0.0)
     exit_after = program["exitAtMs"] / 1000 if "exitAtMs" in program else last_output
     return frames, exit_frame, exit_after
-
-
-def _is_ms(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf")
 
 
 class FakeState:
@@ -158,7 +142,7 @@ class FakeState:
         for program in [*self.programs, self.default_program]:
             _program_frames(program)
         self._ids = itertools.count(1)
-        for sandbox_id, spec in (sandboxes if sandboxes is not None else {"sbx-1": "running"}).items():
+        for sandbox_id, spec in (sandboxes if sandboxes is not None else DEFAULT_SANDBOXES).items():
             self.sandboxes[sandbox_id] = _sandbox_from(sandbox_id, spec)
 
     # -- sandboxes -----------------------------------------------------------
@@ -299,21 +283,5 @@ def _strings(value: Any) -> bool:
 
 
 def _sandbox_from(sandbox_id: str, spec: str | Mapping[str, Any]) -> FakeSandbox:
-    if isinstance(spec, str):
-        spec = {"status": spec}
-    if not isinstance(spec, Mapping):
-        raise ValueError(f"sandbox {sandbox_id!r} is a status or an object {{status, pause, resume}}")
-    transitions = {}
-    for action in ("pause", "resume"):
-        statuses = spec.get(action)
-        if statuses in (None, "immediate"):
-            transitions[action] = None
-        elif isinstance(statuses, list) and statuses:
-            transitions[action] = list(statuses)
-        else:
-            raise ValueError(f"a {action!r} transition is 'immediate' or a non-empty list of statuses")
-    status = spec.get("status", "running")
-    for name in [status, *(transitions["pause"] or []), *(transitions["resume"] or [])]:
-        if name not in SANDBOX_STATES:
-            raise ValueError(f"unknown sandbox status: {name!r} (one of {', '.join(SANDBOX_STATES)})")
-    return FakeSandbox(sandbox_id, status, pause=transitions["pause"], resume=transitions["resume"])
+    checked = sandbox_spec(sandbox_id, spec)
+    return FakeSandbox(sandbox_id, checked.status, pause=checked.pause, resume=checked.resume)

@@ -16,6 +16,7 @@ import socket
 import ssl
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from errdex.executor.createos.deadline import Deadline
@@ -270,7 +271,7 @@ def _connect(endpoint: Endpoint, deadline: Deadline) -> socket.socket:
     raise TransportFailure()
 
 
-def _connect_one(sock: socket.socket, address: object, deadline: Deadline) -> bool:
+def _connect_one(sock: socket.socket, address: tuple[Any, ...], deadline: Deadline) -> bool:
     sock.setblocking(False)
     code = sock.connect_ex(address)
     if code == 0:

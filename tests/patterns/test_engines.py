@@ -1,16 +1,14 @@
-"""compile_problems(): every engine, batching, the verdict cache, skipped engines."""
+"""compile_problems(): every engine, batching, skipped engines."""
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from errdex.patterns import ENGINES, CompileReport, EngineProblem, compile_problems
 from errdex.patterns import engines as engines_mod
-from patterns_corpus import realistic_patterns
+from tests.patterns.patterns_corpus import realistic_patterns
 
 pytest.importorskip("hyperscan")
 HAVE_NODE = shutil.which("node") is not None
@@ -25,7 +23,6 @@ def test_portable_patterns_compile_everywhere() -> None:
     expected = ENGINES if HAVE_NODE else tuple(e for e in ENGINES if e != "javascript")
     assert report.engines == expected
     assert set(report.compiled) == set(expected)
-    assert all(n == 0 for n in report.cached.values())
 
 
 def test_raw_sources_of_non_portable_patterns_are_judged_by_each_engine() -> None:
@@ -68,40 +65,6 @@ def test_hyperscan_bisection_attributes_errors() -> None:
     assert "anchor" in bad["a^b"].lower()
 
 
-def test_cache_is_used_and_written_atomically(tmp_path: Path) -> None:
-    patterns = GOOD + ["a?", "(?<n>a)"]
-    first = compile_problems(patterns, cache_dir=tmp_path)
-    cache_file = tmp_path / engines_mod.CACHE_FILE
-    data = json.loads(cache_file.read_text())
-    assert data["format"] == 1
-    assert len(data["verdicts"]) == len(first.engines) * len(patterns)
-    assert all(len(k) == 64 for k in data["verdicts"])
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-    second = compile_problems(patterns, cache_dir=tmp_path)
-    assert dict(second) == dict(first)
-    assert all(n == 0 for n in second.compiled.values())
-    assert all(n == len(patterns) for n in second.cached.values())
-    # A new pattern compiles alone and is merged into the file.
-    third = compile_problems(patterns + ["new (\\d+)"], cache_dir=tmp_path)
-    assert all(n == 1 for n in third.compiled.values())
-    assert len(json.loads(cache_file.read_text())["verdicts"]) == len(first.engines) * (
-        len(patterns) + 1)
-
-
-def test_cache_keys_depend_on_engine_version(tmp_path: Path, monkeypatch) -> None:
-    compile_problems(GOOD, cache_dir=tmp_path, engines=["re2"])
-    monkeypatch.setattr(engines_mod, "_re2_version", lambda: "0.0.0-other")
-    report = compile_problems(GOOD, cache_dir=tmp_path, engines=["re2"])
-    assert report.compiled["re2"] == len(GOOD)
-
-
-def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
-    (tmp_path / engines_mod.CACHE_FILE).write_text("{not json")
-    report = compile_problems(GOOD, cache_dir=tmp_path, engines=["python"])
-    assert report.compiled["python"] == len(GOOD)
-    assert json.loads((tmp_path / engines_mod.CACHE_FILE).read_text())["format"] == 1
-
-
 def test_missing_node_skips_javascript(monkeypatch) -> None:
     monkeypatch.setattr(engines_mod.shutil, "which", lambda name: None)
     report = compile_problems(GOOD, engines=["python", "javascript"])
@@ -125,14 +88,6 @@ def test_duplicates_and_empty_input() -> None:
     report = compile_problems(["x", "x"])
     assert list(report) == ["x"]
     assert dict(compile_problems([])) == {}
-
-
-def test_unwritable_cache_is_reported_not_raised(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("x")
-    report = compile_problems(GOOD, cache_dir=blocker / "sub", engines=["python"])
-    assert report.cache_error is not None
-    assert report["é+x"] == []
 
 
 def test_hyperscan_chunks_are_bisected_to_the_culprit() -> None:

@@ -9,7 +9,7 @@ from errdex.patterns import (
     Group, Literal, Lookaround, PatternSyntaxError, Repeat, Sequence, class_set, parse,
 )
 from errdex.patterns import charset as cs
-from errdex.patterns.syntax import MAX_PARSE_DEPTH
+from errdex.patterns.parser import MAX_PARSE_DEPTH
 
 
 def test_literal_sequence() -> None:

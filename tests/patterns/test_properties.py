@@ -14,7 +14,7 @@ from errdex.patterns import (
     HYPERSCAN_FLAGS, PatternSyntaxError, backtracking_problems, compile_problems, parse,
     portability_problems, to_hyperscan, to_python, to_re2,
 )
-from patterns_strategies import fuzz_sources, pattern_and_lines, pattern_sources
+from tests.patterns.patterns_strategies import fuzz_sources, pattern_and_lines, pattern_sources
 
 hyperscan = pytest.importorskip("hyperscan")
 
@@ -80,7 +80,7 @@ def test_engines_agree_on_matches_and_groups(node, duck, case) -> None:
 def test_portable_patterns_compile_in_every_engine(sources) -> None:
     portable = [s for s in sources if not portability_problems(s)]
     assume(portable)
-    report = compile_problems(portable, cache_dir=None)
+    report = compile_problems(portable)
     assert {k: v for k, v in report.items() if v} == {}
 
 

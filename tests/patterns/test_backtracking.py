@@ -1,13 +1,19 @@
-"""backtracking_problems(): catastrophic shapes are flagged, ordinary log templates are not."""
+"""backtracking_problems(): catastrophic shapes are flagged, ordinary log templates are not.
+
+The polynomial shapes (overlapping repeats side by side) are in test_polynomial.py."""
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from errdex.patterns import backtracking_problems
+from errdex.patterns import backtracking_problems, charset
+from errdex.patterns.backtracking import backtracking
+from errdex.patterns.nodefacts import NodeFacts
 
 EXPONENTIAL = [
     "(a+)+", "(.*)*", r"(\w|\d)+", "(a|a)*", "(a|aa)+", "(a|ab|b)+", "(a*)*b", r"(\d+\w)+",
@@ -15,22 +21,9 @@ EXPONENTIAL = [
     r"(?:[a-z]+|[0-9a-f]+)+!", "(?:.*,)+x",
 ]
 
-POLYNOMIAL = [
-    r"\d+\d+", "(.*?)(.*?)", r".*\s*.*", r"(\w+)_?(\w+)", r"(\d+) ?(\d+)", r"[a-z]+\d*[a-z]+",
-    r"((\w+)_?)(\w+)", r"(\d+|x)\d+", r"(\d+){2}", r"(?:\w+ ?){2,5}", r"a.*b?.+c",
-    r"(?:foo)?(.+)(?:bar)?(.+)", r"\w+\b\w+",
-]
-
-# Shapes the first analysis missed: nested bounded repeats, and overlapping repeats around a separator they can
-# match themselves (a browser froze for 9 s to minutes on a pasted line).
+# Shapes the first analysis missed: nested bounded repeats (and, in test_polynomial.py, overlapping repeats around
+# a separator they can match themselves); a browser froze for 9 s to minutes on a pasted line.
 BOUNDED_NESTED = [r"(?:[a-z]{1,30}){1,30}", r"x(?:\d{1,5}){3,20}y", r"(?:a|a){1,10}b", r"(?:\w+ ?){1,8}!"]
-SEPARATED = [
-    r"(.*?)=(.*?)=(.*?);", r"(.*?)=(.*?);", r".{0,1000}x.{0,1000}y", r"(.+) x (.+)\.", r"a[a-z]{1,30}[a-z]{1,30}!",
-    r"(\w+)\w(\w+)!", r"(.*)(?:=|:)(.*);",
-]
-# ... and what stays fine: the separator cannot be absorbed, or nothing can fail after the second repeat.
-SEPARATED_FINE = [r"([^=]*)=([^=]*)=(.*?);", r"(.*?) foo (.*?)", r"(.*?): (.*)", r"(\d{1,3}\.){3}\d{1,3}",
-                  r"[a-z]{1,3}[a-z]{1,3}!", r"x(?:ab|cd){1,30}y"]
 
 FINE = [
     r"CreateOS request failed \(HTTP (\d+)\) during (.+)\.",
@@ -48,27 +41,10 @@ def test_exponential_shapes(source: str) -> None:
     assert any("exponentially" in p.message for p in problems), problems
 
 
-@pytest.mark.parametrize("source", POLYNOMIAL)
-def test_polynomial_shapes(source: str) -> None:
-    problems = backtracking_problems(source)
-    assert any("polynomial" in p.message for p in problems), problems
-
-
 @pytest.mark.parametrize("source", BOUNDED_NESTED)
 def test_nested_bounded_repeats(source: str) -> None:
     problems = backtracking_problems(source)
     assert any("exponentially" in p.message or "polynomial" in p.message for p in problems), problems
-
-
-@pytest.mark.parametrize("source", SEPARATED)
-def test_repeats_that_absorb_their_separator(source: str) -> None:
-    problems = backtracking_problems(source)
-    assert any("polynomial" in p.message for p in problems), problems
-
-
-@pytest.mark.parametrize("source", SEPARATED_FINE)
-def test_separators_that_hold(source: str) -> None:
-    assert backtracking_problems(source) == []
 
 
 def test_separated_repeats_really_are_slow_in_python() -> None:
@@ -80,11 +56,32 @@ def test_separated_repeats_really_are_slow_in_python() -> None:
     assert large > 10 * _seconds(r"([^=]*)=([^=]*)=(.*?);", "=" * 80)
 
 
-def test_the_analysis_stays_fast_on_long_patterns() -> None:
-    started = time.perf_counter()
-    backtracking_problems("x" + "".join(chr(0x4E00 + i) + "*" for i in range(1999)))
-    backtracking_problems("x" + "(.*?)=" * 660)
-    assert time.perf_counter() - started < 2
+def _work(pattern: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many node facts and character-set operations the analysis of ``pattern`` takes (a measure of its cost
+    that does not depend on the machine)."""
+    calls = [0]
+
+    def counted(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any) -> Any:
+            calls[0] += 1
+            return fn(*args)
+        return wrapper
+
+    with monkeypatch.context() as m:
+        for name in ("intersects", "intersection", "union"):
+            m.setattr(charset, name, counted(getattr(charset, name)))
+        m.setattr(NodeFacts, "_compute", counted(NodeFacts._compute))
+        backtracking.cache_clear()  # analyse it now, not from an earlier test's result
+        backtracking_problems(pattern)
+    return calls[0]
+
+
+@pytest.mark.parametrize("piece", [lambda i: chr(0x4E00 + i) + "*", lambda i: "(.*?)="])
+def test_the_analysis_stays_linear_on_long_patterns(piece: Callable[[int], str], monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    short = _work("x" + "".join(piece(i) for i in range(300)), monkeypatch)
+    long = _work("x" + "".join(piece(i) for i in range(1200)), monkeypatch)
+    assert long < 6 * short  # four times the pattern, about four times the work (quadratic would be 16)
 
 
 @pytest.mark.parametrize("source", FINE)
@@ -113,16 +110,6 @@ def test_syntax_errors_give_no_backtracking_problems() -> None:
     assert backtracking_problems("(a+") == []
 
 
-def test_character_sets_are_real_sets() -> None:
-    # [^ ] and \d overlap (digits are not spaces); [a-f] and [g-z] do not.
-    assert backtracking_problems(r"[^ ]+\d+")
-    assert backtracking_problems("[a-f]+[g-z]+") == []
-    assert backtracking_problems(r"[a-f]+[f-z]+")
-    assert backtracking_problems(r"\D+\d+") == []
-    assert backtracking_problems(r"\W+\w+") == []
-    assert backtracking_problems(r"[^\d]+[0-9]+") == []
-
-
 def _seconds(pattern: str, text: str) -> float:
     rx = re.compile(pattern)
     best = float("inf")
@@ -139,7 +126,8 @@ def test_flagged_exponential_shape_really_is_slow_in_python() -> None:
     small = _seconds(r"(a|aa)+b", "a" * 16)
     large = _seconds(r"(a|aa)+b", "a" * 22)
     assert large > 5 * small
-    assert _seconds(r"(\w+\.)+x", "a." * 2000 + "!") < 0.5
+    # the unflagged shape grows polynomially with the line (each start position scans on), never like that
+    assert _seconds(r"(\w+\.)+x", "a." * 2000 + "!") < 8 * _seconds(r"(\w+\.)+x", "a." * 1000 + "!")
 
 
 # Runs of optional parts that share characters: Python re tries 2^n ways at every start ((?:a?){24}b took 5 s on

@@ -1,9 +1,12 @@
-"""What the pattern checks learn about a pattern, kept between runs.
+"""What errdex learns about a pattern, kept between runs: the one cache of pattern analyses and engine verdicts.
 
-Every analysis of a pattern (portability, backtracking, required literals,
-whether it matches a message) is a pure function of the pattern's text and of
-the errdex version, so a validation run stores the results in the user's cache
-and the next run reuses them: only new or changed patterns are analysed again.
+Every analysis of a pattern (size, portability, backtracking, required
+literals, whether it matches a message) is a pure function of the pattern's
+text and of the errdex version, so a validation run stores the results in the
+user's cache and the next run (or a site build) reuses them: only new or
+changed patterns are analysed again.  The engines' verdicts
+(:func:`~errdex.patterns.compile_problems`) are kept here too, once every
+engine has given one.
 """
 
 from __future__ import annotations
@@ -16,10 +19,21 @@ from typing import Any
 
 import re2
 
-from errdex import patterns
+from errdex._files import write_atomic
 from errdex._version import __version__
 
-__all__ = ["PatternFacts"]
+from .backtracking import backtracking_problems
+from .literals import required_literals
+from .matchable import refusal_of
+from .portability import portability_problems
+from .re2_options import re2_options
+from .size import size_problems
+from .translate import to_re2
+
+__all__ = ["PatternFacts", "FACTS_FILE"]
+
+#: The cache file's name in the cache folder (see :func:`errdex.cache.usable_cache`).
+FACTS_FILE = "pattern-facts.json"
 
 #: Bump when an analysis changes what it finds (the cache key of every analysis holds it).
 _ANALYSIS_FORMAT = "2"
@@ -28,11 +42,16 @@ _ANALYSIS_FORMAT = "2"
 @functools.lru_cache(maxsize=4096)
 def _re2_regex(pattern: str) -> Any:
     """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
-    return re2.compile(patterns.to_re2(pattern), patterns.re2_options())
+    return re2.compile(to_re2(pattern), re2_options())
 
 
 def _key(*parts: str) -> str:
     return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def _messages(problems: list[Any]) -> list[str]:
+    """The messages of cached ``[offset, message]`` problems (a damaged entry still counts as a problem)."""
+    return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
 
 class PatternFacts:
@@ -45,7 +64,8 @@ class PatternFacts:
         if cache_file is not None:
             try:
                 data = json.loads(cache_file.read_text(encoding="utf-8"))
-                if isinstance(data, dict) and data.get("version") == __version__ and isinstance(data.get("entries"), dict):
+                if (isinstance(data, dict) and data.get("version") == __version__
+                        and isinstance(data.get("entries"), dict)):
                     self.entries = data["entries"]
             except (OSError, ValueError):
                 pass
@@ -59,15 +79,21 @@ class PatternFacts:
         found = self.entries.get(key)
         if not (isinstance(found, dict) and all(isinstance(found.get(k), list)
                                                 for k in ("size", "portability", "backtracking", "literals"))):
-            size = [[p.offset, p.message] for p in patterns.size_problems(pattern)]
-            portability = [] if size else [[p.offset, p.message] for p in patterns.portability_problems(pattern)]
+            size = [[p.offset, p.message] for p in size_problems(pattern)]
+            portability = [] if size else [[p.offset, p.message] for p in portability_problems(pattern)]
             found = {"size": size, "portability": portability, "backtracking": [], "literals": []}
             if not portability and not size:
-                found["backtracking"] = [[p.offset, p.message] for p in patterns.backtracking_problems(pattern)]
-                found["literals"] = patterns.required_literals(pattern)
+                found["backtracking"] = [[p.offset, p.message] for p in backtracking_problems(pattern)]
+                found["literals"] = required_literals(pattern)
             self.entries[key] = found
             self.changed = True
         return found
+
+    def refusal(self, pattern: str, *, browser: bool = False) -> str | None:
+        """Why a matcher refuses the pattern, from its cached analysis (:func:`errdex.patterns.refusal`)."""
+        found = self.analysis(pattern)
+        size, portability, backtracking = (_messages(found[k]) for k in ("size", "portability", "backtracking"))
+        return refusal_of(size, portability, backtracking, browser=browser)
 
     def full_match(self, pattern: str, message: str) -> bool:
         """Whether a portable pattern matches the whole message (RE2: linear time)."""
@@ -87,6 +113,7 @@ class PatternFacts:
         return None  # unknown, or a damaged cache entry
 
     def remember_engine_problems(self, pattern: str, problems: list[list[str]]) -> None:
+        """Keep the pattern's (engine, message) problems: call it only with the verdicts of every engine."""
         self.entries[_key("engines", pattern)] = problems
         self.changed = True
 
@@ -94,8 +121,6 @@ class PatternFacts:
         """Write the cache back (atomically) when this run learnt something."""
         if self.cache_file is None or not self.changed:
             return
-        from errdex._files import write_atomic
-
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries}).encode())
