@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errdex.checks.base import Check, registry
+from errdex.checks import registry
+from errdex.checks.base import Check
 from errdex.errors import UsageError
 
 __all__ = ["EXPLANATIONS", "Explanation", "explain", "explain_check", "explanation", "explanation_files",
@@ -44,8 +45,8 @@ _WIDTH = 78
 
 
 def _checks() -> dict[str, type[Check]]:
-    """The registered checks by code: the one place this module reads the registry."""
-    return registry()
+    """The registered checks by code."""
+    return registry.registry()
 
 
 @dataclass(frozen=True)
@@ -81,13 +82,12 @@ def explanation_files() -> dict[str, Path]:
 
 def resolve_code(query: str) -> str:
     """The code a code or a name (any case) stands for; an unknown one is a usage error naming the closest."""
+    found = registry.lookup(query)
+    if found is not None:
+        return found.code
     checks = _checks()
     by_name = {cls.name: code for code, cls in checks.items()}
     wanted = query.strip()
-    if wanted.upper() in checks:
-        return wanted.upper()
-    if wanted.lower() in by_name:
-        return by_name[wanted.lower()]
     close = difflib.get_close_matches(wanted.upper(), list(checks), n=1) or difflib.get_close_matches(
         wanted.lower(), list(by_name), n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
