@@ -12,6 +12,7 @@ from errdex._version import __version__
 _LAZY = {
     "Check": "errdex.checks.base", "Finding": "errdex.checks.base", "registry": "errdex.checks.registry",
     "ValidationConfig": "errdex.checks.config", "load_config": "errdex.checks.config",
+    "explain_check": "errdex.checks.explain",
     "ValidationReport": "errdex.checks.runner", "validate": "errdex.checks.runner",
     "KnowledgeBase": "errdex.match", "LineMatch": "errdex.match", "Match": "errdex.match", "load": "errdex.match",
     "ConfigError": "errdex.errors", "DataError": "errdex.errors", "ErrdexError": "errdex.errors",
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from errdex.checks.base import Check, Finding
     from errdex.checks.registry import registry
     from errdex.checks.config import ValidationConfig, load_config
+    from errdex.checks.explain import explain_check
     from errdex.checks.runner import ValidationReport, validate
     from errdex.cli.site import build_site
     from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
@@ -76,6 +78,7 @@ __all__ = [
     "cut_release",
     "derive_slug",
     "diff",
+    "explain_check",
     "export_dataset",
     "fmt",
     "import_bundle",

@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from errdex.checks.registry import registry
 from errdex.checks.config import find_config, load_config
+from errdex.checks.explain import explain, explanation
 from errdex.checks.output import FORMATS, render_check_list, render_findings, summary_line
+from errdex.checks.registry import registry
 from errdex.checks.runner import validate
-from errdex.cli._common import color_enabled, echo, format_option, progress, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    color_enabled,
+    echo,
+    echo_text,
+    format_option,
+    progress,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, metavar="[PATH ...]")
 @records_option
 @format_option(*FORMATS)
-@click.option("--select", multiple=True, metavar="CHECKS", help="Run only these checks: codes or names, comma-separated, or 'all'.")
+@click.option("--select", multiple=True, metavar="CHECKS",
+              help="Run only these checks: codes or names, comma-separated, or 'all'.")
 @click.option("--ignore", multiple=True, metavar="CHECKS", help="Skip these checks: codes or names, comma-separated.")
 @click.option("--strict", is_flag=True, default=None, help="Count warnings as errors.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Configuration file (errdex.toml or pyproject.toml).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Configuration file (errdex.toml or pyproject.toml).")
 @click.option("--no-config", is_flag=True, help="Ignore errdex.toml and [tool.errdex].")
 @click.option("--list-checks", is_flag=True, help="Print every check (code, name, severity, summary) and exit.")
+@click.option("--explain", "explain_code", metavar="CHECK",
+              help="Explain one check (code or name): what it looks for, why, a failing and a fixed example.")
 @quiet_option
 def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str, select: tuple[str, ...],
                      ignore: tuple[str, ...], strict: bool | None, config_path: Path | None, no_config: bool,
-                     list_checks: bool, quiet: bool) -> int:
+                     list_checks: bool, explain_code: str | None, quiet: bool) -> int:
     """Check records against the schema and every semantic check, reporting all findings at once.
 
     PATH is a record file, a folder of records, a JSONL bundle or - for stdin;
@@ -41,8 +56,15 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
       errdex validate
       errdex validate records/paperclipai/paperclip --format json
       errdex validate --ignore message-in-source --format github records/
+      errdex validate --explain EDX154
       cat record.json | errdex validate -
     """
+    if explain_code is not None:
+        if fmt == "json":
+            echo(json.dumps(explanation(explain_code).as_dict(), indent=2) + "\n")
+        else:
+            echo_text(explain(explain_code))
+        return 0
     checks = registry()
     if list_checks:
         echo(render_check_list(checks, "json" if fmt == "json" else "text"))
