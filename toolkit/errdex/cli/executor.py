@@ -28,7 +28,7 @@ def _load_plan(path: Path | None) -> dict[str, Any]:
     # imported here, not at the top: pydantic and the models load only when a plan is given, not for --help
     from pydantic import ValidationError
 
-    from errdex.jsonfile import read_json_file
+    from errdex.records.jsonfile import read_json_file
     from errdex.records.models import ScenarioServer
 
     shape = "an object like a scenario's server: {sandboxes, programs, faults}"

@@ -24,7 +24,7 @@ import jinja2
 from errdex import parallel
 from errdex._version import __version__
 from errdex.errors import DataError, InputError, UsageError, from_oserror
-from errdex.jsonfile import read_json_file
+from errdex.records.jsonfile import read_json_file
 from errdex.records.loader import load_record_store
 from errdex.records.text import first_sentence
 from errdex.releases import ReleaseChanges, history_folder, record_releases, release_changes

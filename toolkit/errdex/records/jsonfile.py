@@ -15,6 +15,7 @@ from typing import Any
 
 from errdex._files import read_regular
 from errdex.errors import InputError
+from errdex.records.jsontext import parse_document
 
 __all__ = ["MAX_BYTES", "read_json_file"]
 
@@ -24,8 +25,6 @@ MAX_BYTES = 64 * 1024 * 1024
 
 def read_json_file(path: str | Path, *, hint: str = "") -> Any:
     """The JSON value in the file; ``hint`` ends each message (what the file should be)."""
-    from errdex.records.jsontext import parse_document
-
     tail = f" ({hint})" if hint else ""
     try:
         data = read_regular(Path(path), limit=MAX_BYTES, error=InputError, what="such a file")

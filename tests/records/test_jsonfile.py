@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from errdex.errors import InputError
-from errdex.jsonfile import read_json_file
+from errdex.records.jsonfile import read_json_file
 
 
 @pytest.mark.parametrize(("text", "says"), [
