@@ -37,12 +37,20 @@ __getattr__ = lazy_names("errdex", _LAZY, globals())
 if TYPE_CHECKING:
     from errdex.bundles import export_dataset, import_bundle
     from errdex.checks.base import Check, Finding
-    from errdex.checks.registry import registry
     from errdex.checks.config import ValidationConfig, load_config
     from errdex.checks.explain import explain_check
+    from errdex.checks.registry import registry
     from errdex.checks.runner import ValidationReport, validate
     from errdex.cli.site import build_site
-    from errdex.errors import ConfigError, DataError, ErrdexError, FormatError, InputError, RecordNotFound, UsageError
+    from errdex.errors import (
+        ConfigError,
+        DataError,
+        ErrdexError,
+        FormatError,
+        InputError,
+        RecordNotFound,
+        UsageError,
+    )
     from errdex.match import KnowledgeBase, LineMatch, Match, load
     from errdex.prove import prove
     from errdex.records.canonical import FmtResult, canonical_text, fmt

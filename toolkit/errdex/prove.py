@@ -22,7 +22,12 @@ import pydantic
 import re2
 
 from errdex.errors import RecordNotFound, UsageError
-from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
+from errdex.executor.createos import (
+    CreateosClient,
+    CreateosError,
+    FakeCreateos,
+    execute,
+)
 from errdex.executor.createos.bounds import scenario_limit_s
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options

@@ -10,14 +10,13 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from errdex._files import refuse_special, write_atomic
+from errdex._files import refuse_special, replacing, write_atomic
 from errdex.bundles.reports import ExportReport
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
@@ -86,18 +85,11 @@ def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
 
 def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` for a temporary file next to ``output``, then rename it over ``output``."""
-    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
-        tmp.unlink(missing_ok=True)  # a read-only folder refuses even this: the message names output, not tmp
-        write(tmp)
-        os.replace(tmp, output)
+        with replacing(output) as tmp:  # a read-only folder refuses even its first unlink: output is named
+            write(tmp)
     except OSError as exc:
         raise from_oserror(exc, output, action="write") from exc
-    finally:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
 
 
 def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] | None = None,

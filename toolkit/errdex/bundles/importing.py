@@ -31,7 +31,12 @@ from errdex.records.envelope import is_envelope, unwrap
 from errdex.records.hashing import content_hash, differing_fields
 from errdex.records.jsontext import without_surrogates
 from errdex.records.paths import UnsafeRecordPath, inside, record_path
-from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents
+from errdex.records.sources import (
+    Document,
+    bundled_records_dir,
+    is_bundle,
+    iter_documents,
+)
 
 __all__ = ["import_bundle"]
 
@@ -54,7 +59,9 @@ def _bundle_documents(bundle: Path) -> list[Document]:
 
 def _errors_by_line(bundle: Path) -> dict[int, list[Finding]]:
     """Error-severity findings of the bundle, by bundle line (one record per line)."""
-    from errdex.checks.runner import validate  # start-up: every check loads only when a bundle is imported
+    from errdex.checks.runner import (
+        validate,  # start-up: every check loads only when a bundle is imported
+    )
 
     found: dict[int, list[Finding]] = {}
     for finding in validate([bundle]).findings:

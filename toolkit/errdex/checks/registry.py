@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from errdex._files import write_atomic
-from errdex.checks import identity, lifecycle, metadata, parse, pattern, scenario, source
+from errdex.checks import (
+    identity,
+    lifecycle,
+    metadata,
+    parse,
+    pattern,
+    scenario,
+    source,
+)
 from errdex.checks.base import Check, registered
 from errdex.records.problems import ProblemKind
 

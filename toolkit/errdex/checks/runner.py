@@ -9,11 +9,17 @@ from typing import Any, BinaryIO
 
 from errdex.cache import usable_cache
 from errdex.checks.base import Check, Finding, Problem, RecordContext
-from errdex.checks.config import ValidationConfig, always_runs, enabled_checks, find_config, load_config
+from errdex.checks.config import (
+    ValidationConfig,
+    always_runs,
+    enabled_checks,
+    find_config,
+    load_config,
+)
 from errdex.checks.parse import NotARecord, SchemaViolation, UnsupportedSchemaVersion
 from errdex.checks.registry import for_kind
-from errdex.patterns.facts import PatternFacts
 from errdex.checks.schema_findings import schema_problems
+from errdex.patterns.facts import PatternFacts
 from errdex.records.envelope import unwrap
 from errdex.records.jsontext import Locator, without_surrogates
 from errdex.records.loader import model_problem, shown_version

@@ -7,10 +7,9 @@ into one line on stderr and a non-zero exit, and never shows a traceback
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-
-import importlib
 from typing import Any
 
 import click

@@ -7,8 +7,21 @@ from pathlib import Path
 
 import click
 
-from errdex.bundles import EXPORT_FORMATS, ImportEntry, ImportReport, export_dataset, import_bundle
-from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
+from errdex.bundles import (
+    EXPORT_FORMATS,
+    ImportEntry,
+    ImportReport,
+    export_dataset,
+    import_bundle,
+)
+from errdex.cli._common import (
+    echo,
+    echo_text,
+    format_option,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 
 
 def _where(entry: ImportEntry) -> str:

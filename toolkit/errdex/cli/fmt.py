@@ -8,7 +8,14 @@ import sys
 import click
 
 from errdex.checks.registry import problem_label
-from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    echo,
+    echo_text,
+    format_option,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 from errdex.errors import UsageError
 from errdex.records import canonical
 

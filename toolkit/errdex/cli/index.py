@@ -11,7 +11,15 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import echo, echo_text, format_option, no_dash, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    echo,
+    echo_text,
+    format_option,
+    no_dash,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 from errdex.errors import UsageError
 from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
 from errdex.terminal import safe

@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import color_enabled, echo, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    color_enabled,
+    echo,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 from errdex.cli._pages import site_page
 from errdex.errors import RecordNotFound, UsageError
 from errdex.match.knowledge import KnowledgeBase, load
@@ -188,7 +194,10 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     else:
-        from errdex.releases import history_folder, record_releases  # here: only text output shows the history
+        from errdex.releases import (  # here: only text output shows the history
+            history_folder,
+            record_releases,
+        )
 
         folder = history_folder(list(records) or None)
         history = record_releases(folder) if folder else {}

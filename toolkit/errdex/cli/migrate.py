@@ -5,7 +5,12 @@ from __future__ import annotations
 import click
 
 from errdex.cli._common import echo_text, quiet_option, records_option, stderr_line
-from errdex.records.migrate import FileMigration, MigrationRefused, MigrationReport, migrate
+from errdex.records.migrate import (
+    FileMigration,
+    MigrationRefused,
+    MigrationReport,
+    migrate,
+)
 
 
 def _versions(file: FileMigration) -> str:

@@ -6,7 +6,14 @@ import json
 
 import click
 
-from errdex.cli._common import color_enabled, echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    color_enabled,
+    echo,
+    format_option,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 from errdex.prove import ProofReport, prove
 from errdex.terminal import safe
 

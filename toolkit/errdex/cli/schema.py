@@ -9,7 +9,12 @@ import click
 
 from errdex.cli._common import echo, no_dash, quiet_option, stderr_line
 from errdex.errors import UsageError
-from errdex.records.schema import SUPPORTED_VERSIONS, envelope_schema, record_schema, sync_schema_files
+from errdex.records.schema import (
+    SUPPORTED_VERSIONS,
+    envelope_schema,
+    record_schema,
+    sync_schema_files,
+)
 
 
 @click.command("schema")

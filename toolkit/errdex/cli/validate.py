@@ -9,7 +9,12 @@ import click
 
 from errdex.checks.config import find_config, load_config
 from errdex.checks.explain import explain, explanation
-from errdex.checks.output import FORMATS, render_check_list, render_findings, summary_line
+from errdex.checks.output import (
+    FORMATS,
+    render_check_list,
+    render_findings,
+    summary_line,
+)
 from errdex.checks.registry import registry
 from errdex.checks.runner import validate
 from errdex.cli._common import (

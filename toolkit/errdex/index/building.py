@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,10 +11,10 @@ from typing import Any
 
 import duckdb
 
-from errdex._files import clean_leftovers, crash_point, refuse_special
+from errdex._files import clean_leftovers, crash_point, refuse_special, replacing
 from errdex._version import __version__
 from errdex.cache import usable_cache
-from errdex.errors import DataError, InputError
+from errdex.errors import DataError, InputError, from_oserror
 from errdex.index.tables import INDEX_FORMAT, write_tables
 from errdex.records.duplicates import first_duplicate
 from errdex.records.loader import LoadedRecord, load_records
@@ -107,25 +106,19 @@ def _build_lock(target: Path) -> Any:
 
 def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
     clean_leftovers(target.parent)  # the .tmp and .wal of builds that were killed
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-        leftover.unlink(missing_ok=True)
     try:
-        con = duckdb.connect(str(tmp))
-        try:
-            write_tables(con, items, digest)
-            crash_point("index:written")
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        os.replace(tmp, target)
+        with replacing(target, companions=(".wal",)) as tmp:
+            con = duckdb.connect(str(tmp))
+            try:
+                write_tables(con, items, digest)
+                crash_point("index:written")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
     except duckdb.Error as exc:
         raise DataError(f"cannot build the index at {target}: {exc}") from exc
     except OSError as exc:
-        raise InputError(f"cannot write the index at {target}: {exc.strerror or exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+        raise from_oserror(exc, target, action="write the index") from exc
 
 
 def default_index_path(records: Sequence[str | Path] | None = None) -> Path:

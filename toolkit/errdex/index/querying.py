@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 
 from errdex.errors import DataError, InputError, UsageError
-from errdex.index.building import stored_metadata, ensure_index
+from errdex.index.building import ensure_index, stored_metadata
 
 __all__ = ["QUERY_MEMORY_BYTES", "QUERY_ROW_LIMIT", "QUERY_TIMEOUT_S", "QueryResult", "query"]
 

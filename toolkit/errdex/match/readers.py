@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from errdex.errors import InputError, from_oserror, os_reason
-from errdex.match.lines import LineFinder, line_end, line_start, normalised, numbered_lines
+from errdex.match.lines import (
+    LineFinder,
+    line_end,
+    line_start,
+    normalised,
+    numbered_lines,
+)
 
 __all__ = ["BLOCK_BYTES", "FIFO_WAIT_SECONDS", "MAX_LINE_BYTES", "LineFinder", "compression", "cut_lines",
            "line_end", "line_start", "numbered_lines", "open_log", "read_blocks", "read_blocks_range", "read_lines",

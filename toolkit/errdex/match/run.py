@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from errdex.errors import InputError
 from errdex import parallel
-from errdex.match.knowledge import KnowledgeBase, LineMatch
+from errdex.errors import InputError
 from errdex.match import readers
 from errdex.match.follow import Follower, follow_files
+from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match.lines import LineFinder, numbered_lines
 from errdex.match.readers import read_marked_blocks, split_file
 from errdex.records.vocabulary import SEVERITY_RANK

@@ -65,20 +65,59 @@ from __future__ import annotations
 from .backtracking import backtracking_problems
 from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
 from .linear import linear_time
-from .literals import exact_text, group_count, literal_chars, required_literals, variable_parts
+from .literals import (
+    exact_text,
+    group_count,
+    literal_chars,
+    required_literals,
+    variable_parts,
+)
 from .matchable import refusal
 from .nodes import (
-    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassItem, ClassProperty, ClassRange, Group,
-    Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat, Sequence, class_set,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    ClassEscape,
+    ClassItem,
+    ClassProperty,
+    ClassRange,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Note,
+    Pattern,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+    class_set,
 )
 from .parser import parse
-from .portability import EMPTY_MATCH, MAX_DEPTH, MAX_REPEAT, is_portable, matches_every_line, portability_problems
+from .portability import (
+    EMPTY_MATCH,
+    MAX_DEPTH,
+    MAX_REPEAT,
+    is_portable,
+    matches_every_line,
+    portability_problems,
+)
 from .problem import PatternProblem
 from .re2_options import re2_options
 from .size import MAX_EXPANSION, MAX_LENGTH, size_problems
 from .translate import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, normalize_escapes, python_regex,
-    to_hyperscan, to_hyperscan_existence, to_js, to_python, to_re2,
+    HS_FLAG_UTF8,
+    HYPERSCAN_FLAGS,
+    PYTHON_FLAGS,
+    NonPortablePatternError,
+    normalize_escapes,
+    python_regex,
+    to_hyperscan,
+    to_hyperscan_existence,
+    to_js,
+    to_python,
+    to_re2,
 )
 
 __all__ = [

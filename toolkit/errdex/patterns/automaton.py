@@ -12,7 +12,17 @@ from collections.abc import Callable, Iterable, Iterator
 from . import charset as cs
 from .nodefacts import NodeFacts
 from .nodes import (
-    Alternation, Anchor, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, Repeat, Sequence,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Repeat,
+    Sequence,
 )
 
 __all__ = [

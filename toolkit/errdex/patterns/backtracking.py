@@ -11,7 +11,17 @@ from functools import lru_cache
 from . import charset as cs
 from .automaton import LOOP_COUNT, Glushkov, exponentially_ambiguous
 from .nodefacts import NodeFacts, fits, snippet, walk
-from .nodes import Alternation, Any, CharClass, Literal, Node, Pattern, PatternSyntaxError, Repeat, Sequence
+from .nodes import (
+    Alternation,
+    Any,
+    CharClass,
+    Literal,
+    Node,
+    Pattern,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+)
 from .parser import parse
 from .polynomial import Polynomial, splits
 from .problem import PatternProblem

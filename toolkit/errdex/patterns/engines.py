@@ -36,7 +36,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-
 from .portability import is_portable
 from .re2_options import re2_options
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2

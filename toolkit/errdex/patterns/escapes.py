@@ -11,8 +11,17 @@ import re
 
 from . import charset as cs
 from .nodes import (
-    Backreference, CharClass, ClassEscape, ClassItem, ClassProperty, ClassRange, Literal, Node, Note,
-    PatternSyntaxError, SHORTHANDS,
+    SHORTHANDS,
+    Backreference,
+    CharClass,
+    ClassEscape,
+    ClassItem,
+    ClassProperty,
+    ClassRange,
+    Literal,
+    Node,
+    Note,
+    PatternSyntaxError,
 )
 
 __all__ = ["EscapeParser", "SYNTAX_CHARS", "literal_run"]

@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from .nodefacts import children, walk
 from .nodes import (
-    Alternation, Anchor, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, Repeat, Sequence,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Repeat,
+    Sequence,
     class_set,
 )
 from .parser import parse

@@ -12,7 +12,17 @@ from collections.abc import Iterator
 
 from . import charset as cs
 from .nodes import (
-    Alternation, Anchor, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, Repeat, Sequence,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Repeat,
+    Sequence,
     class_set,
 )
 

@@ -21,7 +21,18 @@ from functools import lru_cache
 
 from .escapes import EscapeParser, literal_run
 from .nodes import (
-    ANCHORS, Alternation, Anchor, Any, Group, Literal, Lookaround, Node, Note, Pattern, PatternSyntaxError, Repeat,
+    ANCHORS,
+    Alternation,
+    Anchor,
+    Any,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Note,
+    Pattern,
+    PatternSyntaxError,
+    Repeat,
     Sequence,
 )
 

@@ -10,8 +10,20 @@ from functools import lru_cache
 from . import charset as cs
 from .nodefacts import NodeFacts, snippet
 from .nodes import (
-    Alternation, Anchor, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, Pattern,
-    PatternSyntaxError, Repeat, Sequence, class_set,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    Pattern,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+    class_set,
 )
 from .parser import parse
 from .problem import PatternProblem

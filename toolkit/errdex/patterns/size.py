@@ -13,8 +13,18 @@ compiles it.
 from __future__ import annotations
 
 from .nodes import (
-    Alternation, Any, Backreference, CharClass, Group, Literal, Lookaround, Node, PatternSyntaxError, Repeat,
-    Sequence, class_set,
+    Alternation,
+    Any,
+    Backreference,
+    CharClass,
+    Group,
+    Literal,
+    Lookaround,
+    Node,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+    class_set,
 )
 from .parser import parse
 from .problem import PatternProblem

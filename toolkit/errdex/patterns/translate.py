@@ -27,7 +27,17 @@ from functools import lru_cache
 
 from .escapes import SYNTAX_CHARS
 from .nodes import (
-    Alternation, Anchor, Any, CharClass, ClassEscape, ClassRange, Group, Literal, Node, PatternSyntaxError, Repeat,
+    Alternation,
+    Anchor,
+    Any,
+    CharClass,
+    ClassEscape,
+    ClassRange,
+    Group,
+    Literal,
+    Node,
+    PatternSyntaxError,
+    Repeat,
     Sequence,
 )
 from .parser import parse

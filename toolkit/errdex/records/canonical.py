@@ -24,7 +24,12 @@ from errdex.errors import UsageError, from_oserror
 from errdex.records.envelope import unwrap
 from errdex.records.models import RECORD_MODELS
 from errdex.records.problems import ProblemKind
-from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents
+from errdex.records.sources import (
+    Document,
+    bundled_records_dir,
+    is_bundle,
+    iter_documents,
+)
 
 __all__ = ["FmtResult", "FmtText", "canonical_text", "canonical_value", "fmt", "fmt_text", "write_atomic"]
 

@@ -20,8 +20,21 @@ from errdex._locks import journal_for, records_lock
 from errdex.errors import DataError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import checked_record
-from errdex.records.sources import Document, bundled_records_dir, is_bundle, iter_documents
-from errdex.records.versions import ADDED_IN_3, LATEST, Loss, check_target, downgrade, migrate_record, upgrade
+from errdex.records.sources import (
+    Document,
+    bundled_records_dir,
+    is_bundle,
+    iter_documents,
+)
+from errdex.records.versions import (
+    ADDED_IN_3,
+    LATEST,
+    Loss,
+    check_target,
+    downgrade,
+    migrate_record,
+    upgrade,
+)
 
 __all__ = [
     "ADDED_IN_3",

@@ -11,7 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from errdex.records.scenarios.createos import ACTIONS, CALLS, OPERATIONS, Action, Call, Operation
+from errdex.records.scenarios.createos import (
+    ACTIONS,
+    CALLS,
+    OPERATIONS,
+    Action,
+    Call,
+    Operation,
+)
 from errdex.records.vocabulary import DEFAULT_STATUS, SEVERITIES, Severity, Status
 
 __all__ = [

@@ -107,11 +107,9 @@ def _read_bundle(path: Path, display: str) -> Iterator[Document]:
         with opener(path, "rb") as stream:
             yield from _bundle_lines(display, path, stream)
     except (OSError, EOFError, zlib.error) as exc:
-        yield _problem_document(display, path, f"cannot read bundle: {_os_reason(exc)}")
+        yield _problem_document(display, path, f"cannot read bundle: {os_reason(exc)}")
 
 
-def _os_reason(exc: BaseException) -> str:
-    return os_reason(exc)
 
 
 #: What other files people hand errdex as records look like (their first bytes), and what they are.
@@ -143,7 +141,7 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
-        yield _problem_document(display, path, f"cannot read file: {_os_reason(exc)}")
+        yield _problem_document(display, path, f"cannot read file: {os_reason(exc)}")
         return
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
@@ -164,7 +162,7 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
         try:
             data = handle.read()
         except OSError as exc:
-            yield _problem_document(display, path, f"cannot read file: {_os_reason(exc)}")
+            yield _problem_document(display, path, f"cannot read file: {os_reason(exc)}")
             return
     yield _document(display, path, data)
 

@@ -33,7 +33,12 @@ from errdex.records.hashing import content_hash, field_hashes
 from errdex.releases.changelog import ReleaseChanges, changelog_entry, release_changes
 from errdex.releases.cutting import cut_release
 from errdex.releases.diffing import DatasetDiff, diff
-from errdex.releases.manifest import history_folder, read_manifest, record_releases, release_history
+from errdex.releases.manifest import (
+           history_folder,
+           read_manifest,
+           record_releases,
+           release_history,
+)
 from errdex.releases.report import ReleaseReport
 
 __all__ = ["DatasetDiff", "ReleaseChanges", "ReleaseReport", "changelog_entry", "content_hash", "cut_release", "diff",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import read_regular
-from errdex.errors import DataError, InputError, UsageError
+from errdex.errors import DataError, InputError, UsageError, from_oserror
 from errdex.records.hashing import differing_fields
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.releases.manifest import MAX_MANIFEST_BYTES, read_manifest
@@ -74,7 +74,7 @@ def _check_bundle(bundle: Path, expected: Any, manifest: Path) -> None:
             while chunk := stream.read(1 << 20):
                 digest.update(chunk)
     except OSError as exc:
-        raise InputError(f"{bundle}: cannot read: {(exc.strerror or str(exc)).lower()}") from exc
+        raise from_oserror(exc, bundle, action="read") from exc
     if isinstance(expected, str) and digest.hexdigest() != expected:
         raise DataError(f"{bundle}: its SHA-256 is not the one {manifest} names; it is not that release's bundle "
                         "(cut short or replaced): diff the bundle itself, or restore it")

@@ -27,7 +27,12 @@ from errdex.errors import DataError, InputError, UsageError, from_oserror
 from errdex.records.jsonfile import read_json_file
 from errdex.records.loader import load_record_store
 from errdex.records.text import first_sentence
-from errdex.releases import ReleaseChanges, history_folder, record_releases, release_changes
+from errdex.releases import (
+    ReleaseChanges,
+    history_folder,
+    record_releases,
+    release_changes,
+)
 from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.listings import write_changelog, write_listing_pages

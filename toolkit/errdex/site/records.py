@@ -12,7 +12,13 @@ from markupsafe import Markup
 
 from errdex import patterns
 from errdex.records.text import anchor, first_sentence
-from errdex.records.vocabulary import DEFAULT_STATUS, LOG_MESSAGE_FIELDS, SEVERITIES, is_active, status_of
+from errdex.records.vocabulary import (
+    DEFAULT_STATUS,
+    LOG_MESSAGE_FIELDS,
+    SEVERITIES,
+    is_active,
+    status_of,
+)
 from errdex.site import pages as p
 from errdex.site.highlight import highlight, highlight_lines
 from errdex.site.steps import scenario_steps

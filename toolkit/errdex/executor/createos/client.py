@@ -12,9 +12,17 @@ from urllib.parse import quote
 
 from errdex.errors import UsageError
 from errdex.executor.createos.deadline import Deadline
-from errdex.executor.createos.errors import CreateosApiError, CreateosConnectionError, CreateosError
+from errdex.executor.createos.errors import (
+    CreateosApiError,
+    CreateosConnectionError,
+    CreateosError,
+)
 from errdex.executor.createos.pacing import wait_for_turn
-from errdex.executor.createos.responses import operation_for, parse_envelope, require_resource_id
+from errdex.executor.createos.responses import (
+    operation_for,
+    parse_envelope,
+    require_resource_id,
+)
 from errdex.executor.createos.wire import Endpoint, Response, TransportFailure, send
 
 __all__ = ["CreateosClient", "ProcessOutput"]

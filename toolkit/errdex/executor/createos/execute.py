@@ -17,7 +17,12 @@ from errdex.executor.createos.errors import (
     CreateosError,
     CreateosTimeoutError,
 )
-from errdex.executor.createos.follow import FrameReader, LogCallback, ProcessExit, follow_output
+from errdex.executor.createos.follow import (
+    FrameReader,
+    LogCallback,
+    ProcessExit,
+    follow_output,
+)
 from errdex.executor.createos.output import OutputTail
 from errdex.executor.createos.responses import require_resource_id
 from errdex.executor.createos.script import build_script

@@ -12,7 +12,11 @@ from typing import Any, TypeGuard
 
 from errdex.executor.createos.client import CreateosClient
 from errdex.executor.createos.deadline import Deadline
-from errdex.executor.createos.errors import CreateosApiError, CreateosConnectionError, CreateosError
+from errdex.executor.createos.errors import (
+    CreateosApiError,
+    CreateosConnectionError,
+    CreateosError,
+)
 from errdex.executor.createos.frames import iter_frames
 from errdex.executor.createos.output import OutputTail
 

@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from errdex.executor.createos.ledger import Ledger
-from errdex.records.scenarios.createos import DEFAULT_SANDBOXES, SANDBOX_STATES, check_program, sandbox_spec
+from errdex.records.scenarios.createos import (
+    DEFAULT_SANDBOXES,
+    SANDBOX_STATES,
+    check_program,
+    sandbox_spec,
+)
 
 __all__ = ["SANDBOX_STATES", "FakeProcess", "FakeSandbox", "FakeState", "Reply"]
 
