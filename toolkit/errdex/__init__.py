@@ -19,7 +19,7 @@ _LAZY = {
     "FormatError": "errdex.errors", "InputError": "errdex.errors", "RecordNotFound": "errdex.errors",
     "UsageError": "errdex.errors",
     "FmtResult": "errdex.records.canonical", "canonical_text": "errdex.records.canonical",
-    "fmt": "errdex.records.canonical",
+    "fmt": "errdex.cli.fmt",  # refusals named by the check registry's codes
     "EnvelopeV2": "errdex.records.models", "RecordV2": "errdex.records.models",
     "derive_slug": "errdex.records.slug",
     "Document": "errdex.records.sources", "bundled_records_dir": "errdex.records.sources",
@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     )
     from errdex.match import KnowledgeBase, LineMatch, Match, load
     from errdex.prove import prove
-    from errdex.records.canonical import FmtResult, canonical_text, fmt
+    from errdex.cli.fmt import fmt
+    from errdex.records.canonical import FmtResult, canonical_text
     from errdex.records.migrate import migrate
     from errdex.records.models import EnvelopeV2, RecordV2
     from errdex.records.slug import derive_slug

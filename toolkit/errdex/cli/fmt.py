@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -18,6 +19,14 @@ from errdex.cli._common import (
 )
 from errdex.errors import UsageError
 from errdex.records import canonical
+from errdex.records.canonical import FmtResult
+
+
+def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtResult:
+    """:func:`errdex.records.canonical.fmt`, with each file it refuses named by the check code and name
+    ``validate`` reports for it (``EDX004 duplicate-key: ...``): the record layer knows problem kinds, the
+    check registry their codes."""
+    return canonical.fmt(paths, check=check, label=problem_label)
 
 
 def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int:
@@ -63,7 +72,7 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
     targets = [*paths, *records]
     if "-" in targets:
         return _fmt_stdin(targets, check=check, fmt=fmt, quiet=quiet)
-    result = canonical.fmt(targets or None, check=check, label=problem_label)
+    result = fmt(list(targets) or None, check=check)
     verb = "would reformat" if check else "reformatted"
     if fmt == "json":
         echo(json.dumps({"changed": result.changed, "unchanged": result.unchanged,
