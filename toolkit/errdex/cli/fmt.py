@@ -29,6 +29,9 @@ def fmt(paths: list[str | Path] | None = None, *, check: bool = False) -> FmtRes
     return canonical.fmt(paths, check=check, label=problem_label)
 
 
+format_records = fmt  # the name the command uses: its --format option is called fmt there, as everywhere
+
+
 def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int:
     """``fmt -``: the canonical form of stdin on stdout; with --check, only whether it differs."""
     if targets != ["-"]:
@@ -72,7 +75,7 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
     targets = [*paths, *records]
     if "-" in targets:
         return _fmt_stdin(targets, check=check, fmt=fmt, quiet=quiet)
-    result = fmt(list(targets) or None, check=check)
+    result = format_records(list(targets) or None, check=check)
     verb = "would reformat" if check else "reformatted"
     if fmt == "json":
         echo(json.dumps({"changed": result.changed, "unchanged": result.unchanged,
