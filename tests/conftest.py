@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from errdex import parallel
 from errdex.cli import main
 from errdex.records.canonical import canonical_text
 
@@ -22,8 +26,11 @@ SHARED = ROOT.parent / "shared"
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own errdex cache and no stray configuration."""
-    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "errdex-cache"))
+    """Every test gets its own, empty errdex cache and no stray configuration.
+
+    The folder is new for each test (so no test sees what another one cached) and lies outside the test's
+    ``tmp_path`` (so a test that lists its ``tmp_path`` finds only its own files)."""
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path_factory.mktemp("errdex-cache")))
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
@@ -80,10 +87,6 @@ def cli():
 def single_threaded(request: pytest.FixtureRequest) -> bool:
     """True when this test may fork here; otherwise the test is run again in a fresh single-threaded pytest
     (forking is off while threads run, e.g. the browser tests' server), which must pass, and this returns False."""
-    import os
-    import subprocess
-    import threading
-
     if threading.active_count() == 1 or os.environ.get("ERRDEX_FRESH_PROCESS"):
         return True
     env = {**os.environ, "ERRDEX_FRESH_PROCESS": "1"}
@@ -96,8 +99,6 @@ def single_threaded(request: pytest.FixtureRequest) -> bool:
 @pytest.fixture
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the children errdex forks during the test (one entry per child)."""
-    from errdex import parallel
-
     started: list[int] = []
     start_child = parallel.start_child
     monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
