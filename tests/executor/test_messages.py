@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 
 from errdex.executor.createos import CreateosError, execute
 from tests.executor.helpers import RUNNING, SANDBOX, data, program, stream
+from tests.processes import wait_until
 
 DOCUMENT = Path(__file__).resolve().parents[3] / "shared" / "reference" / "createos-protocol.md"
 SOURCE = Path(__file__).resolve().parents[2] / "toolkit" / "errdex" / "executor" / "createos"
@@ -243,11 +243,11 @@ def scenario_e17(setup):
     fake, client = setup(programs=[program(running=True)])
 
     def cancel_once_running() -> None:  # not on a timer: a busy machine could cancel before the process exists
-        deadline = time.monotonic() + 10
-        while fake.facts()["processesCreated"] < 1 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        time.sleep(0.05)  # the output stream is being followed by then
-        cancel.set()
+        try:
+            wait_until(lambda: fake.facts()["processesCreated"] >= 1 and fake.facts()["requests"]["connect"] >= 1,
+                       what="the process to be created and its output stream followed")
+        finally:
+            cancel.set()  # even after a failed wait, so that the call ends and the test reports it
 
     threading.Thread(target=cancel_once_running, daemon=True).start()
     error = _raise(lambda: execute(client, SANDBOX, "/bin/true", cancel=cancel))

@@ -144,25 +144,27 @@ def test_explain_by_slug_id_and_line(cli) -> None:
 
 
 def test_follow_reads_lines_appended_later(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
-    import threading
-    import time
-
+    """The follower asks ``stop`` once before each look at the file, so the writes are made from there: each one
+    lands after the follower has read what came before it (no timers, no writer thread)."""
     log = tmp_path / "growing.log"
     log.write_text("starting\n")
-    done = threading.Event()
 
-    def writer() -> None:
-        time.sleep(0.3)
+    def append(text: str) -> None:
         with log.open("a") as handle:
-            handle.write(API_LINE[:30])
-            handle.flush()
-            time.sleep(0.3)
-            handle.write(API_LINE[30:] + "\n")
-        time.sleep(0.3)
-        done.set()
+            handle.write(text)
 
-    threading.Thread(target=writer, daemon=True).start()
-    found = list(match_files([log], kb=kb, follow=True, stop=done.is_set))
+    steps = iter([lambda: None,  # the first look reads what was there before following began
+                  lambda: append(API_LINE[:30]),  # half a line: held back until it ends
+                  lambda: append(API_LINE[30:] + "\n")])
+
+    def stop() -> bool:
+        step = next(steps, None)
+        if step is None:
+            return True
+        step()
+        return False
+
+    found = list(match_files([log], kb=kb, follow=True, stop=stop))
     assert [(f.number, f.text) for f in found] == [(2, API_LINE)]
 
 
