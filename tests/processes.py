@@ -1,16 +1,22 @@
-"""Running errdex as a separate process, as a user would, for tests that kill it or run two at once; and
-waiting for something another thread or process does, on the condition itself rather than a fixed sleep."""
+"""Running errdex as a separate process, as a user would, for tests that kill it or run two at once; waiting
+for something another thread or process does, on the condition itself rather than a fixed sleep; and the two
+ways a test speaks of time without asserting a speed: a guard that stops a hang, and how work grows with input."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
-__all__ = ["ROOT", "errdex_env", "leftovers", "run", "start", "wait_until"]
+import pytest
+
+__all__ = ["ROOT", "errdex_env", "growth", "leftovers", "run", "start", "time_limit", "wait_until"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,3 +53,45 @@ def wait_until(condition: Callable[[], object], *, what: str, timeout: float = 1
         if time.monotonic() > deadline:
             raise AssertionError(f"still waiting, after {timeout:g} s, for {what}")
         time.sleep(every)  # a poll between two looks at the condition, not a guess at how long something takes
+
+
+class _Hang(BaseException):
+    """Raised by the alarm: not an Exception, so that no handler of errdex's own can swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float, *, what: str) -> Iterator[None]:
+    """Fail the test if the block is still running after ``seconds``: a guard that stops a hang (an exponential
+    blow-up, a wait that is never interrupted), set far beyond what the block needs; never a measure of speed.
+    In the main thread only (it uses SIGALRM)."""
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise _Hang()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _Hang:
+        pytest.fail(f"{what}: still running after {seconds:g} s (a hang, not a slow machine)")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def growth(work: Callable[[int], object], size: int, *, factor: int = 4, tries: int = 2) -> float:
+    """How many times longer ``work(factor * size)`` takes than ``work(size)`` (the best of ``tries`` each).
+
+    A ratio, not a time: it is the same on a fast and a slow machine. Linear work gives about ``factor``,
+    quadratic work ``factor ** 2``; assert it stays well under the latter."""
+
+    def best(n: int) -> float:
+        times = []
+        for _ in range(tries):
+            started = time.perf_counter()
+            work(n)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small = best(size)
+    return best(factor * size) / max(small, 1e-4)

@@ -309,14 +309,11 @@ def test_a_damaged_cached_index_is_rebuilt(tmp_path: Path) -> None:
 
 def test_a_query_that_builds_a_huge_value_is_stopped_by_the_memory_cap(built_index: Path, cli) -> None:
     import resource
-    import time
 
     before = resource.getrlimit(resource.RLIMIT_AS)
-    started = time.monotonic()
     # 4 GB in one value: DuckDB's memory_limit does not cover it; the process's address space cap does.
     result = cli("query", "SELECT length(repeat('xxxx', 1000000000)) AS n", "--db", str(built_index))
     assert result.exit_code == 1, (result.stdout, result.stderr)
     assert "query stopped: it needs more than" in result.stderr and result.stderr.count("\n") == 1
-    assert time.monotonic() - started < 10
     assert resource.getrlimit(resource.RLIMIT_AS) == before  # the cap ends with the query
     assert query("SELECT length(repeat('x', 1000)) AS n", db=built_index).rows == [(1000,)]

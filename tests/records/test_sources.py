@@ -69,7 +69,7 @@ def test_unreadable_file_is_a_problem(tmp_path: Path) -> None:
 
 
 def test_folder_links_that_loop_are_reported_once_and_the_walk_ends(tmp_path: Path, seed: dict[str, Any]) -> None:
-    import time
+    from tests.processes import time_limit
 
     folder = tmp_path / "records" / "acme" / "api"
     folder.mkdir(parents=True)
@@ -77,9 +77,8 @@ def test_folder_links_that_loop_are_reported_once_and_the_walk_ends(tmp_path: Pa
     (folder / "up").symlink_to("..", target_is_directory=True)
     (folder / "top").symlink_to(tmp_path / "records", target_is_directory=True)
     (tmp_path / "records" / "again").symlink_to("acme", target_is_directory=True)
-    started = time.monotonic()
-    docs = list(iter_documents([tmp_path / "records"]))
-    assert time.monotonic() - started < 2
+    with time_limit(30, what="walking folder links that loop"):  # a walk that followed the loops never ends
+        docs = list(iter_documents([tmp_path / "records"]))
     read = [d.path for d in docs if not d.problems]
     assert read == [str(folder / "a.json")]
     skipped = sorted((Path(d.path).name, d.problems[0].kind.value) for d in docs if d.problems)
