@@ -41,6 +41,8 @@ def test_fmt_and_migrate_wait_for_the_folder(tmp_path: Path, seed: dict[str, Any
 
 
 def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
+    # The child's sleep is the program under test (a holder that keeps the lock until it is killed), not a
+    # wait of the test's own: the test waits on the child's "held" line, and kills it long before 60 s.
     script = (f"import os, time\nfrom errdex._locks import hold\nfrom pathlib import Path\n"
               f"with hold(Path({str(tmp_path / LOCK_FILE)!r}), what='test'):\n"
               f"    print('held', flush=True)\n    time.sleep(60)\n")
