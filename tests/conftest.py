@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,13 +26,36 @@ SEED_PATH = ROOT / "records/paperclipai/paperclip/createos-process-creation-coul
 SHARED = ROOT.parent / "shared"
 
 
+_CACHE_NUMBERS = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The cache of what is set up once for many tests (module and session fixtures, such as a knowledge base
+    of the bundled records), so that it is never the user's own cache; each test still gets its own below."""
+    folder = tmp_path_factory.mktemp("shared-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ERRDEX_CACHE_DIR", str(folder))
+        yield folder
+
+
+@pytest.fixture
+def shared_cache(_session_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """For a test that is fast only because others filled the cache before it (and says so by asking for this):
+    the session's shared cache instead of an empty one of its own."""
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(_session_cache))
+    return _session_cache
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own, empty errdex cache and no stray configuration.
 
     The folder is new for each test (so no test sees what another one cached) and lies outside the test's
-    ``tmp_path`` (so a test that lists its ``tmp_path`` finds only its own files)."""
-    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path_factory.mktemp("errdex-cache")))
+    ``tmp_path`` (so a test that lists its ``tmp_path`` finds only its own files). It is named by a counter and
+    left for errdex to create, as it would a user's: ``mktemp`` lists every folder made so far on each call."""
+    folder = tmp_path_factory.getbasetemp() / "errdex-caches" / str(next(_CACHE_NUMBERS))
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(folder))
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 

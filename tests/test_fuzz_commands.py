@@ -17,6 +17,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT, run_cli
 
+# Not a test of the cache: every command here reads the bundled records again on each input, and these tests
+# share one cache of them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 BASE_PATH = ROOT / "records/paperclipai/paperclip/createos-returned-invalid-json.json"
 BASE = json.loads(BASE_PATH.read_text(encoding="utf-8"))
 

@@ -13,6 +13,10 @@ from errdex import validate
 from errdex.checks.registry import registry
 from tests.conftest import write_envelope
 
+# Not a test of the cache: these validate the bundled records and small variants of them again and again, and
+# share one cache (of their patterns' engine verdicts and parsed records) for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 Mutation = Callable[[dict[str, Any]], None]
 
 

@@ -11,6 +11,10 @@ import pytest
 from errdex import validate
 from tests.conftest import write_envelope
 
+# Not a test of the cache: these validate the bundled records and small variants of them again and again, and
+# share one cache (of their patterns' engine verdicts and parsed records) for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 
 def v3(seed: dict[str, Any]) -> dict[str, Any]:
     record = seed["record"]

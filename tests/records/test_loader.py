@@ -13,6 +13,10 @@ from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from errdex.errors import DataError
 
+# Not a test of the cache: these validate the bundled records and small variants of them again and again, and
+# share one cache (of their patterns' engine verdicts and parsed records) for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 #: (name, the seed's canonical text -> hostile text, the finding validate must give, its pointer)
 HOSTILE = [
     ("decimal-line", lambda t: t.replace('"lineNumber": 197', '"lineNumber": 197.0'), "EDX010", "/record/lineNumber"),
