@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,7 +104,7 @@ def run_cli(*args: str, input: bytes | str | None = None) -> CliResult:
 
 
 @pytest.fixture
-def cli():
+def cli() -> Callable[..., CliResult]:
     return run_cli
 
 
@@ -126,5 +126,10 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the children errdex forks during the test (one entry per child)."""
     started: list[int] = []
     start_child = parallel.start_child
-    monkeypatch.setattr(parallel, "start_child", lambda work: started.append(1) or start_child(work))
+
+    def counted(work: Any) -> Any:
+        started.append(1)
+        return start_child(work)
+
+    monkeypatch.setattr(parallel, "start_child", counted)
     return started
