@@ -61,3 +61,12 @@ def test_a_wrong_way_import_fails_the_build(tmp_path: Path, module: str, line: s
 def test_the_package_keeps_every_import_contract(tmp_path: Path) -> None:
     done = _lint_imports(ROOT / "toolkit", tmp_path)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+
+
+def test_an_executor_may_import_the_record_vocabulary(tmp_path: Path) -> None:
+    toolkit = _copy_package(tmp_path)
+    for module in ("executor/__init__.py", "executor/createos/__init__.py"):
+        target = toolkit / "errdex" / module
+        target.write_text(target.read_text(encoding="utf-8") + "\nimport errdex.records.vocabulary\n", encoding="utf-8")
+    done = _lint_imports(toolkit, tmp_path)
+    assert "Executors know the record vocabulary only, not records or checks KEPT" in done.stdout, done.stdout[-3000:]
