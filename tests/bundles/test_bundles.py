@@ -19,6 +19,10 @@ from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from tests.conftest import ROOT, write_envelope
 
+# Not a test of the cache: import and export validate the same records again and again, and these share one cache
+# of them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 DATASET = ROOT / "records"
 #: Two records of the bundled dataset that the conflict tests change.
 CHANGED_ID, CLASH_ID = "077cfa2869e9eb8e", "199f83aae73eacda"

@@ -15,6 +15,10 @@ from errdex.checks.explain import explain, explanation, explanation_files, write
 from errdex.checks.runner import validate
 from tests.conftest import CliResult
 
+# Not a test of the cache: each check's examples are validated, and these share one cache (of their patterns'
+# engine verdicts and parsed records) for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 Cli = Callable[..., CliResult]
 
 CHECKS = registry()

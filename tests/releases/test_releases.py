@@ -14,6 +14,10 @@ from errdex.errors import DataError, UsageError
 from errdex.releases import cut_release, diff, record_releases, release_history
 from tests.conftest import ROOT
 
+# Not a test of the cache: releases read the same records again and again, and these share one cache of them for
+# speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 FIRST, SECOND = "2026-12-01T00:00:00Z", "2026-12-08T00:00:00Z"
 ONE = "createos-returned-invalid-json"
 
