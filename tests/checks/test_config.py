@@ -10,6 +10,10 @@ from errdex.checks.config import find_config, load_config, resolve_checks
 from errdex.errors import ConfigError, UsageError
 from tests.conftest import write_envelope
 
+# Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
+# them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 
 def _broken(tmp_path: Path, seed: dict[str, Any]) -> Path:
     seed["record"]["httpStatus"] = 700

@@ -12,6 +12,10 @@ from errdex import validate
 from tests.checks.test_scenario_checks import v3
 from tests.conftest import write_envelope
 
+# Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
+# them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 
 def _codes(folder: Path) -> list[tuple[str, str]]:
     return [(f.code, f.pointer) for f in validate([folder]).findings if f.code.startswith("EDX16")]

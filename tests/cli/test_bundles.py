@@ -21,6 +21,10 @@ from tests.bundles.test_bundles import (
     write_bundle,
 )
 
+# Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
+# them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 
 @pytest.mark.parametrize("command", ["import", "export"])
 def test_help_has_an_example(cli, command: str) -> None:

@@ -12,6 +12,10 @@ from errdex import __version__
 from errdex.cli import COMMANDS
 from tests.conftest import ROOT, write_envelope
 
+# Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
+# them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 
 def test_version(cli) -> None:
     result = cli("--version")

@@ -18,6 +18,10 @@ from errdex.records.paths import (
     SEGMENT_MAX, UnsafeRecordPath, decode_segment, page_path, path_segment, record_path, repo_key,
 )
 
+# Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
+# them for speed.
+pytestmark = pytest.mark.usefixtures("shared_cache")
+
 HOSTILE = [
     ("../..", "x"),
     ("a/b", "../../../../escaped"),
