@@ -63,7 +63,6 @@ def test_a_wrong_way_import_fails_the_build(tmp_path: Path, untouched: subproces
     assert complaint in after.stdout, after.stdout[-3000:] + after.stderr[-2000:]
 
 
-@pytest.mark.xfail(strict=False, reason="main still has the wrong-way imports of issue 11 until its moves are merged")
 def test_the_package_keeps_every_import_contract(untouched: subprocess.CompletedProcess[str]) -> None:
     assert untouched.returncode == 0, untouched.stdout[-5000:] + untouched.stderr[-2000:]
 

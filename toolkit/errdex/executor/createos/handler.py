@@ -16,18 +16,30 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from errdex._serving import RequestDeadlines
-from errdex.executor.createos.faults import FaultRule
+from errdex.executor.createos.faults import FaultPlan, FaultRule
+from errdex.executor.createos.ledger import Ledger
 from errdex.executor.createos.routes import route
-from errdex.executor.createos.state import FakeProcess, Reply
+from errdex.executor.createos.state import FakeProcess, FakeState, Reply
 
-if TYPE_CHECKING:  # only for the annotation: the server module imports this one
-    from errdex.executor.createos.server import FakeCreateos
 
-__all__ = ["Handler", "Server"]
+class ServedFake(Protocol):
+    """What a handler reads of the fake it serves (:class:`~errdex.executor.createos.server.FakeCreateos`,
+    which imports this module: the handler names the shape, not the class)."""
+
+    api_key: str | None
+    heartbeat_ms: int
+    ledger: Ledger
+    max_body_bytes: int
+    plan: FaultPlan
+    request_timeout_s: float
+    state: FakeState
+    stopping: threading.Event
+
+__all__ = ["Handler", "ServedFake", "Server"]
 
 _STREAM_TICK_SECONDS = 0.01
 
@@ -52,7 +64,7 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     request_queue_size = 128  # connections beyond the bound are answered 503, not left to time out in the backlog
-    fake: FakeCreateos
+    fake: ServedFake
     slots: threading.BoundedSemaphore
     deadlines: RequestDeadlines
 

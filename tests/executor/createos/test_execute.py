@@ -16,7 +16,7 @@ from errdex.executor.createos import (
     execute,
 )
 from errdex.executor.createos.output import OUTPUT_TAIL_CHARS
-from tests.executor.helpers import KEY, RUNNING, SANDBOX, b64, data, output, program, stream
+from tests.executor.createos.helpers import KEY, RUNNING, SANDBOX, b64, data, output, program, stream
 from tests.processes import time_limit, wait_until
 
 E16 = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."

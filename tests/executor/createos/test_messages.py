@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from errdex.executor.createos import CreateosError, execute
-from tests.executor.helpers import RUNNING, SANDBOX, data, program, stream
+from tests.executor.createos.helpers import RUNNING, SANDBOX, data, program, stream
 from tests.processes import wait_until
 
-DOCUMENT = Path(__file__).resolve().parents[3] / "shared" / "reference" / "createos-protocol.md"
-SOURCE = Path(__file__).resolve().parents[2] / "toolkit" / "errdex" / "executor" / "createos"
+DOCUMENT = Path(__file__).resolve().parents[4] / "shared" / "reference" / "createos-protocol.md"
+SOURCE = Path(__file__).resolve().parents[3] / "toolkit" / "errdex" / "executor" / "createos"
 
 # code -> (error_class, exact message raised in the scenario below)
 MESSAGES = {

@@ -17,7 +17,7 @@ from errdex.executor.createos import (
     CreateosTimeoutError,
 )
 from errdex.executor.createos.responses import operation_for
-from tests.executor.helpers import KEY, SANDBOX
+from tests.executor.createos.helpers import KEY, SANDBOX
 from tests.processes import time_limit, wait_until
 
 C2 = "CreateOS connection failed."

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from errdex.executor.createos import CreateosClient, FakeCreateos
-from tests.executor.helpers import KEY
+from tests.executor.createos.helpers import KEY
 
 
 @pytest.fixture

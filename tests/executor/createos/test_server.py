@@ -17,7 +17,7 @@ import errdex.executor.createos as createos
 from errdex.executor.createos import ACTIONS, CALLS, FakeCreateos, FaultPlan, execute, serve
 from errdex.executor.createos.handler import Handler
 from errdex.executor.createos.routes import ROUTES, route
-from tests.executor.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
+from tests.executor.createos.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
 from tests.processes import wait_until
 
 
