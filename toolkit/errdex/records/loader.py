@@ -97,7 +97,7 @@ def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str
 
     record = value.get("record") if envelope else value
     version = record.get("schemaVersion") if isinstance(record, dict) else None
-    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]
+    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]  # any JSON value: a non-version finds no model
     if model is None:
         return None
     try:
