@@ -54,7 +54,7 @@ def _memory_cap(extra: int) -> Iterator[None]:
     (allocations past it fail: DuckDB reports them as out of memory). Nothing is capped where the system
     cannot say how much the process uses, or where a tighter cap is already set."""
     try:
-        import resource
+        import resource  # Unix only: elsewhere nothing is capped
 
         with open("/proc/self/statm", encoding="ascii") as statm:
             used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
