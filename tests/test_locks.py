@@ -48,9 +48,8 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
               f"    print('held', flush=True)\n    time.sleep(60)\n")
     child = subprocess.Popen([sys.executable, "-c", script], env=errdex_env(), stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stdout.readline() == "held\n"
-    with pytest.raises(InputError, match=f"pid {child.pid}, test"):
-        with hold(tmp_path / LOCK_FILE, what="fmt", wait=0.1):
-            pass
+    with pytest.raises(InputError, match=f"pid {child.pid}, test"), hold(tmp_path / LOCK_FILE, what="fmt", wait=0.1):
+        pass
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     with hold(tmp_path / LOCK_FILE, what="fmt", wait=0):

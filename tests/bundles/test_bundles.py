@@ -12,9 +12,9 @@ from typing import Any
 import duckdb
 import pytest
 
+from errdex.bundles import export_dataset, import_bundle, parquet_columns
 from errdex.checks.runner import validate
 from errdex.errors import DataError, UsageError
-from errdex.bundles import export_dataset, import_bundle, parquet_columns
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from tests.conftest import ROOT, write_envelope
@@ -78,7 +78,7 @@ def test_jsonl_export_is_sorted_canonical_and_reproducible(tmp_path: Path) -> No
     envelopes = [json.loads(line) for line in lines]
     assert first.records == len(lines) == len(dataset_envelopes())
     assert [e["record"]["id"] for e in envelopes] == sorted(dataset_envelopes())
-    assert all(line == canonical_text(e, bundle_line=True) for line, e in zip(lines, envelopes))
+    assert all(line == canonical_text(e, bundle_line=True) for line, e in zip(lines, envelopes, strict=True))
 
 
 def test_gzipped_jsonl_export_is_reproducible(tmp_path: Path) -> None:
@@ -307,7 +307,8 @@ def test_a_slug_of_the_same_repository_spelled_in_other_case_is_a_conflict(tmp_p
     clash = dataset_envelopes()[CLASH_ID]
     clash["record"]["id"] = NEW_ID
     clash["record"]["repo"] = "PaperclipAI/Paperclip"
-    clash["record"]["githubUrl"] = clash["record"]["githubUrl"].replace("paperclipai/paperclip", "PaperclipAI/Paperclip")
+    url = clash["record"]["githubUrl"]
+    clash["record"]["githubUrl"] = url.replace("paperclipai/paperclip", "PaperclipAI/Paperclip")
     report = import_bundle(write_bundle(tmp_path / "dump.jsonl", [clash]), records_dir=folder)
     assert [e.status for e in report.entries] == ["conflict"], report.entries
     assert report.entries[0].reasons == [f"slug taken by {CLASH_ID}"]

@@ -27,7 +27,8 @@ def test_bundled_dataset_index_has_every_record_and_list(tmp_path: Path) -> None
     scenarios = sum(len(r.record.get("scenarios", [])) for r in records)
     assert con.execute("SELECT count(*) FROM scenarios").fetchone()[0] == scenarios
     meta = dict(con.execute("SELECT key, value FROM metadata").fetchall())
-    assert set(meta) == {"dataset_version", "content_hash", "errdex_version", "index_format", "built_at", "record_count"}
+    assert set(meta) == {"dataset_version", "content_hash", "errdex_version", "index_format", "built_at",
+                         "record_count"}
     seed = con.execute(
         "SELECT error_class, line_number, literal_chars, variable_parts FROM records WHERE id = '2715d7d48ff9726c'"
     ).fetchone()
@@ -102,7 +103,8 @@ def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) 
     first = load_record_store([folder]).loaded()
     again = load_record_store([folder])  # from the cache this time
     assert again.loaded() == first and again.views[0]["severity"] == "error"
-    assert set(again.views[0]) <= {"schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern", "status"}
+    assert set(again.views[0]) <= {"schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern",
+                                   "status"}
     path.write_text(path.read_text().replace('"severity": "error"', '"severity": "warning"'))
     changed = load_record_store([folder])
     assert changed.views[0]["severity"] == "warning" and changed.full(0)["severity"] == "warning"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +121,7 @@ def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
     assert text.exit_code == 0
     assert f"{log}:2:" in text.stdout and "captured: 502, process creation" in text.stdout
     assert "errdex explain createos-request-failed" in text.stdout
-    lines = [json.loads(l) for l in cli("match", str(log), "--format", "jsonl").stdout.splitlines()]
+    lines = [json.loads(row) for row in cli("match", str(log), "--format", "jsonl").stdout.splitlines()]
     assert len(lines) == 1 and set(lines[0]) == {"file", "line", "text", "matches"}
     assert set(lines[0]["matches"][0]) == {"id", "slug", "repo", "errorClass", "severity", "score", "span", "groups"}
     summary = cli("match", str(log), "--format", "json").json()
@@ -188,9 +188,11 @@ def test_compiled_cache_gives_the_same_matches_and_survives_corruption(tmp_path:
 
 
 @settings(max_examples=120, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\r", b"\n", b"\r\n", b"xyz", b"\x00"]), max_size=60),
+@given(data=st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\r", b"\n", b"\r\n", b"xyz", b"\x00"]),
+                     max_size=60),
        block=st.integers(min_value=1, max_value=9))
-def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes], block: int) -> None:
+def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes],
+                                              block: int) -> None:
     from errdex.match import readers
 
     path = tmp_path_factory.mktemp("lines") / "x.log"
@@ -269,9 +271,9 @@ def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errde
                                                        forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex.match import readers, run
-
     import tempfile
+
+    from errdex.match import readers, run
 
     scratch = tmp_path / "tmp"  # this test's own temporary folder: another run's leftovers cannot fail it
     scratch.mkdir()
@@ -316,7 +318,7 @@ def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None
     assert ranges is not None and ranges[0][0] == 0 and ranges[-1][1] == log.stat().st_size
     data = log.read_bytes()
     assert all(data[start - 1 : start] == b"\n" for start, _ in ranges[1:])
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     packed = tmp_path / "x.log.gz"
     packed.write_bytes(gzip.compress(data))
     assert split_file(packed, 3, min_part=100) is None
@@ -389,7 +391,8 @@ def test_cli_warns_about_records_it_cannot_match(tmp_path: Path, cli) -> None:
                                                            "errorMessage": "ab"}}))
     result = cli("match", "-", "--records", str(folder), input="ab\n")
     assert result.exit_code == 0
-    expected = "errdex: warning: 1 record is not matched: its pattern cannot run in every engine (first: 00000000000000ab:"
+    expected = ("errdex: warning: 1 record is not matched: its pattern cannot run in every engine "
+                "(first: 00000000000000ab:")
     assert expected in result.stderr
     assert "warning" not in cli("match", "-", "--records", str(folder), "-q", input="ab\n").stderr
 
@@ -494,7 +497,8 @@ def test_a_block_scanned_in_parts_matches_like_each_line_alone(monkeypatch: pyte
 
 def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex.KnowledgeBase) -> None:
     # A JSON line after a lone carriage return matched on its fields as one line but not inside a file.
-    texts = ['\r{"msg": "\\u0043reateOS returned invalid JSON."}', ' \t\r {"msg": "\\u0043reateOS returned invalid JSON."}',
+    texts = ['\r{"msg": "\\u0043reateOS returned invalid JSON."}',
+             ' \t\r {"msg": "\\u0043reateOS returned invalid JSON."}',
              '\x0c{"msg": "\\u0043reateOS returned invalid JSON."}']
     alone = [(n, t, [m.view["id"] for m in kb.match(t)]) for n, t in enumerate(texts)]
     in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]

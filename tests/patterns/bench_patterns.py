@@ -20,8 +20,9 @@ sys.path.insert(0, str(HERE))
 
 
 def _analysis(n: int) -> dict[str, float]:
-    from errdex import patterns as P
     from patterns_corpus import realistic_patterns
+
+    from errdex import patterns as P
 
     pats = realistic_patterns(n)
     out: dict[str, float] = {}
@@ -39,8 +40,9 @@ def _analysis(n: int) -> dict[str, float]:
 
 
 def _compile(n: int) -> dict[str, object]:
-    from errdex.patterns import compile_problems
     from patterns_corpus import realistic_patterns
+
+    from errdex.patterns import compile_problems
 
     pats = realistic_patterns(n)
     t = time.perf_counter()

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 # Characters used for literals, classes and lines: regex metacharacters,
 # ASCII word/non-word characters, and non-ASCII (Latin, CJK, astral, NBSP).
-ALPHABET = list("abcxyzAZ019_ -:.,/()[]{}*+?|^$\\'\"\t") + ["é", "ß", "中", "😀", "\u00a0", "\u2003"]
+ALPHABET = [*"abcxyzAZ019_ -:.,/()[]{}*+?|^$\\'\"\t", "é", "ß", "中", "😀", "\u00a0", "\u2003"]
 _SYNTAX = set("^$\\.*+?()[]{}|/")
 
 

@@ -5,8 +5,22 @@ from __future__ import annotations
 import pytest
 
 from errdex.patterns import (
-    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassProperty, ClassRange,
-    Group, Literal, Lookaround, PatternSyntaxError, Repeat, Sequence, class_set, parse,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    ClassEscape,
+    ClassProperty,
+    ClassRange,
+    Group,
+    Literal,
+    Lookaround,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+    class_set,
+    parse,
 )
 from errdex.patterns import charset as cs
 from errdex.patterns.parser import MAX_PARSE_DEPTH

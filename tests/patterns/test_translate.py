@@ -6,13 +6,21 @@ import re
 import warnings
 
 import pytest
+import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import re2
 
 from errdex.patterns import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, PatternSyntaxError,
-    python_regex, to_hyperscan, to_js, to_python, to_re2,
+    HS_FLAG_UTF8,
+    HYPERSCAN_FLAGS,
+    PYTHON_FLAGS,
+    NonPortablePatternError,
+    PatternSyntaxError,
+    python_regex,
+    to_hyperscan,
+    to_js,
+    to_python,
+    to_re2,
 )
 
 EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."

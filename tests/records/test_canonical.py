@@ -10,7 +10,6 @@ from errdex.checks.registry import problem_label
 from errdex.records.canonical import canonical_text, fmt, fmt_text
 from tests.conftest import SEED_PATH, SHARED
 
-
 #: Fields of the seed that proofs showed to be wrong or incomplete, rewritten in version 3.
 SEED_CORRECTED = {
     "documentation", "triggerScenarios", "commonSituations", "solutions", "preventionTips", "tags",
@@ -155,7 +154,8 @@ def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str
     assert again.changed == [] and again.unchanged == [str(bundle)]
 
 
-def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path, seed: dict[str, Any]) -> None:
+def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path,
+                                                                          seed: dict[str, Any]) -> None:
     """fmt replaced such a link with a formatted copy and left the real file as it was: two files, one record
     twice. migrate already rewrites the file a link points at; fmt does the same."""
     tree = tmp_path / "tree"

@@ -16,9 +16,9 @@ import jinja2
 import pytest
 from jinja2 import nodes
 
+from errdex import build_site
 from errdex.errors import DataError, InputError
 from errdex.records.loader import load_records
-from errdex import build_site
 from errdex.site import pages
 from errdex.site.build import site_dir
 from tests.site.conftest import HOSTILE_SLUG, PROVED, RECORDS
@@ -93,7 +93,8 @@ def test_every_internal_link_and_fragment_resolves(built_site: Path) -> None:
                 target = target / "index.html"
             assert target.is_file(), f"{page.relative_to(built_site)}: broken link {link}"
             if parts.fragment and target.suffix == ".html":
-                assert parts.fragment in _parse(target).ids, f"{page.relative_to(built_site)}: no #{parts.fragment} in {link}"
+                assert parts.fragment in _parse(target).ids, (
+                    f"{page.relative_to(built_site)}: no #{parts.fragment} in {link}")
             checked += 1
     assert checked > 500
 
@@ -111,13 +112,14 @@ def test_no_request_leaves_the_site(built_site: Path) -> None:
 def test_sitemap_and_404(built_site: Path, tmp_path: Path, site_cache: Path) -> None:
     sitemap = (built_site / "sitemap.xml").read_text()
     locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
-    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5  # records, home, browse, quality, schema, changelog
+    # records, home, browse, quality, schema, changelog
+    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5
     assert (built_site / "404.html").is_file()
     out = tmp_path / "published"
     build_site(out, records=[RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"],
                base_url="https://errors.example.org/docs/", search=False)
-    assert "<loc>https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json.html</loc>" in (
-        out / "sitemap.xml").read_text()
+    record_url = "https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json.html"
+    assert f"<loc>{record_url}</loc>" in (out / "sitemap.xml").read_text()
     assert 'href="https://errors.example.org/docs/index.html"' in (out / "404.html").read_text()
 
 
@@ -198,7 +200,8 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json = tmp_path / "proofs.json"
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
-    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json:1:2: not valid JSON" in result.stderr
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "proofs.json:1:2: not valid JSON" in result.stderr
     for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
         result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
@@ -207,7 +210,8 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     other.mkdir()
     (other / "keep.txt").write_text("mine")
     result = cli("site", "build", "--out", str(other), "--no-search")
-    assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
+    assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr
+    assert (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
 
@@ -348,7 +352,8 @@ def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cac
     assert envelope["record"]["id"] not in {p["id"] for p in patterns["patterns"]}
     import errdex
 
-    assert envelope["record"]["id"] not in {m.view["id"] for m in errdex.load([records]).match("CreateOS returned invalid JSON.")}
+    found = errdex.load([records]).match("CreateOS returned invalid JSON.")
+    assert envelope["record"]["id"] not in {m.view["id"] for m in found}
 
 
 def test_patterns_that_backtrack_badly_are_left_out_of_the_browser_matcher(tmp_path: Path, site_cache: Path) -> None:
@@ -379,7 +384,8 @@ def _record_in(folder: Path, repo: str, record_id: str) -> dict[str, Any]:
 
 def test_every_record_gets_a_page_of_its_own(tmp_path: Path, site_cache: Path) -> None:
     records = tmp_path / "records"
-    made = [_record_in(records, repo, f"00000000000000a{n}") for n, repo in enumerate(("evil/repo", "evil/-repo", "evil/repo-"))]
+    repos = ("evil/repo", "evil/-repo", "evil/repo-")
+    made = [_record_in(records, repo, f"00000000000000a{n}") for n, repo in enumerate(repos)]
     out = tmp_path / "site"
     build_site(out, records=[records], search=False)
     listing = json.loads((out / "api/records.json").read_text())["records"]

@@ -191,7 +191,7 @@ def test_two_builds_of_one_folder_take_turns(tmp_path: Path, site_cache: Path) -
     def second() -> None:
         try:
             build_site(out, search=False, on_wait=waiting.set)
-        except BaseException as exc:  # noqa: BLE001  (reported by the test)
+        except BaseException as exc:  # reported by the test
             failures.append(exc)
 
     thread = threading.Thread(target=second)

@@ -105,7 +105,8 @@ def test_normal_answers(make_fake) -> None:
 def test_a_running_process_streams_heartbeats_until_terminated(make_fake) -> None:
     fake = make_fake(programs=[RUNNING], heartbeat_ms=20)
     _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", {"cmd": "x", "args": []})
-    threading.Timer(0.15, lambda: _request(fake, "DELETE", f"/v1/sandboxes/{SANDBOX}/processes/proc-1?grace_ms=1000")).start()
+    delete = f"/v1/sandboxes/{SANDBOX}/processes/proc-1?grace_ms=1000"
+    threading.Timer(0.15, lambda: _request(fake, "DELETE", delete)).start()
     status, body = _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=0")
     lines = body.decode().splitlines()
     assert status == 200 and len(lines) >= 3 and set(lines) == {'{"type": "heartbeat"}'}
@@ -114,7 +115,8 @@ def test_a_running_process_streams_heartbeats_until_terminated(make_fake) -> Non
 
 
 def test_delayed_output_and_exit(make_fake, make_client) -> None:
-    fake = make_fake(programs=[{"output": [{"stream": "stdout", "text": "a"}, {"stream": "stdout", "text": "b", "atMs": 100}],
+    fake = make_fake(programs=[{"output": [{"stream": "stdout", "text": "a"},
+                                           {"stream": "stdout", "text": "b", "atMs": 100}],
                                 "exit": {"exit_code": 0}, "exitAtMs": 150}])
     started = time.monotonic()
     result = execute(make_client(fake), SANDBOX, "x")
@@ -231,7 +233,8 @@ def test_unknown_sandbox_status_is_refused() -> None:
 def test_serve_prints_its_url_and_runs_until_stopped() -> None:
     out, stop = io.StringIO(), threading.Event()
     plan = [{"on": "get-sandbox", "action": "respond", "status": 418, "body": {}}]
-    runner = threading.Thread(target=serve, kwargs={"plan": plan, "sandboxes": {"sbx-9": "paused"}, "out": out, "stop": stop})
+    runner = threading.Thread(target=serve,
+                              kwargs={"plan": plan, "sandboxes": {"sbx-9": "paused"}, "out": out, "stop": stop})
     runner.start()
     wait_until(out.getvalue, what="serve() to print its url", timeout=5)
     url = out.getvalue().strip()
