@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -57,8 +58,6 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
 
 
 def test_import_waits_for_the_folder_and_writes_nothing_while_it_is_held(tmp_path: Path, seed: dict[str, Any]) -> None:
-    import json
-
     folder = tmp_path / "records"
     folder.mkdir()
     bundle = tmp_path / "in.jsonl"

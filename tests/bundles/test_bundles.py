@@ -6,6 +6,7 @@ import copy
 import gzip
 import json
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -286,7 +287,6 @@ def test_export_never_replaces_a_device_or_fifo_with_a_file(tmp_path: Path, cli:
     # --output /dev/null (or /dev/full) run as root put a regular file in the device's place: the write goes
     # through a temporary file and a rename. A FIFO stands in for the device here.
     import os
-    import stat
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+
+from errdex.cli.executor import _load_plan
+from errdex.errors import InputError
+from errdex.executor.createos import FakeCreateos
+from tests.test_fuzz_commands import FUZZ, json_values, mutated
 
 PLANS = {
     "deep": ("[" * 100_000, "nest more than 64 levels"),
@@ -55,13 +61,6 @@ REAL_PLAN = {"sandboxes": {"sbx-1": {"status": "paused", "resume": ["resuming", 
 def test_any_plan_is_refused_in_one_line_or_accepted_by_the_server(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Random plans (the real shape with fields replaced, or any JSON): the checks the command runs refuse them
     with an InputError, or the fake server takes them; nothing else escapes (it would be exit 70)."""
-    from hypothesis import given, settings
-
-    from errdex.cli.executor import _load_plan
-    from errdex.errors import InputError
-    from errdex.executor.createos import FakeCreateos
-    from tests.test_fuzz_commands import FUZZ, json_values, mutated
-
     @settings(FUZZ, max_examples=200)
     @given(data=json_values.map(lambda v: json.dumps(v).encode()) | mutated(REAL_PLAN))
     def check(data: bytes) -> None:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import errdex
+from errdex.index import build_index
+from errdex.match import engine, readers, run
 from errdex.match.engine import Matcher
-from errdex.match.readers import read_lines
-from errdex.match.run import MatchSummary, match_files
+from errdex.match.readers import read_lines, split_file
+from errdex.match.run import ERROR_LOOKING, MatchSummary, match_files
+from errdex.records.canonical import canonical_text
 
 API_LINE = "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation."
 SEED_MESSAGE = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."
@@ -193,8 +198,6 @@ def test_compiled_cache_gives_the_same_matches_and_survives_corruption(tmp_path:
        block=st.integers(min_value=1, max_value=9))
 def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes],
                                               block: int) -> None:
-    from errdex.match import readers
-
     path = tmp_path_factory.mktemp("lines") / "x.log"
     path.write_bytes(b"".join(data))
     original = readers.BLOCK_BYTES
@@ -228,9 +231,6 @@ LINE_POOL = [
 def test_block_scanning_gives_what_matching_each_line_gives(
     tmp_path_factory: pytest.TempPathFactory, kb: errdex.KnowledgeBase, picks: list[tuple[str, bytes]], block: int
 ) -> None:
-    from errdex.match import readers
-    from errdex.match.run import ERROR_LOOKING
-
     path = tmp_path_factory.mktemp("mixed") / "x.log"
     path.write_bytes(b"".join(text.encode() + end for text, end in picks))
     original = readers.BLOCK_BYTES
@@ -271,9 +271,6 @@ def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errde
                                                        forks: list[int]) -> None:
     if not single_threaded:
         return
-    import tempfile
-
-    from errdex.match import readers, run
 
     scratch = tmp_path / "tmp"  # this test's own temporary folder: another run's leftovers cannot fail it
     scratch.mkdir()
@@ -294,7 +291,6 @@ def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBas
                                          single_threaded: bool, forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex.match import run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 2000)
@@ -310,8 +306,6 @@ def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBas
 
 
 def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None:
-    from errdex.match.readers import split_file
-
     log = tmp_path / "x.log"
     log.write_bytes(b"".join(b"line %d\n" % i for i in range(1000)))
     ranges = split_file(log, 3, min_part=100)
@@ -408,10 +402,6 @@ def test_text_output_points_at_the_site_page(cli, tmp_path: Path, monkeypatch: p
 
 def test_a_pattern_that_can_match_empty_matches_every_line_in_cli_and_sql(tmp_path: Path) -> None:
     """A template such as ``<*>`` (``(.*?)``) occurs in every line: the CLI and SQL both match it, ranked last."""
-    import duckdb
-
-    from errdex.index import build_index
-
     records = [_record(1, "(.*?)", "anything"), _record(2, "disk ([0-9]+) full", "disk 1 full")]
     kb = errdex.KnowledgeBase(records)
     assert [(m.view["id"][-1], m.groups) for m in kb.match("disk 4 full")] == [("2", ("4",)), ("1", ("",))]
@@ -460,8 +450,6 @@ def test_memory_stays_bounded_when_every_line_matches_many_records(monkeypatch: 
     # match of a block was held until the whole block was done.
     import tracemalloc
 
-    from errdex.match import engine
-
     monkeypatch.setattr(engine, "MAX_CANDIDATES", 2_000)
     kb = errdex.KnowledgeBase([_record(i, r"request (\d+) failed", "request 1 failed") for i in range(60)])
     block = "\n".join(f"request {i} failed" for i in range(2_000)).encode()
@@ -479,8 +467,6 @@ def test_memory_stays_bounded_when_every_line_matches_many_records(monkeypatch: 
 
 
 def test_a_block_scanned_in_parts_matches_like_each_line_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.match import engine
-
     records = [_record(1, r"disk (\d+) full", "disk 1 full"), _record(2, r"(\w+) failed", "x failed"),
                _record(3, "x?", "x"), _record(4, r"request (\d+)", "request 1"), _record(5, "^start", "start")]
     texts = ["disk 7 full", "", "start: request 3 failed", '{"message": "disk 2 full"}', "nothing", "x failed",
@@ -528,11 +514,7 @@ def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: err
 def test_explain_a_slug_two_repositories_hold_names_both_instead_of_picking_one(cli, tmp_path, seed) -> None:
     """A slug is unique only within its repository: explain by a slug that two records hold is refused with
     both, and OWNER/REPO/SLUG names one."""
-    import json as _json
-
-    from errdex.records.canonical import canonical_text
-
-    other = _json.loads(_json.dumps(seed))
+    other = json.loads(json.dumps(seed))
     other["record"].update(id="0123456789abcdef", repo="acme/api")
     bundle = tmp_path / "both.jsonl"
     bundle.write_text("".join(canonical_text(e, bundle_line=True) + "\n" for e in (seed, other)))

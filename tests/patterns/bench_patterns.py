@@ -20,6 +20,7 @@ sys.path.insert(0, str(HERE))
 
 
 def _analysis(n: int) -> dict[str, float]:
+    # in the child only: each step starts with no warm cache from the others
     from patterns_corpus import realistic_patterns
 
     from errdex import patterns as P
@@ -40,6 +41,7 @@ def _analysis(n: int) -> dict[str, float]:
 
 
 def _compile(n: int) -> dict[str, object]:
+    # in the child only: each step starts with no warm cache from the others
     from patterns_corpus import realistic_patterns
 
     from errdex.patterns import compile_problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -189,8 +190,6 @@ def pattern_trees(draw: st.DrawFn) -> object:
 
 
 def _class_members(node: Cls) -> list[str]:
-    import re
-
     def ok(c: str) -> bool:
         hit = False
         for item in node.items:

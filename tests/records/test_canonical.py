@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -142,8 +143,6 @@ def test_fmt_never_writes_through_a_folder_link_out_of_the_tree(tmp_path: Path, 
 def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str, Any], cli) -> None:
     """A gzipped bundle named on the command line is checked and formatted like a plain one (as migrate
     rewrites it), never skipped with '0 file(s)' and exit 0."""
-    import gzip
-
     bundle = tmp_path / "dump.jsonl.gz"
     bundle.write_bytes(gzip.compress((json.dumps(seed, indent=1) .replace("\n", "") + "\r\n").encode()))
     result = cli("fmt", "--check", str(bundle))

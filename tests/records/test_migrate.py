@@ -21,6 +21,7 @@ from errdex.records.migrate import LATEST, Loss, MigrationRefused, downgrade, mi
 from errdex.records.models import RECORD_MODELS, SEVERITIES, RecordV2, RecordV3
 from errdex.records.slug import derive_slug
 from tests.conftest import ROOT, write_envelope
+from tests.processes import leftovers, run
 
 SEED_V2 = json.loads((ROOT / "tests/corpus/v2/seed.json").read_text(encoding="utf-8"))
 SEED_V3 = json.loads((ROOT / "tests/corpus/v3/seed.json").read_text(encoding="utf-8"))
@@ -326,8 +327,6 @@ def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
 
 
 def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path) -> None:
-    from tests.processes import leftovers, run
-
     folder = tmp_path / "records"
 
     def on_disk() -> list[int]:
@@ -349,13 +348,6 @@ def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path)
 
 
 def test_migrate_never_writes_through_a_folder_link_out_of_the_tree(tmp_path, seed) -> None:
-    import json
-
-    import pytest
-
-    from errdex.errors import DataError
-    from errdex.records.migrate import migrate
-
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "x.json").write_text(json.dumps(seed), encoding="utf-8")

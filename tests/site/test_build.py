@@ -7,6 +7,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import urllib.request
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,14 @@ import jinja2
 import pytest
 from jinja2 import nodes
 
-from errdex import build_site
+import errdex
+from errdex import build_site, parallel
 from errdex.errors import DataError, InputError
 from errdex.records.loader import load_records
+from errdex.releases import cut_release
+from errdex.site import build as build_module
 from errdex.site import pages
+from errdex.site.build import build_site as build_pages
 from errdex.site.build import site_dir
 from tests.site.conftest import HOSTILE_SLUG, PROVED, RECORDS
 
@@ -180,8 +187,6 @@ def test_pages_are_valid_html(built_site: Path, hostile_site: Path) -> None:
 
 def test_a_failed_build_leaves_the_old_site(built_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             site_cache: Path) -> None:
-    from errdex.site import build as build_module
-
     out = tmp_path / "site"
     shutil.copytree(built_site, out)
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
@@ -242,8 +247,6 @@ def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monke
                                                           forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex import parallel
-    from errdex.site import build as build_module
 
     one = tmp_path / "one"
     build_site(one, search=True)
@@ -260,8 +263,6 @@ def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.Mon
                                          single_threaded: bool) -> None:
     if not single_threaded:
         return
-    from errdex import parallel
-    from errdex.site import build as build_module
 
     one = tmp_path / "one"
     build_site(one, search=False)
@@ -301,9 +302,6 @@ def test_cli_build_with_proofs_run_now(cli: Any, tmp_path: Path, site_cache: Pat
 
 
 def test_cli_serve_answers_over_http(built_site: Path) -> None:
-    import sys
-    import urllib.request
-
     command = [str(Path(sys.executable).with_name("errdex")), "site", "serve", "--dir", str(built_site), "--port", "0"]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
@@ -324,8 +322,6 @@ def test_cli_serve_answers_over_http(built_site: Path) -> None:
 
 
 def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cache: Path) -> None:
-    from errdex.releases import cut_release
-
     records = tmp_path / "records"
     shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
     cut_release(records, version="2026-12-01T00:00:00Z", out=tmp_path / "r1")
@@ -350,7 +346,6 @@ def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cac
     patterns = json.loads((out / "api/patterns.json").read_text())
     assert patterns["retired"] == [envelope["record"]["id"]]
     assert envelope["record"]["id"] not in {p["id"] for p in patterns["patterns"]}
-    import errdex
 
     found = errdex.load([records]).match("CreateOS returned invalid JSON.")
     assert envelope["record"]["id"] not in {m.view["id"] for m in found}
@@ -406,8 +401,6 @@ def test_records_that_would_share_a_page_are_refused(tmp_path: Path, site_cache:
 
 
 def test_a_proofs_file_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(cli: Any, tmp_path: Path) -> None:
-    import os
-
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     deep = tmp_path / "deep.json"
@@ -437,10 +430,6 @@ def test_a_site_is_not_built_inside_its_records_folder(cli: Any, tmp_path: Path,
 
 def test_the_site_shows_the_findings_it_is_given_and_none_without(tmp_path: Path, site_cache: Path) -> None:
     """The site imports no checks: the findings come in as an argument (errdex.build_site joins validation in)."""
-    from dataclasses import dataclass
-
-    from errdex.site.build import build_site as build_pages
-
     @dataclass(frozen=True)
     class Found:
         code: str

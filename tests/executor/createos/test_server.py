@@ -19,6 +19,7 @@ from errdex.executor.createos.handler import Handler
 from errdex.executor.createos.routes import ROUTES, route
 from tests.executor.createos.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
 from tests.processes import wait_until
+from tests.site.test_serve import _trickle
 
 
 def _request(fake: FakeCreateos, method: str, path: str, body: Any = None, key: str = KEY) -> tuple[int, bytes]:
@@ -331,8 +332,6 @@ def test_idle_connections_are_bounded_and_time_out(make_fake) -> None:
 
 
 def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(make_fake) -> None:
-    from tests.site.test_serve import _trickle
-
     fake = make_fake(request_timeout_s=0.5)
     host, port = fake.url.removeprefix("http://").split(":")
     closed = _trickle((host, int(port)), b"GET /v1/sandboxes/x HTTP/1.1\r\nX-Slow: " + b"a" * 200, every=0.1, within=5)
