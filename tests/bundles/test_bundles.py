@@ -165,9 +165,9 @@ def test_import_into_an_empty_folder_writes_owner_repo_slug_files(tmp_path: Path
     assert not report.blocked and {e.status for e in report.entries} == {"added"}
     assert len(report.written) == len(dataset_envelopes())
     for entry in report.entries:
-        assert entry.path == folder / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]
-        original = DATASET / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]
-        assert entry.path.read_bytes() == original.read_bytes()  # type: ignore[union-attr]
+        assert entry.path == folder / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]  # a written entry has both
+        original = DATASET / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]  # a written entry has both
+        assert entry.path.read_bytes() == original.read_bytes()  # type: ignore[union-attr]  # ... and a path
     assert errors_in(folder) == []
 
 
@@ -221,8 +221,9 @@ def test_overwrite_replaces_conflicting_records(tmp_path: Path) -> None:
     report = import_bundle(conflicting_bundle(tmp_path / "dump.jsonl"), records_dir=folder, overwrite=True)
     changed, clash = report.entries
     assert changed.written and clash.written and report.removed == []
-    assert json.loads(changed.path.read_text())["record"]["documentation"].endswith(" Seen upstream too.")  # type: ignore[union-attr]
-    assert json.loads(clash.path.read_text())["record"]["id"] == NEW_ID  # type: ignore[union-attr]
+    assert changed.path is not None and clash.path is not None
+    assert json.loads(changed.path.read_text())["record"]["documentation"].endswith(" Seen upstream too.")
+    assert json.loads(clash.path.read_text())["record"]["id"] == NEW_ID
     assert CLASH_ID not in {item.record["id"] for item in load_records([folder])}
     assert errors_in(folder) == []
 

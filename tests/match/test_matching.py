@@ -508,9 +508,9 @@ def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: err
     assert [line.number for line in kb.match_lines([b"start\n", API_LINE.encode() + b"\r\n"])] == [2]
     for bad in (None, 502, ["a"]):
         with pytest.raises(TypeError, match="a log line must be str or bytes, not"):
-            kb.match(bad)  # type: ignore[arg-type]
+            kb.match(bad)  # type: ignore[arg-type]  # the wrong type is the test
     with pytest.raises(TypeError, match="a log line must be str or bytes, not NoneType"):
-        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]
+        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]  # the wrong type is the test
 def test_explain_a_slug_two_repositories_hold_names_both_instead_of_picking_one(cli, tmp_path, seed) -> None:
     """A slug is unique only within its repository: explain by a slug that two records hold is refused with
     both, and OWNER/REPO/SLUG names one."""

@@ -44,11 +44,11 @@ class _CountingBytes(bytes):
 
     searched = 0
 
-    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]  # any arguments, as bytes takes them
         _CountingBytes.searched += (len(self) if end is None else end) - (start or 0)
         return super().rfind(sub, start, end)
 
-    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]  # any arguments, as bytes takes them
         found = super().find(sub, start, end)
         _CountingBytes.searched += (len(self) if found < 0 else found) - (start or 0)
         return found

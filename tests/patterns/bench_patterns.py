@@ -71,7 +71,7 @@ def main() -> None:
         return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     print(f"{n} realistic patterns")
-    for k, v in _child(["analysis", str(n)]).items():  # type: ignore[union-attr]
+    for k, v in _child(["analysis", str(n)]).items():  # type: ignore[union-attr]  # the analysis step prints an object
         print(f"  {k:24s} {v:7.3f} s  ({v / n * 1e6:6.1f} us/pattern)")
     r = _child(["compile", str(n)])
     assert isinstance(r, dict)

@@ -239,4 +239,4 @@ def test_nesting_limit() -> None:
 def test_parse_is_cached_and_rejects_non_strings() -> None:
     assert parse("abc") is parse("abc")
     with pytest.raises(TypeError):
-        parse(b"abc")  # type: ignore[arg-type]
+        parse(b"abc")  # type: ignore[arg-type]  # the wrong type is the test

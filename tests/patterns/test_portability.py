@@ -135,7 +135,7 @@ def test_problems_are_sorted_and_unique() -> None:
 def test_problem_is_frozen() -> None:
     p = PatternProblem(1, "x")
     with pytest.raises(AttributeError):
-        p.offset = 2  # type: ignore[misc]
+        p.offset = 2  # type: ignore[misc]  # writing a frozen field is the test
 
 
 def test_result_is_a_fresh_list() -> None:

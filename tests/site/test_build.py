@@ -154,7 +154,7 @@ def test_hostile_record_is_escaped(hostile_site: Path) -> None:
 
 def _template_fields(template: str) -> set[str]:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(site_dir() / "templates"))
-    source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]
+    source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]  # the site sets a loader
     tree = environment.parse(source)
     return {node.attr for node in tree.find_all(nodes.Getattr)
             if isinstance(node.node, nodes.Name) and node.node.name == "page"}
@@ -305,7 +305,7 @@ def test_cli_serve_answers_over_http(built_site: Path) -> None:
     command = [str(Path(sys.executable).with_name("errdex")), "site", "serve", "--dir", str(built_site), "--port", "0"]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
-        line = server.stderr.readline()  # type: ignore[union-attr]
+        line = server.stderr.readline()  # type: ignore[union-attr]  # opened with a pipe
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
         assert url, line
         with urllib.request.urlopen(url.group(0) + "index.html", timeout=5) as answer:

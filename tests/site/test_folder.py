@@ -150,8 +150,8 @@ def test_what_a_killed_build_leaves_is_removed_by_the_next(tmp_path: Path, site_
         child = _stalled_build(out)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=10)
-        child.stdin.close()  # type: ignore[union-attr]
-        child.stdout.close()  # type: ignore[union-attr]
+        child.stdin.close()  # type: ignore[union-attr]  # opened with a pipe
+        child.stdout.close()  # type: ignore[union-attr]  # opened with a pipe
         left.append([name for name in _children(tmp_path) if name != "site"])
     assert [len(names) for names in left] == [1, 1] and left[0] != left[1]  # the second removed the first's
     assert all(name.startswith(".site.build-") for names in left for name in names)
@@ -196,10 +196,10 @@ def test_two_builds_of_one_folder_take_turns(tmp_path: Path, site_cache: Path) -
         assert waiting.wait(timeout=30), "the second build did not wait for the first"
         assert not out.exists()  # nothing written while the first build holds the folder
     finally:
-        first.stdin.close()  # type: ignore[union-attr]
-    assert first.stdout.readline() == "built\n"  # type: ignore[union-attr]
+        first.stdin.close()  # type: ignore[union-attr]  # opened with a pipe
+    assert first.stdout.readline() == "built\n"  # type: ignore[union-attr]  # opened with a pipe
     first.wait(timeout=30)
-    first.stdout.close()  # type: ignore[union-attr]
+    first.stdout.close()  # type: ignore[union-attr]  # opened with a pipe
     thread.join(timeout=60)
     assert not thread.is_alive() and failures == [] and first.returncode == 0
     assert (out / "index.html").is_file() and (out / MARKER).is_file()
