@@ -10,7 +10,7 @@ and fixed so that the file is reproducible:
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from errdex.executor.createos import CreateosClient, CreateosError, FakeCreateos, execute
@@ -20,18 +20,26 @@ DONE = [{"output": [{"stream": "stdout", "text": "ok\n"}], "exit": {"exit_code":
 
 JOBS: list[tuple[str, list[str], dict[str, Any]]] = [
     ("npm", ["test"], {"programs": DONE}),
-    ("npm", ["run", "build"], {"programs": RUNNING, "faults": [{"on": "create-process", "action": "drop-after-handling"}]}),
-    ("pytest", ["-q"], {"faults": [{"on": "create-process", "action": "respond", "status": 502, "body": {"status": "error"}}]}),
-    ("make", ["all"], {"programs": DONE, "faults": [{"on": "connect", "action": "respond", "status": 410, "body": {}}]}),
+    ("npm", ["run", "build"],
+     {"programs": RUNNING, "faults": [{"on": "create-process", "action": "drop-after-handling"}]}),
+    ("pytest", ["-q"],
+     {"faults": [{"on": "create-process", "action": "respond", "status": 502, "body": {"status": "error"}}]}),
+    ("make", ["all"],
+     {"programs": DONE, "faults": [{"on": "connect", "action": "respond", "status": 410, "body": {}}]}),
     ("git", ["status"], {"programs": DONE}),
-    ("cargo", ["build"], {"programs": RUNNING, "faults": [{"on": "terminate", "action": "terminate-response", "data": {"tree_exited": False}}]}),
-    ("ls", ["-la"], {"faults": [{"on": "create-process", "action": "respond", "status": 400, "body": {"status": "error"}}]}),
-    ("node", ["server.js"], {"programs": DONE, "faults": [{"on": "connect", "action": "stream", "frames": [{"type": "progress"}], "then": "end"}]}),
+    ("cargo", ["build"],
+     {"programs": RUNNING,
+      "faults": [{"on": "terminate", "action": "terminate-response", "data": {"tree_exited": False}}]}),
+    ("ls", ["-la"],
+     {"faults": [{"on": "create-process", "action": "respond", "status": 400, "body": {"status": "error"}}]}),
+    ("node", ["server.js"],
+     {"programs": DONE,
+      "faults": [{"on": "connect", "action": "stream", "frames": [{"type": "progress"}], "then": "end"}]}),
 ]
 
 
 def main() -> None:
-    clock = datetime(2026, 11, 30, 9, 0, 0, tzinfo=timezone.utc)
+    clock = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 
     def log(level: str, text: str) -> None:
         nonlocal clock

@@ -72,7 +72,7 @@ def test_an_unusable_cache_folder_is_bypassed_with_one_warning(cli, tmp_path: Pa
     blocker.write_text("not a folder")
     monkeypatch.setenv("ERRDEX_CACHE_DIR", str(blocker if where == "a file" else blocker / "cache"))
     warnings = []
-    for args, output in zip(_commands(cli), expected):
+    for args, output in zip(_commands(cli), expected, strict=True):
         result = cli(*args)
         assert (result.exit_code, result.stdout) == (0, output), (args, result.stderr)
         warnings += [line for line in result.stderr.splitlines() if "cache" in line]

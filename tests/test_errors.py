@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import errdex.records.canonical as canonical
 from errdex.errors import DataError, ErrdexError, InputError, from_oserror, os_reason
 from errdex.executor.createos import errors as createos
 
@@ -26,8 +27,6 @@ def test_an_unmapped_error_falls_back_to_the_system_text_lowercased() -> None:
 
 def test_an_input_output_error_at_the_command_line_is_one_line_not_errno(cli, tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import errdex.records.canonical as canonical
-
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(errno.EIO, "Input/output error")
 

@@ -38,7 +38,8 @@ def test_only_temporary_files_of_dead_processes_are_removed(tmp_path: Path) -> N
     removed = clean_leftovers(tmp_path, recursive=True)
     assert sorted(p.name for p in removed) == sorted(
         [n for n, kept in names.items() if not kept] + [f".b.json.{dead}-abcdefgh.tmp"])
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([n for n, kept in names.items() if kept] + ["sub", "link"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*(n for n, kept in names.items() if kept),
+                                                                 "sub", "link"])
     assert (outside / f".c.json.{dead}-abcdefgh.tmp").exists()
 
 

@@ -252,7 +252,8 @@ REAL_MANIFEST = {"version": "2026-11-30T00:00:00Z", "counts": {"records": 1}, "r
 
 
 @pytest.mark.parametrize("kind", ["proofs", "manifest"])
-def test_commands_survive_any_proofs_file_or_release_manifest(kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_commands_survive_any_proofs_file_or_release_manifest(kind: str,
+                                                              tmp_path_factory: pytest.TempPathFactory) -> None:
     real = REAL_PROOFS if kind == "proofs" else REAL_MANIFEST
 
     @settings(FUZZ, max_examples=25)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -48,9 +49,8 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
               f"    print('held', flush=True)\n    time.sleep(60)\n")
     child = subprocess.Popen([sys.executable, "-c", script], env=errdex_env(), stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stdout.readline() == "held\n"
-    with pytest.raises(InputError, match=f"pid {child.pid}, test"):
-        with hold(tmp_path / LOCK_FILE, what="fmt", wait=0.1):
-            pass
+    with pytest.raises(InputError, match=f"pid {child.pid}, test"), hold(tmp_path / LOCK_FILE, what="fmt", wait=0.1):
+        pass
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     with hold(tmp_path / LOCK_FILE, what="fmt", wait=0):
@@ -58,8 +58,6 @@ def test_a_killed_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
 
 
 def test_import_waits_for_the_folder_and_writes_nothing_while_it_is_held(tmp_path: Path, seed: dict[str, Any]) -> None:
-    import json
-
     folder = tmp_path / "records"
     folder.mkdir()
     bundle = tmp_path / "in.jsonl"

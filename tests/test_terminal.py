@@ -73,7 +73,8 @@ def test_query_diff_fmt_and_migrate_text_escape_record_fields_and_file_names(cli
     new = tmp_path / "new"
     write_envelope(new, seed)
     table = cli("query", "--records", str(new), "SELECT documentation FROM records")
-    assert table.exit_code == 0 and _clean(table.stdout) and "Means trouble" + ESCAPED[:40] in table.stdout  # cut to its width
+    assert table.exit_code == 0 and _clean(table.stdout)
+    assert "Means trouble" + ESCAPED[:40] in table.stdout  # cut to its width
     rows = cli("query", "--records", str(new), "--format", "json", "SELECT documentation FROM records").json()
     assert rows == [{"documentation": record["documentation"]}]  # JSON stays exact
     changed = cli("diff", str(old), str(new))

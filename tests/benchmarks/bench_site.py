@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from errdex.site import build as build_module
 from errdex import build_site
+from errdex.site import build as build_module
 from tests.benchmarks.generate import generate, write_dataset
 
 
@@ -54,21 +54,23 @@ def main() -> int:
         best = min(first, second)
         pages = sum(1 for _ in out.rglob("*.html"))
         print(f"{args.records:,} records, {pages:,} pages")
-        print(f"errdex site build          : {best:6.2f} s  {pages / best:8.0f} pages/s   (runs: {first:.2f} s, {second:.2f} s)")
+        print(f"errdex site build          : {best:6.2f} s  {pages / best:8.0f} pages/s   "
+              f"(runs: {first:.2f} s, {second:.2f} s)")
         original = build_module.MIN_PARALLEL_RECORDS
         build_module.MIN_PARALLEL_RECORDS = 1 << 62
         try:
             single = timed_build(out, records)
         finally:
             build_module.MIN_PARALLEL_RECORDS = original
-        print(f"one process                : {single:6.2f} s  {pages / single:8.0f} pages/s   ratio {single / best:.2f}x")
+        print(f"one process                : {single:6.2f} s  {pages / single:8.0f} pages/s   "
+              f"ratio {single / best:.2f}x")
         if importlib.util.find_spec("pagefind") is not None:
             started = time.perf_counter()
             subprocess.run([sys.executable, "-m", "pagefind", "--site", str(out), "--output-subdir", "pagefind",
                             "--silent"], check=True)
             pagefind = time.perf_counter() - started
-            print(f"Pagefind, index only       : {pagefind:6.2f} s  (the search index alone, against errdex's whole build: "
-                  f"{pagefind / best:.2f}x)")
+            print(f"Pagefind, index only       : {pagefind:6.2f} s  "
+                  f"(the search index alone, against errdex's whole build: {pagefind / best:.2f}x)")
         else:
             print("Pagefind                   : not installed (pip install 'pagefind[bin]') - not compared")
         print(f"target < 10 s for 10,000 records: {'met' if best < 10 or args.records != 10_000 else 'MISSED'}")

@@ -6,15 +6,16 @@ import copy
 import gzip
 import json
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 
+from errdex.bundles import export_dataset, import_bundle, parquet_columns
 from errdex.checks.runner import validate
 from errdex.errors import DataError, UsageError
-from errdex.bundles import export_dataset, import_bundle, parquet_columns
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from tests.conftest import ROOT, write_envelope
@@ -78,7 +79,7 @@ def test_jsonl_export_is_sorted_canonical_and_reproducible(tmp_path: Path) -> No
     envelopes = [json.loads(line) for line in lines]
     assert first.records == len(lines) == len(dataset_envelopes())
     assert [e["record"]["id"] for e in envelopes] == sorted(dataset_envelopes())
-    assert all(line == canonical_text(e, bundle_line=True) for line, e in zip(lines, envelopes))
+    assert all(line == canonical_text(e, bundle_line=True) for line, e in zip(lines, envelopes, strict=True))
 
 
 def test_gzipped_jsonl_export_is_reproducible(tmp_path: Path) -> None:
@@ -164,9 +165,9 @@ def test_import_into_an_empty_folder_writes_owner_repo_slug_files(tmp_path: Path
     assert not report.blocked and {e.status for e in report.entries} == {"added"}
     assert len(report.written) == len(dataset_envelopes())
     for entry in report.entries:
-        assert entry.path == folder / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]
-        original = DATASET / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]
-        assert entry.path.read_bytes() == original.read_bytes()  # type: ignore[union-attr]
+        assert entry.path == folder / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]  # a written entry has both
+        original = DATASET / entry.repo / f"{entry.slug}.json"  # type: ignore[operator]  # a written entry has both
+        assert entry.path.read_bytes() == original.read_bytes()  # type: ignore[union-attr]  # ... and a path
     assert errors_in(folder) == []
 
 
@@ -220,8 +221,9 @@ def test_overwrite_replaces_conflicting_records(tmp_path: Path) -> None:
     report = import_bundle(conflicting_bundle(tmp_path / "dump.jsonl"), records_dir=folder, overwrite=True)
     changed, clash = report.entries
     assert changed.written and clash.written and report.removed == []
-    assert json.loads(changed.path.read_text())["record"]["documentation"].endswith(" Seen upstream too.")  # type: ignore[union-attr]
-    assert json.loads(clash.path.read_text())["record"]["id"] == NEW_ID  # type: ignore[union-attr]
+    assert changed.path is not None and clash.path is not None
+    assert json.loads(changed.path.read_text())["record"]["documentation"].endswith(" Seen upstream too.")
+    assert json.loads(clash.path.read_text())["record"]["id"] == NEW_ID
     assert CLASH_ID not in {item.record["id"] for item in load_records([folder])}
     assert errors_in(folder) == []
 
@@ -286,7 +288,6 @@ def test_export_never_replaces_a_device_or_fifo_with_a_file(tmp_path: Path, cli:
     # --output /dev/null (or /dev/full) run as root put a regular file in the device's place: the write goes
     # through a temporary file and a rename. A FIFO stands in for the device here.
     import os
-    import stat
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -307,7 +308,8 @@ def test_a_slug_of_the_same_repository_spelled_in_other_case_is_a_conflict(tmp_p
     clash = dataset_envelopes()[CLASH_ID]
     clash["record"]["id"] = NEW_ID
     clash["record"]["repo"] = "PaperclipAI/Paperclip"
-    clash["record"]["githubUrl"] = clash["record"]["githubUrl"].replace("paperclipai/paperclip", "PaperclipAI/Paperclip")
+    url = clash["record"]["githubUrl"]
+    clash["record"]["githubUrl"] = url.replace("paperclipai/paperclip", "PaperclipAI/Paperclip")
     report = import_bundle(write_bundle(tmp_path / "dump.jsonl", [clash]), records_dir=folder)
     assert [e.status for e in report.entries] == ["conflict"], report.entries
     assert report.entries[0].reasons == [f"slug taken by {CLASH_ID}"]

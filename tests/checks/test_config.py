@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,7 @@ import pytest
 from errdex import validate
 from errdex.checks.config import find_config, load_config, resolve_checks
 from errdex.errors import ConfigError, UsageError
+from errdex.records.canonical import canonical_text
 from tests.conftest import write_envelope
 
 # Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
@@ -88,8 +90,6 @@ def test_broken_configuration_is_a_config_error(tmp_path: Path, text: str, messa
 
 
 def test_a_configuration_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(tmp_path: Path, cli) -> None:
-    import os
-
     fifo = tmp_path / "errdex.toml"
     os.mkfifo(fifo)
     deep = tmp_path / "deep.toml"
@@ -125,8 +125,6 @@ def test_what_every_command_refuses_cannot_be_ignored(tmp_path: Path, seed: dict
 
 def test_import_never_writes_a_record_no_command_can_load_whatever_errdex_toml_ignores(
         tmp_path: Path, seed: dict[str, Any], cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.records.canonical import canonical_text
-
     seed["record"]["httpStatus"] = 700
     (tmp_path / "dump.jsonl").write_text(canonical_text(seed, bundle_line=True) + "\n")
     (tmp_path / "errdex.toml").write_text('ignore = ["EDX010", "EDX154"]\n')

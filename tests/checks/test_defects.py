@@ -11,6 +11,7 @@ import pytest
 
 from errdex import validate
 from errdex.checks.registry import registry
+from tests.checks.test_scenario_checks import SCENARIO_DEFECTS
 from tests.conftest import write_envelope
 
 # Not a test of the cache: these validate the bundled records and small variants of them again and again, and
@@ -200,8 +201,6 @@ def test_parse_problems_have_line_and_column(tmp_path: Path, cli, content: bytes
 
 def test_record_stage_checks_are_all_exercised() -> None:
     """Every record check has a defect above that triggers it (EDX102/112-115/122 and EDX161-162 have own tests)."""
-    from tests.checks.test_scenario_checks import SCENARIO_DEFECTS
-
     covered = {code for _, _, code, _ in DEFECTS} | {"EDX102", "EDX112", "EDX113", "EDX114", "EDX115", "EDX122"}
     covered |= {code for _, _, code, _ in SCENARIO_DEFECTS}
     covered |= {"EDX161", "EDX162"}  # tests/checks/test_lifecycle_checks.py

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import errdex
 from errdex import registry  # the public name, wherever the registry lives
 from errdex.checks.config import ValidationConfig
 from errdex.checks.explain import explain, explanation, explanation_files, write_example
@@ -76,8 +77,6 @@ def test_validate_explain_prints_the_page(code: str, cli: Cli) -> None:
 
 
 def test_the_package_exports_the_page() -> None:
-    import errdex
-
     assert errdex.explain_check("pattern-size") == explain("EDX125")
 
 

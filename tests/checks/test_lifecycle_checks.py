@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from errdex import validate
+from errdex.records.slug import derive_slug
 from tests.checks.test_scenario_checks import v3
 from tests.conftest import write_envelope
 
@@ -27,7 +28,6 @@ def _pair(seed: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     new["record"]["id"] = "00000000000000aa"
     new["record"]["errorMessage"] = "Again: " + new["record"]["errorMessage"]
     new["record"]["messagePattern"] = "Again: " + new["record"]["messagePattern"]
-    from errdex.records.slug import derive_slug
 
     new["record"]["slug"] = derive_slug(new["record"]["errorMessage"])
     return old, new

@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+
+from errdex.cli.executor import _load_plan
+from errdex.errors import InputError
+from errdex.executor.createos import FakeCreateos
+from tests.test_fuzz_commands import FUZZ, json_values, mutated
 
 PLANS = {
     "deep": ("[" * 100_000, "nest more than 64 levels"),
-    "huge-integer": ('{"faults": [{"on": "exec", "action": "stall", "ms": 1' + "0" * 5000 + "}]}", "does not fit in 64 bits"),
+    "huge-integer": ('{"faults": [{"on": "exec", "action": "stall", "ms": 1' + "0" * 5000 + "}]}",
+                     "does not fit in 64 bits"),
     "infinite-stall": ('{"faults": [{"on": "exec", "action": "stall", "ms": 1e999}]}', "too large for a double"),
     "sandboxes-list": ('{"sandboxes": [1, 2]}', "/sandboxes: Input should be a valid dictionary"),
     "sandbox-number": ('{"sandboxes": {"sbx-1": 5}}', "sandbox 'sbx-1' is a status or an object"),
@@ -20,7 +27,8 @@ PLANS = {
     "faults-object": ('{"faults": {"on": "exec"}}', "/faults: Input should be a valid list"),
     "misspelt-key": ('{"fault": []}', "/fault: Extra inputs are not permitted"),
     "not-an-object": ("[]", "expected an object like a scenario's server"),
-    "output-at-null": ('{"programs": [{"output": [{"text": "hi", "atMs": null}]}]}', "'atMs' is a number of milliseconds"),
+    "output-at-null": ('{"programs": [{"output": [{"text": "hi", "atMs": null}]}]}',
+                       "'atMs' is a number of milliseconds"),
     "exit-at-text": ('{"programs": [{"output": [], "exitAtMs": "soon"}]}', "'exitAtMs' is a number of milliseconds"),
     "text-number": ('{"programs": [{"output": [{"text": 5}]}]}', "'text' or 'base64' are strings"),
 }
@@ -53,14 +61,6 @@ REAL_PLAN = {"sandboxes": {"sbx-1": {"status": "paused", "resume": ["resuming", 
 def test_any_plan_is_refused_in_one_line_or_accepted_by_the_server(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Random plans (the real shape with fields replaced, or any JSON): the checks the command runs refuse them
     with an InputError, or the fake server takes them; nothing else escapes (it would be exit 70)."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    from errdex.cli.executor import _load_plan
-    from errdex.errors import InputError
-    from errdex.executor.createos import FakeCreateos
-    from tests.test_fuzz_commands import FUZZ, json_values, mutated
-
     @settings(FUZZ, max_examples=200)
     @given(data=json_values.map(lambda v: json.dumps(v).encode()) | mutated(REAL_PLAN))
     def check(data: bytes) -> None:

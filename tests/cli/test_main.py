@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import errdex
 from errdex import __version__
 from errdex.cli import COMMANDS
 from tests.conftest import ROOT, write_envelope
@@ -51,8 +53,6 @@ def test_bundled_dataset_is_clean_in_strict_mode(cli) -> None:
 
 
 def test_stdin(cli, seed: dict[str, Any]) -> None:
-    import json
-
     seed["record"]["httpStatus"] = 42
     result = cli("validate", "-", "--format", "json", input=json.dumps(seed))
     assert result.exit_code == 1
@@ -60,8 +60,6 @@ def test_stdin(cli, seed: dict[str, Any]) -> None:
 
 
 def test_text_github_and_sarif_outputs(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
-    import json
-
     seed["record"]["httpStatus"] = 42
     path = write_envelope(tmp_path, seed)
     text = cli("validate", str(path))
@@ -112,8 +110,6 @@ def test_pre_commit_hooks_are_declared() -> None:
 
 
 def test_every_public_name_resolves() -> None:
-    import errdex
-
     assert all(getattr(errdex, name) is not None for name in errdex.__all__)
     with pytest.raises(AttributeError):
-        errdex.no_such_name  # noqa: B018
+        errdex.no_such_name  # noqa: B018  (the lookup itself is what raises)

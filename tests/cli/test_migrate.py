@@ -13,7 +13,8 @@ from tests.records.test_migrate import SEED_V2, SEED_V3, SEED_V3_SCENARIOS, snap
 
 
 def _versions_on_disk(folder: Path) -> list[int]:
-    return [json.loads(path.read_text(encoding="utf-8"))["record"]["schemaVersion"] for path in sorted(folder.rglob("*.json"))]
+    return [json.loads(path.read_text(encoding="utf-8"))["record"]["schemaVersion"]
+            for path in sorted(folder.rglob("*.json"))]
 
 
 @pytest.fixture
@@ -70,7 +71,8 @@ def test_down_with_loss_is_refused_listing_every_loss(cli, mixed: tuple[Path, Pa
         f'{third}: record 0000000000000003: would drop statusReason ("Removed upstream.")',
     ]
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith(f"errdex: error: {new}: migrating to version 2 would drop data from record 0000000000000002: ")
+    assert result.stderr.startswith(
+        f"errdex: error: {new}: migrating to version 2 would drop data from record 0000000000000002: ")
     assert "1 more file(s) would lose data" in result.stderr and "pass --allow-loss" in result.stderr
     assert snapshot(folder) == before
 
@@ -83,7 +85,8 @@ def test_down_with_allow_loss_writes_and_reports_what_was_dropped(cli, mixed: tu
     assert result.stdout.splitlines() == [
         f"migrated {old}: v3 -> v2",
         f"migrated {new}: v3 -> v2",
-        f"{new}: record 0000000000000002: drops scenarios ({len(SEED_V3_SCENARIOS)} scenarios: {', '.join(SEED_V3_SCENARIOS)})",
+        f"{new}: record 0000000000000002: drops scenarios "
+        f"({len(SEED_V3_SCENARIOS)} scenarios: {', '.join(SEED_V3_SCENARIOS)})",
     ]
     assert result.stderr == "2 file(s) migrated to version 2, 0 already at version 2; data dropped from 1 record(s)\n"
     assert _versions_on_disk(folder) == [2, 2]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import resource
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +13,11 @@ import duckdb
 import pytest
 
 from errdex.errors import DataError, InputError, UsageError
-from errdex.index import build_index, ensure_index, query
-from errdex.records.loader import load_records
+from errdex.index import build_index, default_index_path, ensure_index, query
+from errdex.records import loader
+from errdex.records.loader import load_record_store, load_records
 from tests.conftest import ROOT, write_envelope
+from tests.processes import leftovers, run, start
 
 
 def test_bundled_dataset_index_has_every_record_and_list(tmp_path: Path) -> None:
@@ -27,7 +31,8 @@ def test_bundled_dataset_index_has_every_record_and_list(tmp_path: Path) -> None
     scenarios = sum(len(r.record.get("scenarios", [])) for r in records)
     assert con.execute("SELECT count(*) FROM scenarios").fetchone()[0] == scenarios
     meta = dict(con.execute("SELECT key, value FROM metadata").fetchall())
-    assert set(meta) == {"dataset_version", "content_hash", "errdex_version", "index_format", "built_at", "record_count"}
+    assert set(meta) == {"dataset_version", "content_hash", "errdex_version", "index_format", "built_at",
+                         "record_count"}
     seed = con.execute(
         "SELECT error_class, line_number, literal_chars, variable_parts FROM records WHERE id = '2715d7d48ff9726c'"
     ).fetchone()
@@ -95,14 +100,13 @@ def test_cli_index_and_query(cli, tmp_path: Path) -> None:
 
 
 def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) -> None:
-    from errdex.records.loader import load_record_store
-
     folder = tmp_path / "records"
     path = write_envelope(folder, seed)
     first = load_record_store([folder]).loaded()
     again = load_record_store([folder])  # from the cache this time
     assert again.loaded() == first and again.views[0]["severity"] == "error"
-    assert set(again.views[0]) <= {"schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern", "status"}
+    assert set(again.views[0]) <= {"schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern",
+                                   "status"}
     path.write_text(path.read_text().replace('"severity": "error"', '"severity": "warning"'))
     changed = load_record_store([folder])
     assert changed.views[0]["severity"] == "warning" and changed.full(0)["severity"] == "warning"
@@ -112,8 +116,6 @@ def test_cached_loading_sees_every_change(tmp_path: Path, seed: dict[str, Any]) 
 
 
 def test_fingerprint_sees_sizes_times_and_missing_files(tmp_path: Path) -> None:
-    from errdex.records import loader
-
     files = []
     for i in range(12):
         path = tmp_path / f"{i}.json"
@@ -207,8 +209,6 @@ def test_index_never_replaces_a_text_file_and_export_neither(tmp_path: Path, cli
 
 
 def test_a_killed_index_build_leaves_nothing_behind_after_the_next_run(tmp_path: Path) -> None:
-    from tests.processes import leftovers, run
-
     killed = run("index", "--db", "errdex.duckdb", cwd=tmp_path, ERRDEX_CRASH_AT="index:written")
     assert killed.returncode == -9
     left = leftovers(tmp_path)
@@ -221,10 +221,6 @@ def test_a_killed_index_build_leaves_nothing_behind_after_the_next_run(tmp_path:
 
 
 def test_a_killed_build_of_the_cached_index_is_cleaned_from_the_cache(tmp_path: Path) -> None:
-    import os
-
-    from tests.processes import leftovers, run
-
     cache = tmp_path / "cache"
     killed = run("query", "SELECT 1", cwd=tmp_path, ERRDEX_CACHE_DIR=str(cache), ERRDEX_CRASH_AT="index:written")
     assert killed.returncode == -9 and leftovers(cache / "index")
@@ -234,8 +230,6 @@ def test_a_killed_build_of_the_cached_index_is_cleaned_from_the_cache(tmp_path: 
 
 
 def test_two_runs_that_need_the_same_index_build_it_once(tmp_path: Path, seed: dict[str, Any]) -> None:
-    from tests.processes import start
-
     write_envelope(tmp_path / "records", seed)
     cache = tmp_path / "cache"
     runs = [start("query", "SELECT value FROM metadata WHERE key = 'built_at'", "--records", "records",
@@ -298,8 +292,6 @@ def test_an_index_never_replaces_a_file_that_is_not_one(tmp_path: Path, cli) -> 
 
 
 def test_a_damaged_cached_index_is_rebuilt(tmp_path: Path) -> None:
-    from errdex.index import default_index_path
-
     records = [str(ROOT / "records")]
     path = ensure_index(records).path
     assert path == default_index_path(records)
@@ -308,8 +300,6 @@ def test_a_damaged_cached_index_is_rebuilt(tmp_path: Path) -> None:
 
 
 def test_a_query_that_builds_a_huge_value_is_stopped_by_the_memory_cap(built_index: Path, cli) -> None:
-    import resource
-
     before = resource.getrlimit(resource.RLIMIT_AS)
     # 4 GB in one value: DuckDB's memory_limit does not cover it; the process's address space cap does.
     result = cli("query", "SELECT length(repeat('xxxx', 1000000000)) AS n", "--db", str(built_index))

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import errdex
 from errdex.index import SQL_MAX_GROUPS, build_index
-from errdex.patterns import python_regex, to_python
+from errdex.match.engine import Matcher
+from errdex.patterns import literal_chars, python_regex, to_python, variable_parts
 from errdex.records.loader import load_records
 
 RECORDS = [item.record for item in load_records()]
@@ -31,8 +32,6 @@ def sql(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
 
 def reference(line: str) -> list[tuple[str, tuple[str | None, ...]]]:
     """Every record whose pattern Python's re finds in the line, ranked as documented."""
-    from errdex.patterns import literal_chars, variable_parts
-
     found = []
     for record in RECORDS:
         hit = python_regex(record["messagePattern"]).search(line)
@@ -102,8 +101,6 @@ def test_scanning_many_lines_at_once_changes_nothing(kb: errdex.KnowledgeBase, b
 
 
 def test_anchors_hold_per_line_in_a_batch() -> None:
-    from errdex.match.engine import Matcher
-
     records = [
         {"id": "0000000000000001", "messagePattern": "^start here", "errorMessage": "start here"},
         {"id": "0000000000000002", "messagePattern": "at the end$", "errorMessage": "at the end"},

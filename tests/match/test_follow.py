@@ -11,7 +11,8 @@ import pytest
 import errdex
 from errdex.match import follow, readers
 from errdex.match.run import match_files
-from tests.match.helpers import SEED_MESSAGE, errdex_child as _errdex
+from tests.match.helpers import SEED_MESSAGE
+from tests.match.helpers import errdex_child as _errdex
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,8 @@ def test_follow_says_at_once_which_files_it_cannot_follow(tmp_path: Path) -> Non
     try:
         assert child.stderr is not None
         ready, _, _ = select.select([child.stderr], [], [], 30)  # while the other file is still followed
-        assert ready and child.stderr.readline().decode() == f"errdex: error: {typo}: cannot read: no such file or folder\n"
+        assert ready
+        assert child.stderr.readline().decode() == f"errdex: error: {typo}: cannot read: no such file or folder\n"
         assert child.poll() is None
         with log.open("a") as handle:
             handle.write(f"x {SEED_MESSAGE}\n")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import re
+
 import pytest
 
 from errdex import KnowledgeBase
-from tests.loghub import load_system, require_loghub, systems
+from tests.conftest import ROOT
+from tests.loghub import load_system, loghub_dir, require_loghub, systems
 
 TARGET = 0.995
 
@@ -21,8 +26,6 @@ def _accuracy(name: str) -> tuple[int, int]:
 
 
 def _names() -> list[str]:
-    from tests.loghub import loghub_dir
-
     folder = loghub_dir()
     return systems(folder) if folder else ["(missing)"]
 
@@ -38,12 +41,6 @@ def test_cli_on_a_folder_of_records_written_with_python_re_escape(tmp_path, cli)
     """The way an outside harness would do it: templates escaped by Python's re.escape (``\\ ``, ``\\#``...,
     needless under JavaScript's u flag, read as the plain character), records in a bundle, ``errdex match
     --records DIR --format jsonl``."""
-    import copy
-    import json
-    import re
-
-    from tests.conftest import ROOT
-
     folder = require_loghub()
     base = json.loads((ROOT / "records/paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
     for name in ("OpenSSH", "Apache"):

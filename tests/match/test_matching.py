@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
-import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import errdex
+from errdex.index import build_index
+from errdex.match import engine, readers, run
 from errdex.match.engine import Matcher
-from errdex.match.readers import read_lines
-from errdex.match.run import MatchSummary, match_files
+from errdex.match.readers import read_lines, split_file
+from errdex.match.run import ERROR_LOOKING, MatchSummary, match_files
+from errdex.records.canonical import canonical_text
 
 API_LINE = "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation."
 SEED_MESSAGE = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."
@@ -121,7 +126,7 @@ def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
     assert text.exit_code == 0
     assert f"{log}:2:" in text.stdout and "captured: 502, process creation" in text.stdout
     assert "errdex explain createos-request-failed" in text.stdout
-    lines = [json.loads(l) for l in cli("match", str(log), "--format", "jsonl").stdout.splitlines()]
+    lines = [json.loads(row) for row in cli("match", str(log), "--format", "jsonl").stdout.splitlines()]
     assert len(lines) == 1 and set(lines[0]) == {"file", "line", "text", "matches"}
     assert set(lines[0]["matches"][0]) == {"id", "slug", "repo", "errorClass", "severity", "score", "span", "groups"}
     summary = cli("match", str(log), "--format", "json").json()
@@ -188,11 +193,11 @@ def test_compiled_cache_gives_the_same_matches_and_survives_corruption(tmp_path:
 
 
 @settings(max_examples=120, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\r", b"\n", b"\r\n", b"xyz", b"\x00"]), max_size=60),
+@given(data=st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\r", b"\n", b"\r\n", b"xyz", b"\x00"]),
+                     max_size=60),
        block=st.integers(min_value=1, max_value=9))
-def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes], block: int) -> None:
-    from errdex.match import readers
-
+def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathFactory, data: list[bytes],
+                                              block: int) -> None:
     path = tmp_path_factory.mktemp("lines") / "x.log"
     path.write_bytes(b"".join(data))
     original = readers.BLOCK_BYTES
@@ -226,9 +231,6 @@ LINE_POOL = [
 def test_block_scanning_gives_what_matching_each_line_gives(
     tmp_path_factory: pytest.TempPathFactory, kb: errdex.KnowledgeBase, picks: list[tuple[str, bytes]], block: int
 ) -> None:
-    from errdex.match import readers
-    from errdex.match.run import ERROR_LOOKING
-
     path = tmp_path_factory.mktemp("mixed") / "x.log"
     path.write_bytes(b"".join(text.encode() + end for text, end in picks))
     original = readers.BLOCK_BYTES
@@ -269,9 +271,6 @@ def test_several_processes_give_the_same_output_as_one(tmp_path: Path, kb: errde
                                                        forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex.match import readers, run
-
-    import tempfile
 
     scratch = tmp_path / "tmp"  # this test's own temporary folder: another run's leftovers cannot fail it
     scratch.mkdir()
@@ -292,7 +291,6 @@ def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBas
                                          single_threaded: bool, forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex.match import run
 
     log = tmp_path / "big.log"
     _mixed_log(log, 2000)
@@ -308,15 +306,13 @@ def test_a_failing_child_costs_only_time(tmp_path: Path, kb: errdex.KnowledgeBas
 
 
 def test_split_file_cuts_only_plain_files_at_line_breaks(tmp_path: Path) -> None:
-    from errdex.match.readers import split_file
-
     log = tmp_path / "x.log"
     log.write_bytes(b"".join(b"line %d\n" % i for i in range(1000)))
     ranges = split_file(log, 3, min_part=100)
     assert ranges is not None and ranges[0][0] == 0 and ranges[-1][1] == log.stat().st_size
     data = log.read_bytes()
     assert all(data[start - 1 : start] == b"\n" for start, _ in ranges[1:])
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     packed = tmp_path / "x.log.gz"
     packed.write_bytes(gzip.compress(data))
     assert split_file(packed, 3, min_part=100) is None
@@ -389,7 +385,8 @@ def test_cli_warns_about_records_it_cannot_match(tmp_path: Path, cli) -> None:
                                                            "errorMessage": "ab"}}))
     result = cli("match", "-", "--records", str(folder), input="ab\n")
     assert result.exit_code == 0
-    expected = "errdex: warning: 1 record is not matched: its pattern cannot run in every engine (first: 00000000000000ab:"
+    expected = ("errdex: warning: 1 record is not matched: its pattern cannot run in every engine "
+                "(first: 00000000000000ab:")
     assert expected in result.stderr
     assert "warning" not in cli("match", "-", "--records", str(folder), "-q", input="ab\n").stderr
 
@@ -405,10 +402,6 @@ def test_text_output_points_at_the_site_page(cli, tmp_path: Path, monkeypatch: p
 
 def test_a_pattern_that_can_match_empty_matches_every_line_in_cli_and_sql(tmp_path: Path) -> None:
     """A template such as ``<*>`` (``(.*?)``) occurs in every line: the CLI and SQL both match it, ranked last."""
-    import duckdb
-
-    from errdex.index import build_index
-
     records = [_record(1, "(.*?)", "anything"), _record(2, "disk ([0-9]+) full", "disk 1 full")]
     kb = errdex.KnowledgeBase(records)
     assert [(m.view["id"][-1], m.groups) for m in kb.match("disk 4 full")] == [("2", ("4",)), ("1", ("",))]
@@ -457,8 +450,6 @@ def test_memory_stays_bounded_when_every_line_matches_many_records(monkeypatch: 
     # match of a block was held until the whole block was done.
     import tracemalloc
 
-    from errdex.match import engine
-
     monkeypatch.setattr(engine, "MAX_CANDIDATES", 2_000)
     kb = errdex.KnowledgeBase([_record(i, r"request (\d+) failed", "request 1 failed") for i in range(60)])
     block = "\n".join(f"request {i} failed" for i in range(2_000)).encode()
@@ -476,8 +467,6 @@ def test_memory_stays_bounded_when_every_line_matches_many_records(monkeypatch: 
 
 
 def test_a_block_scanned_in_parts_matches_like_each_line_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.match import engine
-
     records = [_record(1, r"disk (\d+) full", "disk 1 full"), _record(2, r"(\w+) failed", "x failed"),
                _record(3, "x?", "x"), _record(4, r"request (\d+)", "request 1"), _record(5, "^start", "start")]
     texts = ["disk 7 full", "", "start: request 3 failed", '{"message": "disk 2 full"}', "nothing", "x failed",
@@ -494,7 +483,8 @@ def test_a_block_scanned_in_parts_matches_like_each_line_alone(monkeypatch: pyte
 
 def test_a_json_line_led_by_blanks_is_read_alike_alone_and_in_a_block(kb: errdex.KnowledgeBase) -> None:
     # A JSON line after a lone carriage return matched on its fields as one line but not inside a file.
-    texts = ['\r{"msg": "\\u0043reateOS returned invalid JSON."}', ' \t\r {"msg": "\\u0043reateOS returned invalid JSON."}',
+    texts = ['\r{"msg": "\\u0043reateOS returned invalid JSON."}',
+             ' \t\r {"msg": "\\u0043reateOS returned invalid JSON."}',
              '\x0c{"msg": "\\u0043reateOS returned invalid JSON."}']
     alone = [(n, t, [m.view["id"] for m in kb.match(t)]) for n, t in enumerate(texts)]
     in_block = [(n, t, [m.view["id"] for m in found]) for n, t, found in kb.match_block("\n".join(texts).encode())]
@@ -518,17 +508,13 @@ def test_api_takes_bytes_and_whole_texts_and_refuses_other_types_plainly(kb: err
     assert [line.number for line in kb.match_lines([b"start\n", API_LINE.encode() + b"\r\n"])] == [2]
     for bad in (None, 502, ["a"]):
         with pytest.raises(TypeError, match="a log line must be str or bytes, not"):
-            kb.match(bad)  # type: ignore[arg-type]
+            kb.match(bad)  # type: ignore[arg-type]  # the wrong type is the test
     with pytest.raises(TypeError, match="a log line must be str or bytes, not NoneType"):
-        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]
+        list(kb.match_lines([API_LINE, None]))  # type: ignore[list-item]  # the wrong type is the test
 def test_explain_a_slug_two_repositories_hold_names_both_instead_of_picking_one(cli, tmp_path, seed) -> None:
     """A slug is unique only within its repository: explain by a slug that two records hold is refused with
     both, and OWNER/REPO/SLUG names one."""
-    import json as _json
-
-    from errdex.records.canonical import canonical_text
-
-    other = _json.loads(_json.dumps(seed))
+    other = json.loads(json.dumps(seed))
     other["record"].update(id="0123456789abcdef", repo="acme/api")
     bundle = tmp_path / "both.jsonl"
     bundle.write_text("".join(canonical_text(e, bundle_line=True) + "\n" for e in (seed, other)))

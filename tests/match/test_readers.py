@@ -16,7 +16,9 @@ import pytest
 
 import errdex
 from errdex.match.run import MatchSummary, match_files
-from tests.match.helpers import SEED_MESSAGE, errdex_child as _errdex
+from tests.match.helpers import SEED_MESSAGE
+from tests.match.helpers import errdex_child as _errdex
+
 
 @pytest.fixture(scope="module")
 def kb() -> errdex.KnowledgeBase:
@@ -43,7 +45,7 @@ def test_a_named_pipe_without_a_writer_is_refused_after_a_wait(tmp_path: Path) -
     os.mkfifo(fifo)
     child = _errdex("match", str(fifo), setup="import errdex.match.readers as r; r.FIFO_WAIT_SECONDS = 0.3")
     try:
-        out, err = child.communicate(timeout=30)
+        _out, err = child.communicate(timeout=30)
     finally:
         child.kill()
     assert child.returncode == 1
@@ -95,7 +97,8 @@ def test_a_truncated_gzip_matches_the_lines_before_the_damage(tmp_path: Path, kb
 def test_compressed_stdin_and_files_are_decompressed(cli, tmp_path: Path, compress) -> None:
     data = compress(_log(3))
     result = cli("match", "-", "--format", "jsonl", input=data)
-    assert result.exit_code == 0 and [json.loads(l)["line"] for l in result.stdout.splitlines()] == [1, 2, 3]
+    assert result.exit_code == 0 and [json.loads(row)["line"] for row in result.stdout.splitlines()] == [1, 2, 3]
     path = tmp_path / "x.log.packed"
     path.write_bytes(data)
-    assert [json.loads(l)["line"] for l in cli("match", str(path), "--format", "jsonl").stdout.splitlines()] == [1, 2, 3]
+    rows = cli("match", str(path), "--format", "jsonl").stdout.splitlines()
+    assert [json.loads(row)["line"] for row in rows] == [1, 2, 3]

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import errdex
 from errdex.match import readers, run
-from errdex.match.engine import Matcher
 from errdex.match.run import MatchSummary, match_files
 from tests.processes import growth
 
@@ -45,11 +44,11 @@ class _CountingBytes(bytes):
 
     searched = 0
 
-    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def rfind(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]  # any arguments, as bytes takes them
         _CountingBytes.searched += (len(self) if end is None else end) - (start or 0)
         return super().rfind(sub, start, end)
 
-    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+    def find(self, sub: Any, start: Any = None, end: Any = None) -> int:  # type: ignore[override]  # any arguments, as bytes takes them
         found = super().find(sub, start, end)
         _CountingBytes.searched += (len(self) if found < 0 else found) - (start or 0)
         return found
@@ -103,7 +102,8 @@ def test_a_line_over_the_limit_is_cut_with_a_warning_naming_it(cli, tmp_path: Pa
     found = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(f["line"], len(f["text"])) for f in found] == [(1, len(SEED_MESSAGE)), (2, 1000), (3, len(API_LINE))]
     assert [m["slug"] for m in found[1]["matches"]] == [found[0]["matches"][0]["slug"]]  # only the first 1000 bytes
-    assert f"errdex: warning: {log}:2: line longer than 1000 bytes: matched on its first 1000 bytes only" in result.stderr
+    warning = f"errdex: warning: {log}:2: line longer than 1000 bytes: matched on its first 1000 bytes only"
+    assert warning in result.stderr
     assert "warning" not in cli("match", str(log), "-q").stderr
 
 
@@ -174,13 +174,15 @@ def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pyte
             assert [int(w.split(":")[1]) for w in warnings] == cuts[: run.MAX_WARNINGS]
 
 
-def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(tmp_path: Path, kb: errdex.KnowledgeBase,
-                                                                          single_threaded: bool, forks: list[int]) -> None:
+def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(
+    tmp_path: Path, kb: errdex.KnowledgeBase, single_threaded: bool, forks: list[int],
+) -> None:
     """The report: a cut inside a line over the limit numbered the lines after it wrongly with --jobs 2."""
     if not single_threaded:
         return
     log = tmp_path / "x.log"
-    log.write_bytes(f"first {SEED_MESSAGE}\n".encode() + b"y" * 20_000 + f" {SEED_MESSAGE}\nthird {SEED_MESSAGE}\n".encode())
+    log.write_bytes(f"first {SEED_MESSAGE}\n".encode() + b"y" * 20_000
+                    + f" {SEED_MESSAGE}\nthird {SEED_MESSAGE}\n".encode())
     with _limits(MAX_LINE_BYTES=4000, MIN_PART_BYTES=1000):
         one, two = _matched(log, kb, 1), _matched(log, kb, 2)
     assert len(forks) == 1

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 # Characters used for literals, classes and lines: regex metacharacters,
 # ASCII word/non-word characters, and non-ASCII (Latin, CJK, astral, NBSP).
-ALPHABET = list("abcxyzAZ019_ -:.,/()[]{}*+?|^$\\'\"\t") + ["é", "ß", "中", "😀", "\u00a0", "\u2003"]
+ALPHABET = [*"abcxyzAZ019_ -:.,/()[]{}*+?|^$\\'\"\t", "é", "ß", "中", "😀", "\u00a0", "\u2003"]
 _SYNTAX = set("^$\\.*+?()[]{}|/")
 
 
@@ -189,8 +190,6 @@ def pattern_trees(draw: st.DrawFn) -> object:
 
 
 def _class_members(node: Cls) -> list[str]:
-    import re
-
     def ok(c: str) -> bool:
         hit = False
         for item in node.items:

@@ -12,7 +12,8 @@ from errdex.patterns import linear_time
 from tests.conftest import ROOT
 
 LINEAR = [
-    r"CreateOS request failed \(HTTP ([0-9]{3})\) during (file transfer|stdin close|process creation|process cleanup)\.",
+    r"CreateOS request failed \(HTTP ([0-9]{3})\) during "
+    r"(file transfer|stdin close|process creation|process cleanup)\.",
     r"User (\w+) logged in from ([0-9.]+) port (\d+)", r"Job (\d+) failed: (.+)", r"x\d{1,3}\.",
     r"Sandbox \d+ was not created\.",
 ]

@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from errdex.patterns import (
-    PatternSyntaxError, exact_text, group_count, literal_chars, python_regex, required_literals, variable_parts,
+    PatternSyntaxError,
+    exact_text,
+    group_count,
+    literal_chars,
+    python_regex,
+    required_literals,
+    variable_parts,
 )
 
 EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
@@ -99,7 +105,8 @@ def test_exact_text(source: str, text: str | None) -> None:
     assert exact_text(source) == text
 
 
-_PLAIN_PIECES = st.sampled_from(["a", "b", " ", "\\.", "\\(", "\\)", "-", "[.]", "[a]", "(?:ab)", "(?:a|a)", "b{2}", "(?:a[.]){2}"])
+_PLAIN_PIECES = st.sampled_from(["a", "b", " ", "\\.", "\\(", "\\)", "-", "[.]", "[a]", "(?:ab)", "(?:a|a)", "b{2}",
+                                 "(?:a[.]){2}"])
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)

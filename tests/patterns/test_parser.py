@@ -5,8 +5,22 @@ from __future__ import annotations
 import pytest
 
 from errdex.patterns import (
-    Alternation, Anchor, Any, Backreference, CharClass, ClassEscape, ClassProperty, ClassRange,
-    Group, Literal, Lookaround, PatternSyntaxError, Repeat, Sequence, class_set, parse,
+    Alternation,
+    Anchor,
+    Any,
+    Backreference,
+    CharClass,
+    ClassEscape,
+    ClassProperty,
+    ClassRange,
+    Group,
+    Literal,
+    Lookaround,
+    PatternSyntaxError,
+    Repeat,
+    Sequence,
+    class_set,
+    parse,
 )
 from errdex.patterns import charset as cs
 from errdex.patterns.parser import MAX_PARSE_DEPTH
@@ -225,4 +239,4 @@ def test_nesting_limit() -> None:
 def test_parse_is_cached_and_rejects_non_strings() -> None:
     assert parse("abc") is parse("abc")
     with pytest.raises(TypeError):
-        parse(b"abc")  # type: ignore[arg-type]
+        parse(b"abc")  # type: ignore[arg-type]  # the wrong type is the test

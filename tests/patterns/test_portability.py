@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.patterns import PatternProblem, is_portable, portability_problems
+from errdex.patterns import PatternProblem, PatternSyntaxError, is_portable, parse, portability_problems
 
 PORTABLE = [
     r"CreateOS request failed \(HTTP (\d+)\) during (.+)\.",
@@ -135,7 +135,7 @@ def test_problems_are_sorted_and_unique() -> None:
 def test_problem_is_frozen() -> None:
     p = PatternProblem(1, "x")
     with pytest.raises(AttributeError):
-        p.offset = 2  # type: ignore[misc]
+        p.offset = 2  # type: ignore[misc]  # writing a frozen field is the test
 
 
 def test_result_is_a_fresh_list() -> None:
@@ -148,7 +148,6 @@ def test_rejected_list_matches_what_javascript_thinks(node) -> None:
     """Constructs reported as syntax errors are exactly the ones V8 rejects."""
     if node is None:
         pytest.skip("node is not installed")
-    from errdex.patterns import PatternSyntaxError, parse
 
     for source, _, _ in REJECTED:
         try:

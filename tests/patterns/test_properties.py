@@ -11,8 +11,15 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from errdex.patterns import (
-    HYPERSCAN_FLAGS, PatternSyntaxError, backtracking_problems, compile_problems, parse,
-    portability_problems, to_hyperscan, to_python, to_re2,
+    HYPERSCAN_FLAGS,
+    PatternSyntaxError,
+    backtracking_problems,
+    compile_problems,
+    parse,
+    portability_problems,
+    to_hyperscan,
+    to_python,
+    to_re2,
 )
 from tests.patterns.patterns_strategies import fuzz_sources, pattern_and_lines, pattern_sources
 
@@ -37,7 +44,7 @@ def _hyperscan_matches(source: bytes, lines: list[str]) -> list[bool]:
     out = []
     for line in lines:
         hits: list[int] = []
-        db.scan(line.encode("utf-8"), match_event_handler=lambda *a: hits.append(1))
+        db.scan(line.encode("utf-8"), match_event_handler=lambda *_, hits=hits: hits.append(1))
         out.append(bool(hits))
     return out
 
@@ -53,7 +60,7 @@ def test_engines_agree_on_matches_and_groups(node, duck, case) -> None:
     py = re.compile(to_python(source), re.ASCII)
     r2 = re2.compile(to_re2(source))
     hs = _hyperscan_matches(to_hyperscan(source), lines)
-    for line, hs_hit in zip(lines, hs):
+    for line, hs_hit in zip(lines, hs, strict=True):
         m = py.search(line)
         n = r2.search(line)
         found = m is not None

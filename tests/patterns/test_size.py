@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import hyperscan
@@ -9,6 +10,7 @@ import pytest
 
 from errdex.patterns import MAX_EXPANSION, MAX_LENGTH, size_problems
 from errdex.patterns.size import expanded_size
+from tests.conftest import ROOT, SEED_PATH
 from tests.processes import time_limit
 
 TOO_BIG = [
@@ -83,10 +85,6 @@ def _record_hyperscan_compiles(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
 
 
 def test_a_record_with_too_many_alternations_is_never_compiled(cli, tmp_path, monkeypatch) -> None:
-    import json
-
-    from tests.conftest import ROOT, SEED_PATH
-
     envelope = json.loads((ROOT / "records/paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
     envelope["record"]["messagePattern"] = "".join(f"(a{i}|b)" for i in range(300))
     bundle = tmp_path / "records.jsonl"

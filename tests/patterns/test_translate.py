@@ -6,13 +6,23 @@ import re
 import warnings
 
 import pytest
+import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import re2
 
 from errdex.patterns import (
-    HS_FLAG_UTF8, HYPERSCAN_FLAGS, PYTHON_FLAGS, NonPortablePatternError, PatternSyntaxError,
-    python_regex, to_hyperscan, to_js, to_python, to_re2,
+    HS_FLAG_UTF8,
+    HYPERSCAN_FLAGS,
+    PYTHON_FLAGS,
+    NonPortablePatternError,
+    PatternSyntaxError,
+    is_portable,
+    normalize_escapes,
+    python_regex,
+    to_hyperscan,
+    to_js,
+    to_python,
+    to_re2,
 )
 
 EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
@@ -130,8 +140,6 @@ def test_translations_agree_on_a_sample(duck) -> None:
     ("trailing\\", "trailing\\"),
 ])
 def test_normalize_escapes(source: str, expected: str) -> None:
-    from errdex.patterns import is_portable, normalize_escapes
-
     assert normalize_escapes(source) == expected
     assert normalize_escapes(expected) == expected
     if not expected.endswith("\\"):
@@ -141,10 +149,6 @@ def test_normalize_escapes(source: str, expected: str) -> None:
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(st.text(alphabet="ab -#~&.[]()*?\\é ", max_size=20))
 def test_escaping_with_python_re_escape_then_normalizing_matches_the_literal(text: str) -> None:
-    import re
-
-    from errdex.patterns import normalize_escapes, python_regex
-
     source = normalize_escapes(re.escape(text))
     if not text.strip():
         return  # an empty match is not portable

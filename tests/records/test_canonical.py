@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,6 @@ import pytest
 from errdex.checks.registry import problem_label
 from errdex.records.canonical import canonical_text, fmt, fmt_text
 from tests.conftest import SEED_PATH, SHARED
-
 
 #: Fields of the seed that proofs showed to be wrong or incomplete, rewritten in version 3.
 SEED_CORRECTED = {
@@ -143,8 +143,6 @@ def test_fmt_never_writes_through_a_folder_link_out_of_the_tree(tmp_path: Path, 
 def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str, Any], cli) -> None:
     """A gzipped bundle named on the command line is checked and formatted like a plain one (as migrate
     rewrites it), never skipped with '0 file(s)' and exit 0."""
-    import gzip
-
     bundle = tmp_path / "dump.jsonl.gz"
     bundle.write_bytes(gzip.compress((json.dumps(seed, indent=1) .replace("\n", "") + "\r\n").encode()))
     result = cli("fmt", "--check", str(bundle))
@@ -155,7 +153,8 @@ def test_fmt_formats_a_gzipped_bundle_it_is_given(tmp_path: Path, seed: dict[str
     assert again.changed == [] and again.unchanged == [str(bundle)]
 
 
-def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path, seed: dict[str, Any]) -> None:
+def test_fmt_through_a_link_inside_the_tree_rewrites_the_file_it_points_at(tmp_path: Path,
+                                                                          seed: dict[str, Any]) -> None:
     """fmt replaced such a link with a formatted copy and left the real file as it was: two files, one record
     twice. migrate already rewrites the file a link points at; fmt does the same."""
     tree = tmp_path / "tree"

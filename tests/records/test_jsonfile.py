@@ -37,7 +37,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
 
 
 def test_a_missing_file_and_a_good_one(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="missing.json: cannot read"):
+    with pytest.raises(InputError, match=r"missing\.json: cannot read"):
         read_json_file(tmp_path / "missing.json")
     good = tmp_path / "good.json"
     good.write_text('{"faults": [{"on": "exec", "action": "stall", "ms": 1.5}]}', encoding="utf-8")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from errdex.records.jsontext import MAX_DEPTH, Locator, parse_document
@@ -98,7 +100,6 @@ def test_locating_in_a_long_string_takes_little_memory() -> None:
     # A 4 MB string once cost about 150 bytes of regex backtracking state per character (600 MB) to locate a
     # value after it or to look for duplicate keys; a record file may be 64 MB, so a hostile one took gigabytes.
     import subprocess
-    import sys
 
     script = (
         "import resource\n"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from errdex.errors import DataError
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
-from errdex.errors import DataError
 
 # Not a test of the cache: these validate the bundled records and small variants of them again and again, and
 # share one cache (of their patterns' engine verdicts and parsed records) for speed.
@@ -35,7 +35,8 @@ HOSTILE = [
     ("deep", lambda t: t.replace('"errorCode": null', '"errorCode": ' + "[" * 256 + "]" * 256), "EDX001", ""),
     ("decimal-dataset-version", lambda t: t.replace('"datasetVersion": "2026-09-22T11:17:16.035Z"',
                                                      '"datasetVersion": 79.0'), "EDX010", "/datasetVersion"),
-    ("surrogate-slug", lambda t: t.replace('"slug": "createos-', '"slug": "\\udc00createos-'), "EDX009", "/record/slug"),
+    ("surrogate-slug", lambda t: t.replace('"slug": "createos-', '"slug": "\\udc00createos-'), "EDX009",
+     "/record/slug"),
     ("http-700", lambda t: t.replace('"httpStatus": null', '"httpStatus": 700'), "EDX154", "/record/httpStatus"),
 ]
 

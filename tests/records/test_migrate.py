@@ -21,6 +21,7 @@ from errdex.records.migrate import LATEST, Loss, MigrationRefused, downgrade, mi
 from errdex.records.models import RECORD_MODELS, SEVERITIES, RecordV2, RecordV3
 from errdex.records.slug import derive_slug
 from tests.conftest import ROOT, write_envelope
+from tests.processes import leftovers, run
 
 SEED_V2 = json.loads((ROOT / "tests/corpus/v2/seed.json").read_text(encoding="utf-8"))
 SEED_V3 = json.loads((ROOT / "tests/corpus/v3/seed.json").read_text(encoding="utf-8"))
@@ -134,7 +135,8 @@ def test_migrate_record_chooses_the_direction() -> None:
 @pytest.mark.parametrize("to", [1, 4, 7, True, "3"])
 def test_unsupported_target_is_a_usage_error(to: Any) -> None:
     for call in (lambda: upgrade(SEED_V2["record"], to), lambda: downgrade(SEED_V3["record"], to),
-                 lambda: migrate_record(SEED_V2["record"], to), lambda: migrate([ROOT / "tests/corpus/v2/seed.json"], to)):
+                 lambda: migrate_record(SEED_V2["record"], to),
+                 lambda: migrate([ROOT / "tests/corpus/v2/seed.json"], to)):
         with pytest.raises(UsageError, match="cannot migrate to version"):
             call()
 
@@ -147,7 +149,7 @@ def test_wrong_direction_is_a_usage_error() -> None:
 
 
 def test_every_version_has_its_steps_and_every_added_field_is_accounted_for() -> None:
-    assert LATEST == max(RECORD_MODELS)
+    assert max(RECORD_MODELS) == LATEST
     assert set(versions._UP) == set(range(min(RECORD_MODELS), LATEST))
     assert set(versions._DOWN) == set(range(min(RECORD_MODELS) + 1, LATEST + 1))
     added = [name for name in RecordV3.model_fields if name not in RecordV2.model_fields]
@@ -239,7 +241,8 @@ def test_losing_data_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
         assert record.record["scenarios"] == []  # loaded back (upgraded in memory) ...
     for path in (first, second, third):
         on_disk = json.loads(path.read_text(encoding="utf-8"))["record"]
-        assert on_disk["schemaVersion"] == 2 and not set(migration.ADDED_IN_3) & set(on_disk)  # ... but version 2 on disk
+        # ... but version 2 on disk
+        assert on_disk["schemaVersion"] == 2 and not set(migration.ADDED_IN_3) & set(on_disk)
 
 
 def test_invalid_record_is_refused_with_its_location_and_nothing_is_written(tmp_path: Path) -> None:
@@ -324,32 +327,27 @@ def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
 
 
 def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path) -> None:
-    from tests.processes import leftovers, run
-
     folder = tmp_path / "records"
+
+    def on_disk() -> list[int]:
+        return sorted(json.loads(p.read_text())["record"]["schemaVersion"]
+                      for p in folder.rglob("*.json") if not p.name.startswith("."))
+
     for number in range(4):
         write_envelope(folder, variant(SEED_V2, number))
     killed = run("migrate", "--to", "3", "records", cwd=tmp_path, ERRDEX_CRASH_AT="change:renamed-one")
     assert killed.returncode == -9
     versions = sorted(r.record["schemaVersion"] for r in load_records([folder]))
     assert versions == [3, 3, 3, 3]  # the loader upgrades; the files are half migrated:
-    raw = sorted(json.loads(p.read_text())["record"]["schemaVersion"] for p in folder.rglob("*.json") if not p.name.startswith("."))
-    assert raw == [2, 2, 2, 3] and leftovers(folder)
+    assert on_disk() == [2, 2, 2, 3] and leftovers(folder)
     again = run("migrate", "--to", "3", "records", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "finished a change that process" in again.stderr and "3 of 4 file(s)" in again.stderr
-    assert sorted(json.loads(p.read_text())["record"]["schemaVersion"] for p in folder.rglob("*.json") if not p.name.startswith(".")) == [3] * 4
+    assert on_disk() == [3] * 4
     assert leftovers(folder) == []
 
 
 def test_migrate_never_writes_through_a_folder_link_out_of_the_tree(tmp_path, seed) -> None:
-    import json
-
-    import pytest
-
-    from errdex.errors import DataError
-    from errdex.records.migrate import migrate
-
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "x.json").write_text(json.dumps(seed), encoding="utf-8")

@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from errdex.bundles import import_bundle
 from errdex.records.canonical import canonical_text
 from errdex.records.paths import (
-    SEGMENT_MAX, UnsafeRecordPath, decode_segment, page_path, path_segment, record_path, repo_key,
+    SEGMENT_MAX,
+    UnsafeRecordPath,
+    decode_segment,
+    page_path,
+    path_segment,
+    record_path,
+    repo_key,
 )
 
 # Not a test of the cache: these validate or load the bundled records again and again, and share one cache of
@@ -95,7 +101,8 @@ def test_import_refuses_a_records_folder_whose_owner_folder_links_out(tmp_path: 
     bundle = tmp_path / "b.jsonl"
     bundle.write_text(canonical_text(seed, bundle_line=True) + "\n", encoding="utf-8")
     report = import_bundle(bundle, records_dir=records, overwrite=True)
-    assert [e.status for e in report.entries] == ["invalid"] and "outside the records folder" in report.entries[0].reasons[0]
+    assert [e.status for e in report.entries] == ["invalid"]
+    assert "outside the records folder" in report.entries[0].reasons[0]
     assert list(outside.rglob("*")) == []
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from errdex.records.canonical import canonical_text
 from errdex.records.sources import bundled_records_dir, iter_documents, record_files
+from tests.processes import time_limit
 
 
 def test_default_is_the_bundled_dataset() -> None:
@@ -69,8 +70,6 @@ def test_unreadable_file_is_a_problem(tmp_path: Path) -> None:
 
 
 def test_folder_links_that_loop_are_reported_once_and_the_walk_ends(tmp_path: Path, seed: dict[str, Any]) -> None:
-    from tests.processes import time_limit
-
     folder = tmp_path / "records" / "acme" / "api"
     folder.mkdir(parents=True)
     (folder / "a.json").write_text(canonical_text(seed))
@@ -127,8 +126,6 @@ def test_a_bundle_line_longer_than_a_record_file_may_be_is_refused_without_readi
 
 
 def test_a_bundle_of_blank_lines_is_empty_as_an_empty_record_file_is(tmp_path: Path) -> None:
-    from errdex.records.sources import iter_documents
-
     for name, data in (("none.jsonl", b""), ("blank.jsonl", b"\n  \n\r\n")):
         (tmp_path / name).write_bytes(data)
         [doc] = list(iter_documents([tmp_path / name]))

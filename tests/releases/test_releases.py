@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
+from errdex._locks import LOCK_FILE, hold
 from errdex.errors import DataError, UsageError
+from errdex.index import build_index
 from errdex.releases import cut_release, diff, record_releases, release_history
 from tests.conftest import ROOT
+from tests.processes import leftovers, run, start
 
 # Not a test of the cache: releases read the same records again and again, and these share one cache of them for
 # speed.
@@ -124,7 +129,8 @@ def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: An
     assert diff(first.bundle, old).same  # a bundle and the folder it was cut from
     assert diff(tmp_path / "a" / "manifest.json", old).same
     out = cli("diff", str(old), str(folder), "--format", "json")
-    assert out.exit_code == 1 and out.json()["changed"][0]["fields"][0] == {"field": "severity", "old": "error", "new": "warning"}
+    assert out.exit_code == 1
+    assert out.json()["changed"][0]["fields"][0] == {"field": "severity", "old": "error", "new": "warning"}
     assert cli("diff", str(old), str(old)).exit_code == 0
     missing = cli("diff", str(tmp_path / "nope"), str(old))
     assert missing.exit_code == 2 and "no such file or folder" in missing.stderr  # trouble, as diff(1)
@@ -136,7 +142,8 @@ def test_cli_release(folder: Path, tmp_path: Path, cli: Any) -> None:
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("added") == 26 and "released 2026-12-01T00:00:00Z: 26 records" in result.stderr
     check = cli("release", "--records", str(folder), "--version", SECOND, "--check")
-    assert check.exit_code == 0 and "would release" in check.stderr and not list((folder / ".releases").glob("2026-12-08*"))
+    assert check.exit_code == 0 and "would release" in check.stderr
+    assert not list((folder / ".releases").glob("2026-12-08*"))
 
 
 def test_explain_shows_release_and_lifecycle(folder: Path, tmp_path: Path, cli: Any) -> None:
@@ -154,10 +161,6 @@ def test_explain_shows_release_and_lifecycle(folder: Path, tmp_path: Path, cli: 
 
 
 def test_sql_macro_skips_retired_records(folder: Path, tmp_path: Path) -> None:
-    import duckdb
-
-    from errdex.index import build_index
-
     _edit(folder, ONE, status="withdrawn", statusReason="Gone upstream.")
     db = build_index([folder], db=tmp_path / "i.duckdb").path
     con = duckdb.connect(str(db), read_only=True)
@@ -194,8 +197,6 @@ def test_diff_exits_2_for_trouble_and_1_only_when_the_sides_differ(folder: Path,
 
 def _reference_release(tmp_path: Path) -> dict[str, bytes]:
     """What cutting FIRST from a fresh copy writes: the records, the bundle folder and the changelog."""
-    from tests.processes import run
-
     work = tmp_path / "reference"
     shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
     result = run("release", "--version", FIRST, "--out", "out", cwd=work)
@@ -205,8 +206,6 @@ def _reference_release(tmp_path: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("point", ["change:staged-one", "change:journaled", "change:renamed-one"])
 def test_a_release_killed_half_way_is_finished_or_undone_by_the_next_run(tmp_path: Path, point: str) -> None:
-    from tests.processes import leftovers, run
-
     reference = _reference_release(tmp_path)
     work = tmp_path / "work"
     shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
@@ -226,11 +225,6 @@ def test_a_release_killed_half_way_is_finished_or_undone_by_the_next_run(tmp_pat
 
 
 def test_a_release_refuses_while_another_holds_the_folder(folder: Path, tmp_path: Path) -> None:
-    import os
-
-    from errdex._locks import LOCK_FILE, hold
-    from tests.processes import run
-
     before = _snapshot(folder)
     with hold(folder / LOCK_FILE, what="release"):
         result = run("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
@@ -243,8 +237,6 @@ def test_a_release_refuses_while_another_holds_the_folder(folder: Path, tmp_path
 
 
 def test_two_releases_at_once_take_turns(tmp_path: Path) -> None:
-    from tests.processes import leftovers, start
-
     work = tmp_path / "work"
     shutil.copytree(ROOT / "records", work / "records", ignore=shutil.ignore_patterns(".releases"))
     first, second = (start("release", "--version", version, "--out", f"out-{n}", cwd=work)
@@ -305,8 +297,6 @@ def test_a_hostile_release_manifest_is_named_not_a_crash(folder: Path, tmp_path:
 
 
 def test_a_release_manifest_that_is_a_fifo_or_a_device_is_refused_at_once(folder: Path, cli: Any) -> None:
-    import os
-
     releases = folder / ".releases"
     releases.mkdir()
     os.mkfifo(releases / "2026-11-30T000000Z.json")  # waited forever for a writer
@@ -317,8 +307,6 @@ def test_a_release_manifest_that_is_a_fifo_or_a_device_is_refused_at_once(folder
 
 def test_a_changelog_that_is_a_fifo_a_device_or_not_utf8_stops_the_release_cleanly(folder: Path, tmp_path: Path,
                                                                                    cli: Any) -> None:
-    import os
-
     changelog = tmp_path / "CHANGELOG.md"
     before = _snapshot(folder)
     for make, expected in ((lambda: os.mkfifo(changelog), "not a regular file"),  # blocked forever

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from errdex import build_site
+from errdex.prove import prove
 from errdex.site.serve import SiteServer, running_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +36,6 @@ def site_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def proofs(site_cache: Path) -> dict[str, Any]:
-    from errdex.prove import prove
-
     return prove(only=PROVED).as_dict()
 
 

@@ -26,7 +26,8 @@ PAGE_KINDS = {
     "changelog": "changelog/index.html",
     "not found": "no/such/page.html",
 }
-WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}, "resultTypes": ["violations"]}
+WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+        "resultTypes": ["violations"]}
 
 
 @pytest.fixture
@@ -43,7 +44,8 @@ def site_page(browser: Browser, served: SiteServer) -> Iterator[tuple[Page, list
     context.close()
 
 
-def test_search_finds_a_record_from_words_of_its_documentation(site_page: tuple[Page, list[str]], served: SiteServer) -> None:
+def test_search_finds_a_record_from_words_of_its_documentation(site_page: tuple[Page, list[str]],
+                                                               served: SiteServer) -> None:
     page, problems = site_page
     page.goto(served.url + "index.html")
     page.fill("#search-input", "fails closed guess")  # from the documentation of the invalid-JSON record
@@ -157,7 +159,8 @@ def test_hostile_record_is_inert_in_the_browser(browser: Browser, hostile_site: 
 
 
 @pytest.mark.parametrize("kind", list(PAGE_KINDS))
-def test_each_page_kind_is_accessible_and_quiet(site_page: tuple[Page, list[str]], served: SiteServer, kind: str) -> None:
+def test_each_page_kind_is_accessible_and_quiet(site_page: tuple[Page, list[str]], served: SiteServer,
+                                                kind: str) -> None:
     page, problems = site_page
     page.goto(served.url + PAGE_KINDS[kind])
     page.wait_for_load_state("networkidle")

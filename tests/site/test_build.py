@@ -7,6 +7,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import urllib.request
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,14 @@ import jinja2
 import pytest
 from jinja2 import nodes
 
+import errdex
+from errdex import build_site, parallel
 from errdex.errors import DataError, InputError
 from errdex.records.loader import load_records
-from errdex import build_site
+from errdex.releases import cut_release
+from errdex.site import build as build_module
 from errdex.site import pages
+from errdex.site.build import build_site as build_pages
 from errdex.site.build import site_dir
 from tests.site.conftest import HOSTILE_SLUG, PROVED, RECORDS
 
@@ -93,7 +100,8 @@ def test_every_internal_link_and_fragment_resolves(built_site: Path) -> None:
                 target = target / "index.html"
             assert target.is_file(), f"{page.relative_to(built_site)}: broken link {link}"
             if parts.fragment and target.suffix == ".html":
-                assert parts.fragment in _parse(target).ids, f"{page.relative_to(built_site)}: no #{parts.fragment} in {link}"
+                assert parts.fragment in _parse(target).ids, (
+                    f"{page.relative_to(built_site)}: no #{parts.fragment} in {link}")
             checked += 1
     assert checked > 500
 
@@ -111,13 +119,14 @@ def test_no_request_leaves_the_site(built_site: Path) -> None:
 def test_sitemap_and_404(built_site: Path, tmp_path: Path, site_cache: Path) -> None:
     sitemap = (built_site / "sitemap.xml").read_text()
     locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
-    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5  # records, home, browse, quality, schema, changelog
+    # records, home, browse, quality, schema, changelog
+    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5
     assert (built_site / "404.html").is_file()
     out = tmp_path / "published"
     build_site(out, records=[RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"],
                base_url="https://errors.example.org/docs/", search=False)
-    assert "<loc>https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json.html</loc>" in (
-        out / "sitemap.xml").read_text()
+    record_url = "https://errors.example.org/docs/records/paperclipai/paperclip/createos-returned-invalid-json.html"
+    assert f"<loc>{record_url}</loc>" in (out / "sitemap.xml").read_text()
     assert 'href="https://errors.example.org/docs/index.html"' in (out / "404.html").read_text()
 
 
@@ -145,7 +154,7 @@ def test_hostile_record_is_escaped(hostile_site: Path) -> None:
 
 def _template_fields(template: str) -> set[str]:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(site_dir() / "templates"))
-    source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]
+    source = environment.loader.get_source(environment, template)[0]  # type: ignore[union-attr]  # the site sets a loader
     tree = environment.parse(source)
     return {node.attr for node in tree.find_all(nodes.Getattr)
             if isinstance(node.node, nodes.Name) and node.node.name == "page"}
@@ -178,8 +187,6 @@ def test_pages_are_valid_html(built_site: Path, hostile_site: Path) -> None:
 
 def test_a_failed_build_leaves_the_old_site(built_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             site_cache: Path) -> None:
-    from errdex.site import build as build_module
-
     out = tmp_path / "site"
     shutil.copytree(built_site, out)
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
@@ -198,7 +205,8 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     not_json = tmp_path / "proofs.json"
     not_json.write_text("{not json")
     result = cli("site", "build", "--out", str(tmp_path / "a"), "--proofs", str(not_json))
-    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "proofs.json:1:2: not valid JSON" in result.stderr
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "proofs.json:1:2: not valid JSON" in result.stderr
     for url in ("javascript:alert(1)", "notaurl"):  # a usage error: exit 2, and nothing written
         result = cli("site", "build", "--out", str(tmp_path / "b"), "--base-url", url)
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "expected an http(s) URL" in result.stderr
@@ -207,7 +215,8 @@ def test_bad_input_is_one_clear_line(cli: Any, tmp_path: Path, built_site: Path)
     other.mkdir()
     (other / "keep.txt").write_text("mine")
     result = cli("site", "build", "--out", str(other), "--no-search")
-    assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr and (other / "keep.txt").read_text() == "mine"
+    assert result.exit_code == 1 and "is not a site built by errdex" in result.stderr
+    assert (other / "keep.txt").read_text() == "mine"
     with pytest.raises(InputError):
         build_site(tmp_path / "c", proofs=tmp_path / "missing.json")
 
@@ -238,8 +247,6 @@ def test_building_in_several_processes_gives_the_same_site(tmp_path: Path, monke
                                                           forks: list[int]) -> None:
     if not single_threaded:
         return
-    from errdex import parallel
-    from errdex.site import build as build_module
 
     one = tmp_path / "one"
     build_site(one, search=True)
@@ -256,8 +263,6 @@ def test_a_failing_child_only_costs_time(tmp_path: Path, monkeypatch: pytest.Mon
                                          single_threaded: bool) -> None:
     if not single_threaded:
         return
-    from errdex import parallel
-    from errdex.site import build as build_module
 
     one = tmp_path / "one"
     build_site(one, search=False)
@@ -297,13 +302,10 @@ def test_cli_build_with_proofs_run_now(cli: Any, tmp_path: Path, site_cache: Pat
 
 
 def test_cli_serve_answers_over_http(built_site: Path) -> None:
-    import sys
-    import urllib.request
-
     command = [str(Path(sys.executable).with_name("errdex")), "site", "serve", "--dir", str(built_site), "--port", "0"]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
-        line = server.stderr.readline()  # type: ignore[union-attr]
+        line = server.stderr.readline()  # type: ignore[union-attr]  # opened with a pipe
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
         assert url, line
         with urllib.request.urlopen(url.group(0) + "index.html", timeout=5) as answer:
@@ -320,8 +322,6 @@ def test_cli_serve_answers_over_http(built_site: Path) -> None:
 
 
 def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cache: Path) -> None:
-    from errdex.releases import cut_release
-
     records = tmp_path / "records"
     shutil.copytree(RECORDS, records, ignore=shutil.ignore_patterns(".releases"))
     cut_release(records, version="2026-12-01T00:00:00Z", out=tmp_path / "r1")
@@ -346,9 +346,9 @@ def test_changelog_release_history_and_lifecycle_notice(tmp_path: Path, site_cac
     patterns = json.loads((out / "api/patterns.json").read_text())
     assert patterns["retired"] == [envelope["record"]["id"]]
     assert envelope["record"]["id"] not in {p["id"] for p in patterns["patterns"]}
-    import errdex
 
-    assert envelope["record"]["id"] not in {m.view["id"] for m in errdex.load([records]).match("CreateOS returned invalid JSON.")}
+    found = errdex.load([records]).match("CreateOS returned invalid JSON.")
+    assert envelope["record"]["id"] not in {m.view["id"] for m in found}
 
 
 def test_patterns_that_backtrack_badly_are_left_out_of_the_browser_matcher(tmp_path: Path, site_cache: Path) -> None:
@@ -379,7 +379,8 @@ def _record_in(folder: Path, repo: str, record_id: str) -> dict[str, Any]:
 
 def test_every_record_gets_a_page_of_its_own(tmp_path: Path, site_cache: Path) -> None:
     records = tmp_path / "records"
-    made = [_record_in(records, repo, f"00000000000000a{n}") for n, repo in enumerate(("evil/repo", "evil/-repo", "evil/repo-"))]
+    repos = ("evil/repo", "evil/-repo", "evil/repo-")
+    made = [_record_in(records, repo, f"00000000000000a{n}") for n, repo in enumerate(repos)]
     out = tmp_path / "site"
     build_site(out, records=[records], search=False)
     listing = json.loads((out / "api/records.json").read_text())["records"]
@@ -400,8 +401,6 @@ def test_records_that_would_share_a_page_are_refused(tmp_path: Path, site_cache:
 
 
 def test_a_proofs_file_that_is_a_fifo_a_device_or_too_deep_is_refused_at_once(cli: Any, tmp_path: Path) -> None:
-    import os
-
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     deep = tmp_path / "deep.json"
@@ -431,10 +430,6 @@ def test_a_site_is_not_built_inside_its_records_folder(cli: Any, tmp_path: Path,
 
 def test_the_site_shows_the_findings_it_is_given_and_none_without(tmp_path: Path, site_cache: Path) -> None:
     """The site imports no checks: the findings come in as an argument (errdex.build_site joins validation in)."""
-    from dataclasses import dataclass
-
-    from errdex.site.build import build_site as build_pages
-
     @dataclass(frozen=True)
     class Found:
         code: str

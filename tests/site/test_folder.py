@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from errdex.errors import InputError
 from errdex.site import build_site
+from errdex.site import folder as site_folder
 from tests.site.conftest import ROOT
 
 MARKER = ".errdex-site"
@@ -41,8 +43,6 @@ def test_a_folder_errdex_did_not_build_is_left_alone(cli: Any, tmp_path: Path, s
 
 
 def test_a_site_of_an_older_errdex_is_refused_with_what_to_do(cli: Any, tmp_path: Path, built_site: Path) -> None:
-    import shutil
-
     old = tmp_path / "site"
     shutil.copytree(built_site, old)
     (old / MARKER).unlink()
@@ -86,9 +86,7 @@ def test_a_forged_marker_does_not_make_a_folder_errdex_s(cli: Any, tmp_path: Pat
 def test_missing_empty_and_errdex_built_folders_are_built_into(tmp_path: Path, site_cache: Path,
                                                                monkeypatch: pytest.MonkeyPatch, swap: bool) -> None:
     if not swap:  # as on a system without renameat2
-        from errdex.site import folder
-
-        monkeypatch.setattr(folder, "_exchange", lambda first, second: False)
+        monkeypatch.setattr(site_folder, "_exchange", lambda first, second: False)
     missing = tmp_path / "a" / "b" / "site"
     build_site(missing, search=False)
     assert (missing / MARKER).is_file() and (missing / "index.html").is_file()
@@ -152,8 +150,8 @@ def test_what_a_killed_build_leaves_is_removed_by_the_next(tmp_path: Path, site_
         child = _stalled_build(out)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=10)
-        child.stdin.close()  # type: ignore[union-attr]
-        child.stdout.close()  # type: ignore[union-attr]
+        child.stdin.close()  # type: ignore[union-attr]  # opened with a pipe
+        child.stdout.close()  # type: ignore[union-attr]  # opened with a pipe
         left.append([name for name in _children(tmp_path) if name != "site"])
     assert [len(names) for names in left] == [1, 1] and left[0] != left[1]  # the second removed the first's
     assert all(name.startswith(".site.build-") for names in left for name in names)
@@ -164,8 +162,6 @@ def test_what_a_killed_build_leaves_is_removed_by_the_next(tmp_path: Path, site_
 
 
 def test_only_leftovers_errdex_made_are_removed(tmp_path: Path, built_site: Path, site_cache: Path) -> None:
-    import shutil
-
     older = tmp_path / ".site.build-k2j3h4g5"  # an errdex that wrote no marker, killed half-way
     shutil.copytree(built_site / "assets", older / "assets")
     shutil.copytree(built_site / "api", older / "api")
@@ -191,7 +187,7 @@ def test_two_builds_of_one_folder_take_turns(tmp_path: Path, site_cache: Path) -
     def second() -> None:
         try:
             build_site(out, search=False, on_wait=waiting.set)
-        except BaseException as exc:  # noqa: BLE001  (reported by the test)
+        except BaseException as exc:  # reported by the test
             failures.append(exc)
 
     thread = threading.Thread(target=second)
@@ -200,10 +196,10 @@ def test_two_builds_of_one_folder_take_turns(tmp_path: Path, site_cache: Path) -
         assert waiting.wait(timeout=30), "the second build did not wait for the first"
         assert not out.exists()  # nothing written while the first build holds the folder
     finally:
-        first.stdin.close()  # type: ignore[union-attr]
-    assert first.stdout.readline() == "built\n"  # type: ignore[union-attr]
+        first.stdin.close()  # type: ignore[union-attr]  # opened with a pipe
+    assert first.stdout.readline() == "built\n"  # type: ignore[union-attr]  # opened with a pipe
     first.wait(timeout=30)
-    first.stdout.close()  # type: ignore[union-attr]
+    first.stdout.close()  # type: ignore[union-attr]  # opened with a pipe
     thread.join(timeout=60)
     assert not thread.is_alive() and failures == [] and first.returncode == 0
     assert (out / "index.html").is_file() and (out / MARKER).is_file()

@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +96,6 @@ def test_serve_refuses_a_folder_that_holds_no_site(cli: Any, tmp_path: Path) -> 
 
 def _trickle(address: tuple[str, int], request: bytes, *, every: float, within: float) -> float | None:
     """Send the request a byte at a time; the seconds until the server closed the connection (None: it never did)."""
-    import time
-
     started = time.monotonic()
     with socket.create_connection(address, timeout=within) as client:
         for byte in request:

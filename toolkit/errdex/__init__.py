@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from errdex.checks.explain import explain_check
     from errdex.checks.registry import registry
     from errdex.checks.runner import ValidationReport, validate
+    from errdex.cli.fmt import fmt
     from errdex.cli.site import build_site
     from errdex.errors import (
         ConfigError,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     )
     from errdex.match import KnowledgeBase, LineMatch, Match, load
     from errdex.prove import prove
-    from errdex.cli.fmt import fmt
     from errdex.records.canonical import FmtResult, canonical_text
     from errdex.records.migrate import migrate
     from errdex.records.models import EnvelopeV2, RecordV2

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-__all__ = ["Child", "WorkQueue", "available_cpus", "can_fork", "child_items", "finished", "partial_items", "start_child",
-           "stop_child"]
+__all__ = ["Child", "WorkQueue", "available_cpus", "can_fork", "child_items", "finished", "partial_items",
+           "start_child", "stop_child"]
 
 
 def available_cpus() -> int:
@@ -63,7 +63,7 @@ def start_child(work: Callable[[BinaryIO], None]) -> Child:
             with os.fdopen(fd, "wb") as out:
                 work(out)
             code = 0
-        except BaseException:  # noqa: BLE001  (the parent redoes the piece)
+        except BaseException:  # the parent redoes the piece
             pass
         os._exit(code)
     with contextlib.suppress(OSError):

@@ -149,7 +149,8 @@ def _run_call(scenario: Scenario, client: CreateosClient, cancel: threading.Even
         "destroy-sandbox": lambda: client.destroy_sandbox(call.sandbox, cancel=cancel),
         "pause-sandbox": lambda: client.pause_sandbox(call.sandbox, cancel=cancel),
         "resume-sandbox": lambda: client.resume_sandbox(call.sandbox, cancel=cancel),
-        "upload-file": lambda: client.upload_file(call.sandbox, call.path or "/tmp/file", (call.text or "").encode(), cancel=cancel),
+        "upload-file": lambda: client.upload_file(call.sandbox, call.path or "/tmp/file", (call.text or "").encode(),
+                                                  cancel=cancel),
         "exec": lambda: client.exec(call.sandbox, call.command or "", call.args, cancel=cancel),
     }
     value = simple[op]()
@@ -244,7 +245,7 @@ def _run(scenario: Scenario, server: FakeCreateos, limit: float) -> dict[str, An
             outcome["returns"] = _run_call(scenario, client, cancel)
         except CreateosError as exc:
             outcome["raises"] = exc
-        except Exception as exc:  # noqa: BLE001  (a bug in the executor is a failed proof, not a crash)
+        except Exception as exc:  # a bug in the executor is a failed proof, not a crash
             outcome["crash"] = exc
 
     worker = threading.Thread(target=run, name=f"proof-{scenario.id}", daemon=True)
@@ -286,7 +287,9 @@ def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any],
         if expect.errorClass is not None and observed["errorClass"] != expect.errorClass:
             failures.append(f"expected {expect.errorClass}, observed {observed['errorClass']}")
         pattern = record.get("messagePattern")
-        match = re2.compile(to_re2(pattern), re2_options()).fullmatch(observed["message"]) if isinstance(pattern, str) else None
+        match = None
+        if isinstance(pattern, str):
+            match = re2.compile(to_re2(pattern), re2_options()).fullmatch(observed["message"])
         if expect.matchesRecord and match is None:
             failures.append(f"the record's messagePattern does not match the raised message {observed['message']!r}")
         if not expect.matchesRecord and match is not None:
@@ -320,7 +323,7 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
 
     ``timeout``: seconds each scenario may run (default: what its own times need and a few seconds more).
     """
-    if timeout is not None and not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
+    if timeout is not None and not 0 < timeout < float("inf"):
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
     started = time.monotonic()
     report = ProofReport()
@@ -342,7 +345,8 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
                              "one record's proof may take (EDX205); run 'errdex validate'")
         else:
             proof.scenarios = [
-                prove_scenario(record, raw, timeout=timeout) if isinstance(raw, dict) else ScenarioProof("?", False, {}, ["not an object"])
+                prove_scenario(record, raw, timeout=timeout) if isinstance(raw, dict)
+                else ScenarioProof("?", False, {}, ["not an object"])
                 for raw in scenarios
             ]
         report.records.append(proof)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -69,7 +70,7 @@ def test_c1_names_the_operation_of_each_call_and_never_the_body(setup, call, act
 
 
 def test_pause_and_resume_labels(setup) -> None:
-    fake, client = setup(plan=[{"on": "pause-sandbox", "action": "respond", "status": 500, "body": {}}])
+    _fake, client = setup(plan=[{"on": "pause-sandbox", "action": "respond", "status": 500, "body": {}}])
     with pytest.raises(CreateosApiError, match=r"during sandbox lifecycle\.$"):
         client.pause_sandbox(SANDBOX)
 
@@ -110,14 +111,14 @@ def test_a_refused_port_is_c2(make_fake, make_client) -> None:
 
 
 def test_a_body_cut_short_is_c2(setup) -> None:
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 200, "body": {},
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 200, "body": {},
                                 "headers": {"Content-Length": "500"}}])
     with pytest.raises(CreateosConnectionError):
         client.get_sandbox(SANDBOX)
 
 
 def test_a_redirect_without_location_is_an_api_error(setup) -> None:
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 301, "body": {}}])
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 301, "body": {}}])
     with pytest.raises(CreateosApiError, match=r"\(HTTP 301\)"):
         client.get_sandbox(SANDBOX)
 
@@ -144,7 +145,7 @@ def test_a_redirect_without_location_is_an_api_error(setup) -> None:
     ],
 )
 def test_envelope_errors(setup, answer, message) -> None:
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 200, **answer}])
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "status": 200, **answer}])
     with pytest.raises(CreateosError) as caught:
         client.get_sandbox(SANDBOX)
     assert str(caught.value) == message and type(caught.value) is CreateosError
@@ -160,8 +161,10 @@ def test_invalid_identifiers_are_c6_before_any_request(setup, identifier) -> Non
 
 def test_an_invalid_id_in_an_answer_is_c6(setup) -> None:
     body = {"status": "success", "data": {"process_id": "proc 1"}}
-    fake, client = setup(plan=[{"on": "create-process", "action": "respond", "body": body, "nth": 1},
-                               {"on": "create-sandbox", "action": "respond", "body": {"status": "success", "data": {}}}])
+    _fake, client = setup(plan=[
+        {"on": "create-process", "action": "respond", "body": body, "nth": 1},
+        {"on": "create-sandbox", "action": "respond", "body": {"status": "success", "data": {}}},
+    ])
     for action in (lambda: client.create_process(SANDBOX, cmd="x", args=[]), lambda: client.create_sandbox()):
         with pytest.raises(CreateosError, match=r"^CreateOS returned an invalid resource ID\.$"):
             action()
@@ -208,13 +211,14 @@ def test_a_409_on_pause_is_reconciled_by_reading_again(setup) -> None:
 
 
 def test_the_c8_consequence_of_a_late_state(setup) -> None:
-    fake, client = setup(sandboxes={SANDBOX: {"status": "running", "pause": ["running", "paused"]}})
+    _fake, client = setup(sandboxes={SANDBOX: {"status": "running", "pause": ["running", "paused"]}})
     with pytest.raises(CreateosError, match=r"^CreateOS sandbox did not reach paused\.$"):
         client.pause_sandbox(SANDBOX)
 
 
 def test_a_stalled_answer_times_out_at_the_deadline(setup) -> None:
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "stall", "ms": 3000}], client_options={"timeout_ms": 150})
+    fake, client = setup(plan=[{"on": "get-sandbox", "action": "stall", "ms": 3000}],
+                         client_options={"timeout_ms": 150})
     started = time.monotonic()
     with pytest.raises(CreateosTimeoutError) as caught:
         client.get_sandbox(SANDBOX)
@@ -225,7 +229,7 @@ def test_a_stalled_answer_times_out_at_the_deadline(setup) -> None:
 
 def test_a_trickling_stream_still_ends_at_the_deadline(setup) -> None:
     # Heartbeats every 50 ms keep every read short; only the overall deadline ends the request.
-    fake, client = setup(programs=[{"output": [], "exit": None}])
+    _fake, client = setup(programs=[{"output": [], "exit": None}])
     process_id = client.create_process(SANDBOX, cmd="x", args=[])
     started = time.monotonic()
     # the stream never ends by itself: without the deadline this would run until the guard stops it
@@ -263,7 +267,7 @@ def test_requests_to_one_url_are_paced_across_clients(setup, make_client) -> Non
         thread.join()
     starts = sorted(entry["at"] for entry in fake.ledger.requests)
     assert len(starts) == 4
-    assert all(later - earlier >= 0.07 for earlier, later in zip(starts, starts[1:]))
+    assert all(later - earlier >= 0.07 for earlier, later in itertools.pairwise(starts))
 
 
 def test_a_pacing_wait_is_interrupted_by_cancellation_and_the_deadline(setup) -> None:

@@ -25,7 +25,9 @@ E18 = "CreateOS command cleanup failed; process termination is unconfirmed."
 
 def test_a_successful_run_returns_exit_code_and_both_streams(setup) -> None:
     logs: list[tuple[str, str]] = []
-    fake, client = setup(programs=[program(output("out 1\n"), output("err\n", "stderr"), output("out 2\n"), exit={"exit_code": 7})])
+    fake, client = setup(programs=[
+        program(output("out 1\n"), output("err\n", "stderr"), output("out 2\n"), exit={"exit_code": 7}),
+    ])
     result = execute(client, SANDBOX, "make", args=["test"], on_log=lambda stream, text: logs.append((stream, text)))
     assert result == ExecuteResult(
         exit_code=7, signal=None, timed_out=False, stdout="out 1\nout 2\n", stderr="err\n",
@@ -44,7 +46,7 @@ def test_a_lease_object_and_a_signal_exit(setup) -> None:
     class Lease:
         sandbox_id = SANDBOX
 
-    fake, client = setup(programs=[program(exit={"signal": "SIGKILL"})])
+    _fake, client = setup(programs=[program(exit={"signal": "SIGKILL"})])
     result = execute(client, Lease(), "sleep", args=["9"])
     assert (result.exit_code, result.signal, result.timed_out) == (None, "SIGKILL", False)
 
@@ -68,7 +70,7 @@ def test_replay_after_a_reset_stream_skips_old_frames_and_joins_a_split_characte
 
 
 def test_an_incomplete_character_at_the_end_becomes_one_replacement_character(setup) -> None:
-    fake, client = setup(programs=[program(output(b"ok \xe2\x82"), output(b"\xff", "stderr"))])
+    _fake, client = setup(programs=[program(output(b"ok \xe2\x82"), output(b"\xff", "stderr"))])
     logs: list[tuple[str, str]] = []
     result = execute(client, SANDBOX, "x", on_log=lambda stream, text: logs.append((stream, text)))
     assert (result.stdout, result.stderr) == ("ok \ufffd", "\ufffd")
@@ -78,7 +80,7 @@ def test_an_incomplete_character_at_the_end_becomes_one_replacement_character(se
 def test_each_stream_keeps_only_its_last_4194304_characters(setup) -> None:
     chunk = 600_000
     items = [output(bytes([ord("a") + index]) * chunk) for index in range(8)]  # 4.8 million characters
-    fake, client = setup(programs=[program(*items, output("tiny", "stderr"))])
+    _fake, client = setup(programs=[program(*items, output("tiny", "stderr"))])
     received = []
     result = execute(client, SANDBOX, "spam", on_log=lambda stream, text: received.append(len(text)))
     full = "".join(chr(ord("a") + index) * chunk for index in range(8))
@@ -90,7 +92,7 @@ def test_each_stream_keeps_only_its_last_4194304_characters(setup) -> None:
 
 
 def test_output_at_the_limit_is_not_truncated(setup) -> None:
-    fake, client = setup(programs=[program(*[output("z" * 524_288)] * 8)])
+    _fake, client = setup(programs=[program(*[output("z" * 524_288)] * 8)])
     result = execute(client, SANDBOX, "spam")
     assert len(result.stdout) == OUTPUT_TAIL_CHARS and result.output_truncated is False
 
@@ -112,7 +114,7 @@ def test_a_deadline_keeps_partial_output_and_terminates_with_a_fresh_deadline(se
 
 def test_a_timeout_while_creating_the_process_is_unconfirmed_creation(setup) -> None:
     plan = [{"on": "create-process", "action": "stall", "ms": 400, "handle": True}]
-    fake, client = setup(plan=plan, programs=[RUNNING])
+    _fake, client = setup(plan=plan, programs=[RUNNING])
     with pytest.raises(CreateosCleanupError) as caught:
         execute(client, SANDBOX, "x", timeout_ms=100)
     assert str(caught.value) == E16
@@ -212,14 +214,14 @@ def test_a_refused_connection_during_creation_is_e16(make_fake, make_client) -> 
 
 @pytest.mark.parametrize("status", [400, 404, 409, 422, 429])
 def test_a_refusal_below_500_is_not_e16(setup, status) -> None:
-    fake, client = setup(plan=[{"on": "create-process", "action": "respond", "status": status, "body": {}}])
+    _fake, client = setup(plan=[{"on": "create-process", "action": "respond", "status": status, "body": {}}])
     with pytest.raises(CreateosApiError) as caught:
         execute(client, SANDBOX, "x")
     assert str(caught.value) == f"CreateOS request failed (HTTP {status}) during process creation."
 
 
 def test_stdin_close_409_is_tolerated(setup) -> None:
-    fake, client = setup(plan=[{"on": "close-stdin", "action": "respond", "status": 409, "body": {}}])
+    _fake, client = setup(plan=[{"on": "close-stdin", "action": "respond", "status": 409, "body": {}}])
     assert execute(client, SANDBOX, "x").exit_code == 0
 
 
@@ -245,7 +247,7 @@ def test_a_reset_stream_reconnects_from_the_cursor(setup) -> None:
 
 def test_a_200_stream_with_no_bytes_counts_as_a_reconnect(setup) -> None:
     plan = [{"on": "connect", "action": "respond", "status": 200, "times": 4}]
-    fake, client = setup(plan=plan)
+    _fake, client = setup(plan=plan)
     with pytest.raises(CreateosError, match=r"^CreateOS process stream ended without an exit status\.$"):
         execute(client, SANDBOX, "x")
 
@@ -258,7 +260,7 @@ def test_a_connect_refusal_below_500_propagates(setup) -> None:
 
 
 def test_an_eviction_error_frame_is_e4(setup) -> None:
-    fake, client = setup(plan=[stream(data(1, "a"), {"type": "error", "error": "output_offset_expired"})])
+    _fake, client = setup(plan=[stream(data(1, "a"), {"type": "error", "error": "output_offset_expired"})])
     with pytest.raises(CreateosError, match=r"^CreateOS process output was evicted before it could be read\.$"):
         execute(client, SANDBOX, "x")
 
@@ -299,30 +301,30 @@ def test_frames_accepted_at_the_edges(setup) -> None:
         data(2, "x" * 786_000),  # a line just under the 1,048,576-character limit
         {"type": "exit", "exit_code": 0, "signal": "bogus"},
     ]
-    fake, client = setup(plan=[stream(*frames)])
+    _fake, client = setup(plan=[stream(*frames)])
     result = execute(client, SANDBOX, "x")
     assert (result.exit_code, result.signal, len(result.stdout)) == (0, None, 786_000)
 
 
 def test_the_last_line_may_end_without_a_newline(setup) -> None:
-    fake, client = setup(plan=[stream({"raw": '{"type": "exit", "exit_code": 4}'})])
+    _fake, client = setup(plan=[stream({"raw": '{"type": "exit", "exit_code": 4}'})])
     assert execute(client, SANDBOX, "x").exit_code == 4
 
 
 def test_e18_replaces_an_error_and_404_on_delete_is_tolerated(setup) -> None:
     plan = [stream(data(2, "gap")), {"on": "terminate", "action": "respond", "status": 500, "body": {}}]
-    fake, client = setup(plan=plan)
+    _fake, client = setup(plan=plan)
     with pytest.raises(CreateosCleanupError) as caught:
         execute(client, SANDBOX, "x")
     assert str(caught.value) == E18 and caught.value.__cause__.status == 500
 
     plan = [{"on": "terminate", "action": "respond", "status": 404, "body": {}}]
-    fake, client = setup(plan=plan, programs=[RUNNING])
+    _fake, client = setup(plan=plan, programs=[RUNNING])
     assert execute(client, SANDBOX, "x", timeout_ms=100).timed_out is True
 
 
 def test_e18_when_the_delete_is_lost(setup) -> None:
-    fake, client = setup(plan=[{"on": "terminate", "action": "drop"}], programs=[RUNNING])
+    _fake, client = setup(plan=[{"on": "terminate", "action": "drop"}], programs=[RUNNING])
     with pytest.raises(CreateosCleanupError, match="termination is unconfirmed"):
         execute(client, SANDBOX, "x", timeout_ms=100)
 
@@ -366,7 +368,7 @@ def test_the_api_key_never_appears_in_errors_or_reprs(setup, make_fake, make_cli
     ]
     errors: list[BaseException] = []
     for plan in failures:
-        fake, client = setup(plan=plan)
+        _fake, client = setup(plan=plan)
         with pytest.raises(CreateosError) as caught:
             execute(client, SANDBOX, "x", env={"TOKEN": "not the key"})
         errors.append(caught.value)
@@ -383,7 +385,7 @@ def test_the_api_key_never_appears_in_errors_or_reprs(setup, make_fake, make_cli
 
 def test_base64_payloads_are_decoded_as_bytes(setup) -> None:
     payload = bytes(range(32, 127)) + "\u2603".encode()
-    fake, client = setup(plan=[stream({"type": "data", "seq": 1, "stream": "stderr", "data_base64": b64(payload)},
+    _fake, client = setup(plan=[stream({"type": "data", "seq": 1, "stream": "stderr", "data_base64": b64(payload)},
                                       {"type": "exit", "exit_code": 0})])
     assert execute(client, SANDBOX, "x").stderr == payload.decode()
     assert base64.b64decode(b64(payload)) == payload

@@ -97,13 +97,13 @@ def scenario_c1(setup):
 
 
 def scenario_c2(setup):
-    fake, error = _run(setup, plan=[{"on": "upload-file", "action": "drop"}], execute={"stdin": "x"})
+    _fake, error = _run(setup, plan=[{"on": "upload-file", "action": "drop"}], execute={"stdin": "x"})
     assert error.__cause__ is None and error.__context__ is None
     return error
 
 
 def scenario_c3(setup):
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "bodyText": "<html>busy</html>"}])
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "bodyText": "<html>busy</html>"}])
     return _raise(lambda: client.get_sandbox(SANDBOX))
 
 
@@ -115,7 +115,7 @@ def scenario_c4(setup):
 
 
 def scenario_c5(setup):
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "body": {"status": "success", "data": []}}])
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "body": {"status": "success", "data": []}}])
     return _raise(lambda: client.get_sandbox(SANDBOX))
 
 
@@ -127,7 +127,7 @@ def scenario_c6(setup):
 
 def scenario_c7(setup):
     body = {"status": "success", "data": {"id": "sbx-2", "status": "running"}}
-    fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "body": body}])
+    _fake, client = setup(plan=[{"on": "get-sandbox", "action": "respond", "body": body}])
     return _raise(lambda: client.get_sandbox(SANDBOX))
 
 

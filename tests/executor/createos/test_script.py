@@ -69,14 +69,16 @@ def test_hostile_values_reach_the_command_unchanged(tmp_path: Path) -> None:
     stdin = tmp_path / "in 'put'"
     stdin.write_text("$(echo not run)", encoding="utf-8")
     script = build_script(
-        sys.executable, ["-c", PROBE, *HOSTILE], cwd=str(workdir), env={"HOSTILE": "'; $(x) `y`\n"}, stdin_path=str(stdin)
+        sys.executable, ["-c", PROBE, *HOSTILE], cwd=str(workdir), env={"HOSTILE": "'; $(x) `y`\n"},
+        stdin_path=str(stdin),
     )
     assert _run(script) == [str(workdir), HOSTILE, "'; $(x) `y`\n", "$(echo not run)"]
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12), max_size=4))
+@given(st.lists(st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12),
+                max_size=4))
 def test_any_arguments_survive_quoting(args: list[str]) -> None:
     script = build_script(sys.executable, ["-c", "import json, sys; print(json.dumps(sys.argv[1:]))", *args])
     completed = subprocess.run(["bash", "-c", script], capture_output=True, timeout=10, check=True)

@@ -19,6 +19,7 @@ from errdex.executor.createos.handler import Handler
 from errdex.executor.createos.routes import ROUTES, route
 from tests.executor.createos.helpers import KEY, RUNNING, SANDBOX, data, output, program, stream
 from tests.processes import wait_until
+from tests.site.test_serve import _trickle
 
 
 def _request(fake: FakeCreateos, method: str, path: str, body: Any = None, key: str = KEY) -> tuple[int, bytes]:
@@ -105,7 +106,8 @@ def test_normal_answers(make_fake) -> None:
 def test_a_running_process_streams_heartbeats_until_terminated(make_fake) -> None:
     fake = make_fake(programs=[RUNNING], heartbeat_ms=20)
     _request(fake, "POST", f"/v1/sandboxes/{SANDBOX}/processes", {"cmd": "x", "args": []})
-    threading.Timer(0.15, lambda: _request(fake, "DELETE", f"/v1/sandboxes/{SANDBOX}/processes/proc-1?grace_ms=1000")).start()
+    delete = f"/v1/sandboxes/{SANDBOX}/processes/proc-1?grace_ms=1000"
+    threading.Timer(0.15, lambda: _request(fake, "DELETE", delete)).start()
     status, body = _request(fake, "GET", f"/v1/sandboxes/{SANDBOX}/processes/proc-1/connect?after=0")
     lines = body.decode().splitlines()
     assert status == 200 and len(lines) >= 3 and set(lines) == {'{"type": "heartbeat"}'}
@@ -114,7 +116,8 @@ def test_a_running_process_streams_heartbeats_until_terminated(make_fake) -> Non
 
 
 def test_delayed_output_and_exit(make_fake, make_client) -> None:
-    fake = make_fake(programs=[{"output": [{"stream": "stdout", "text": "a"}, {"stream": "stdout", "text": "b", "atMs": 100}],
+    fake = make_fake(programs=[{"output": [{"stream": "stdout", "text": "a"},
+                                           {"stream": "stdout", "text": "b", "atMs": 100}],
                                 "exit": {"exit_code": 0}, "exitAtMs": 150}])
     started = time.monotonic()
     result = execute(make_client(fake), SANDBOX, "x")
@@ -231,7 +234,8 @@ def test_unknown_sandbox_status_is_refused() -> None:
 def test_serve_prints_its_url_and_runs_until_stopped() -> None:
     out, stop = io.StringIO(), threading.Event()
     plan = [{"on": "get-sandbox", "action": "respond", "status": 418, "body": {}}]
-    runner = threading.Thread(target=serve, kwargs={"plan": plan, "sandboxes": {"sbx-9": "paused"}, "out": out, "stop": stop})
+    runner = threading.Thread(target=serve,
+                              kwargs={"plan": plan, "sandboxes": {"sbx-9": "paused"}, "out": out, "stop": stop})
     runner.start()
     wait_until(out.getvalue, what="serve() to print its url", timeout=5)
     url = out.getvalue().strip()
@@ -328,8 +332,6 @@ def test_idle_connections_are_bounded_and_time_out(make_fake) -> None:
 
 
 def test_a_request_trickled_in_a_byte_at_a_time_is_dropped_at_the_timeout(make_fake) -> None:
-    from tests.site.test_serve import _trickle
-
     fake = make_fake(request_timeout_s=0.5)
     host, port = fake.url.removeprefix("http://").split(":")
     closed = _trickle((host, int(port)), b"GET /v1/sandboxes/x HTTP/1.1\r\nX-Slow: " + b"a" * 200, every=0.1, within=5)

@@ -20,8 +20,8 @@ def test_the_literal_types_and_the_tables_name_the_same_words() -> None:
 
 
 def test_the_models_use_the_vocabulary() -> None:
-    assert (SCENARIO_CALLS, SCENARIO_ACTIONS, SCENARIO_OPERATIONS) == (
-        createos.CALLS, tuple(createos.ACTIONS), createos.OPERATIONS)
+    assert (createos.CALLS, tuple(createos.ACTIONS), createos.OPERATIONS) == (
+        SCENARIO_CALLS, SCENARIO_ACTIONS, SCENARIO_OPERATIONS)
     assert get_args(ScenarioFault.model_fields["on"].annotation) == createos.CALLS
     assert get_args(ScenarioCall.model_fields["operation"].annotation) == createos.OPERATIONS
 

@@ -59,9 +59,8 @@ def _bundle_documents(bundle: Path) -> list[Document]:
 
 def _errors_by_line(bundle: Path) -> dict[int, list[Finding]]:
     """Error-severity findings of the bundle, by bundle line (one record per line)."""
-    from errdex.checks.runner import (
-        validate,  # start-up: every check loads only when a bundle is imported
-    )
+    # start-up: every check loads only when a bundle is imported
+    from errdex.checks.runner import validate
 
     found: dict[int, list[Finding]] = {}
     for finding in validate([bundle]).findings:

@@ -36,7 +36,8 @@ class ScenariosPresent(Check):
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         version = ctx.integer("schemaVersion")
         if version is not None and version >= 3 and not ctx.items("scenarios"):
-            yield Problem("scenarios", "the record has no trigger scenarios; add at least one that errdex prove can run")
+            yield Problem("scenarios",
+                          "the record has no trigger scenarios; add at least one that errdex prove can run")
 
 
 @register
@@ -86,7 +87,8 @@ class ScenarioVocabulary(Check):
 class ScenarioCoverage(Check):
     code, name = "EDX204", "scenario-coverage"
     rule = "every clause of `triggerScenarios` and `commonSituations` is covered"
-    summary = "Every clause of triggerScenarios and commonSituations is covered by a scenario, and covers name real clauses."
+    summary = ("Every clause of triggerScenarios and commonSituations is covered by a scenario, "
+               "and covers name real clauses.")
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         scenarios = _scenarios(ctx)
@@ -109,7 +111,8 @@ class ScenarioCoverage(Check):
             for number in range(1, count + 1):
                 if f"{name}:{number}" not in covered:
                     clause = clauses(ctx.text(name) or "")[number - 1]
-                    yield Problem(name, f"clause {number} of {name} ({clause[:60]!r}) is proved by no scenario; add one")
+                    yield Problem(name,
+                                  f"clause {number} of {name} ({clause[:60]!r}) is proved by no scenario; add one")
 
 
 @register
@@ -136,4 +139,5 @@ class ScenarioBounds(Check):
         total = record_need_ms(ctx.items("scenarios"))
         if total > MAX_RECORD_TOTAL_MS:
             yield Problem("scenarios", f"the scenarios' times add up to {total:.0f} ms, more than the "
-                                       f"{MAX_RECORD_TOTAL_MS} ms one record's proof may take; use fewer or shorter ones")
+                                       f"{MAX_RECORD_TOTAL_MS} ms one record's proof may take; "
+                                       "use fewer or shorter ones")

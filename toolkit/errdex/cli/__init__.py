@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=args, prog_name="errdex", standalone_mode=False)
     except click.UsageError as exc:
-        where = f"errdex {exc.ctx.command_path.split(' ', 1)[1]}" if exc.ctx and " " in exc.ctx.command_path else "errdex"
+        path = exc.ctx.command_path if exc.ctx else ""
+        where = f"errdex {path.split(' ', 1)[1]}" if " " in path else "errdex"
         _fail(f"{exc.format_message()} (see '{where} --help')", 2)
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except OSError as exc:  # one that no layer below named: still one line, in our words
         _fail(str(from_oserror(exc)), 1)
-    except Exception as exc:  # noqa: BLE001  (the promise: never a traceback)
+    except Exception as exc:  # the promise: never a traceback
         if os.environ.get("ERRDEX_DEBUG"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set ERRDEX_DEBUG=1 for a traceback)", 70)

@@ -14,8 +14,8 @@ from errdex.terminal import safe
 
 T = TypeVar("T")
 
-__all__ = ["color_enabled", "echo", "echo_text", "format_option", "no_dash", "progress", "quiet_option", "records_option",
-           "stderr_line"]
+__all__ = ["color_enabled", "echo", "echo_text", "format_option", "no_dash", "progress", "quiet_option",
+           "records_option", "stderr_line"]
 
 
 def color_enabled(stream: Any = None) -> bool:
@@ -49,11 +49,9 @@ def progress(label: str, *, quiet: bool) -> Callable[[Iterable[T]], Iterator[T]]
     def wrap(items: Iterable[T]) -> Iterator[T]:
         show = not quiet and sys.stderr.isatty()
         start = last = time.monotonic()
-        count = 0
         shown = False
-        for item in items:
+        for count, item in enumerate(items, start=1):
             yield item
-            count += 1
             if show:
                 now = time.monotonic()
                 if now - start >= 1.0 and now - last >= 0.1:

@@ -62,9 +62,8 @@ def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | N
       echo '{"faults": [{"on": "create-process", "action": "drop-after-handling"}]}' > plan.json
       errdex executor serve --plan plan.json
     """
-    from errdex.executor.createos import (
-        serve,  # here, not at the top: the executor loads only when it runs
-    )
+    # start-up: the executor loads only when it runs
+    from errdex.executor.createos import serve
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise UsageError("the fake server listens on loopback only (127.0.0.1, localhost or ::1)")

@@ -40,8 +40,8 @@ def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int
     if fmt == "json":
         echo(json.dumps({"changed": ["<stdin>"] if result.changed else [],
                          "unchanged": ["<stdin>"] if result.text is not None and not result.changed else [],
-                         "failed": [{"path": "<stdin>", "line": l, "column": c, "message": m}
-                                    for l, c, m in result.failed]}, indent=2) + "\n")
+                         "failed": [{"path": "<stdin>", "line": line, "column": column, "message": message}
+                                    for line, column, message in result.failed]}, indent=2) + "\n")
     elif result.text is not None and not check:
         echo(result.text)
     for line, column, message in result.failed:
@@ -79,7 +79,8 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
     verb = "would reformat" if check else "reformatted"
     if fmt == "json":
         echo(json.dumps({"changed": result.changed, "unchanged": result.unchanged,
-                         "failed": [{"path": p, "line": l, "column": c, "message": m} for p, l, c, m in result.failed]},
+                         "failed": [{"path": path, "line": line, "column": column, "message": message}
+                                    for path, line, column, message in result.failed]},
                         indent=2) + "\n")
     else:
         for path in result.changed:

@@ -46,7 +46,8 @@ def index_command(records: tuple[str, ...], db: Path | None, fmt: str, quiet: bo
     """
     info = build_index(list(records) or None, db=db)
     if fmt == "json":
-        echo(json.dumps({"path": str(info.path), "records": info.record_count, "contentHash": info.content_hash}) + "\n")
+        summary = {"path": str(info.path), "records": info.record_count, "contentHash": info.content_hash}
+        echo(json.dumps(summary) + "\n")
     else:
         echo(f"{info.path}\n")
         if not quiet:
@@ -64,7 +65,8 @@ def _table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [min(60, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
     def line(values: list[str]) -> str:
-        return "  ".join((v if len(v) <= w else v[: w - 1] + "…").ljust(w) for v, w in zip(values, widths)).rstrip()
+        cut = [(v if len(v) <= w else v[: w - 1] + "…").ljust(w) for v, w in zip(values, widths, strict=True)]
+        return "  ".join(cut).rstrip()
     out = [line(columns), line(["-" * w for w in widths])] + [line(r) for r in cells]
     return "\n".join(out) + "\n"
 
@@ -110,7 +112,7 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str,
         sql = _sql_from_stdin()
     result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout)
     if fmt == "json":
-        rows = [dict(zip(result.columns, row)) for row in result.rows]
+        rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
         echo(json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n")
     elif fmt == "csv":
         buffer = io.StringIO()

@@ -63,7 +63,8 @@ def _refuse_conflicts(files: tuple[str, ...], records: tuple[str, ...], follow: 
         raise UsageError(f"--field {blank!r} names no JSON field; give a field name such as message")
 
 
-def _load_knowledge(records: tuple[str, ...], fields: tuple[str, ...], include_retired: bool, quiet: bool) -> KnowledgeBase:
+def _load_knowledge(records: tuple[str, ...], fields: tuple[str, ...], include_retired: bool,
+                    quiet: bool) -> KnowledgeBase:
     """The knowledge base to match with, warning about records that do not conform (they are matched anyway)."""
     kb = load(list(records) or None, fields=fields or LOG_MESSAGE_FIELDS, include_retired=include_retired, partial=True)
     if kb.store.problems and not quiet:
@@ -104,7 +105,8 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
 @click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
 @click.option("--field", "fields", multiple=True, metavar="NAME",
-              help=f"JSON log field to match besides the raw line (repeatable; default: {', '.join(LOG_MESSAGE_FIELDS)}).")
+              help="JSON log field to match besides the raw line "
+                   f"(repeatable; default: {', '.join(LOG_MESSAGE_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
@@ -189,7 +191,8 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
         matches = kb.match(what)
         if not matches:
             shown = what if len(what) <= 200 else what[:200] + "..."
-            raise RecordNotFound(f"no record with id or slug {shown!r}, and no record matches it as a log line") from None
+            raise RecordNotFound(
+                f"no record with id or slug {shown!r}, and no record matches it as a log line") from None
         record = matches[0].record
     if fmt == "json":
         echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
@@ -201,6 +204,7 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
 
         folder = history_folder(list(records) or None)
         history = record_releases(folder) if folder else {}
-        echo(explain_text(record, color=color_enabled(), dataset_version=kb.store.dataset_versions[kb.position(record["id"])],
+        dataset_version = kb.store.dataset_versions[kb.position(record["id"])]
+        echo(explain_text(record, color=color_enabled(), dataset_version=dataset_version,
                           releases=history.get(record["id"])))
     return 0

@@ -37,7 +37,8 @@ def _summary(report: MigrationReport, allow_loss: bool) -> str:
 @click.command("migrate")
 @click.argument("paths", nargs=-1, metavar="[PATH ...]")
 @records_option
-@click.option("--to", "to", type=int, required=True, metavar="N", help="Format version to rewrite every record at (2 or 3).")
+@click.option("--to", "to", type=int, required=True, metavar="N",
+              help="Format version to rewrite every record at (2 or 3).")
 @click.option("--allow-loss", is_flag=True, help="Go down a version even when that drops data (scenarios, a status).")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 when a file would be migrated.")
 @quiet_option
@@ -71,7 +72,8 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
     for note in report.notes:
         stderr_line(f"errdex: {note}")
     for file in report.changed:
-        echo_text(f"{'migrated' if report.applied else 'would migrate'} {file.path}: {_versions(file)} -> v{report.to}\n")
+        verb = "migrated" if report.applied else "would migrate"
+        echo_text(f"{verb} {file.path}: {_versions(file)} -> v{report.to}\n")
         _loss_lines(file, "drops" if report.applied else "would drop")
     if not quiet:
         stderr_line(_summary(report, allow_loss))

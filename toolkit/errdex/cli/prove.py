@@ -77,7 +77,8 @@ def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, tim
     if not quiet and fmt == "text":
         s = report.summary()
         stderr_line(
-            f"{s['scenariosPassed']}/{s['scenarios']} scenario(s) passed; {s['recordsPassed']}/{s['records']} record(s) proved "
+            f"{s['scenariosPassed']}/{s['scenarios']} scenario(s) passed; "
+            f"{s['recordsPassed']}/{s['records']} record(s) proved "
             f"in {s['seconds']:.1f} s"
         )
     return 0 if report.passed and report.records else 1

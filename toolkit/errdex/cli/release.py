@@ -44,9 +44,8 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
       errdex release --version 2026-12-01T00:00:00Z
       SOURCE_DATE_EPOCH=1764547200 errdex release --records records --out dist
     """
-    from errdex.releases import (
-        cut_release,  # start-up: `errdex --help` imports every command module
-    )
+    # start-up: `errdex --help` imports every command module
+    from errdex.releases import cut_release
 
     report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
     for note in report.notes:

@@ -45,7 +45,8 @@ def schema_command(version: int, kind: str, write_dir: Path | None, check_dir: P
                 stderr_line(f"{'wrote' if write_dir else 'stale'}: {folder / name}")
         return 1 if stale and check_dir else 0
     if version not in SUPPORTED_VERSIONS:
-        raise UsageError(f"schema version {version} is not supported (supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+        supported = ", ".join(map(str, SUPPORTED_VERSIONS))
+        raise UsageError(f"schema version {version} is not supported (supported: {supported})")
     schema = envelope_schema(version) if kind == "envelope" else record_schema(version)
     echo(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")
     return 0

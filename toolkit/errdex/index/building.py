@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +15,7 @@ from typing import Any
 import duckdb
 
 from errdex._files import clean_leftovers, crash_point, refuse_special, replacing
+from errdex._locks import hold
 from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, from_oserror
@@ -99,8 +103,6 @@ INDEX_LOCK_WAIT_S = 120.0
 
 def _build_lock(target: Path) -> Any:
     """The lock two runs building the same index file share (the second waits, then finds it fresh)."""
-    from errdex._locks import hold
-
     return hold(target.with_name(f".{target.name}.lock"), what="index build", wait=INDEX_LOCK_WAIT_S)
 
 
@@ -137,10 +139,6 @@ _SCRATCH: list[Path] = []
 def _scratch_folder() -> Path:
     """A temporary folder removed when the process ends, for an index when the cache cannot be used."""
     if not _SCRATCH:
-        import atexit
-        import shutil
-        import tempfile
-
         _SCRATCH.append(Path(tempfile.mkdtemp(prefix="errdex-index-")))
         atexit.register(shutil.rmtree, _SCRATCH[0], True)
     return _SCRATCH[0]

@@ -54,7 +54,7 @@ def _memory_cap(extra: int) -> Iterator[None]:
     (allocations past it fail: DuckDB reports them as out of memory). Nothing is capped where the system
     cannot say how much the process uses, or where a tighter cap is already set."""
     try:
-        import resource
+        import resource  # Unix only: elsewhere nothing is capped
 
         with open("/proc/self/statm", encoding="ascii") as statm:
             used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
@@ -97,7 +97,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
     """
     if not sql.strip():
         raise UsageError("no SQL given (pass a statement, or - to read one from stdin)")
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+    if isinstance(limit, bool) or limit < 0:
         raise UsageError(f"limit must be a whole number from 0 (0: every row), not {limit!r}")
     if timeout is not None and not timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
@@ -118,7 +118,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
             timer.start()
         with _memory_cap(QUERY_MEMORY_BYTES):
             cursor = con.execute(sql)
-            if cursor is None or not cursor.description:
+            if not cursor.description:
                 return QueryResult([], [])
             columns = [d[0] for d in cursor.description]
             rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)

@@ -70,9 +70,8 @@ ORDER BY rank
 def _scalars() -> list[tuple[str, str]]:
     """The ``records`` table's columns that hold a record's own fields: every scalar field of the models, in
     format order except that ``slug`` comes before ``repo`` (the table's column order since format 1)."""
-    from errdex.records.columns import (
-        scalar_columns,  # start-up: the models load only when an index is built
-    )
+    # start-up: the models load only when an index is built
+    from errdex.records.columns import scalar_columns
 
     columns = scalar_columns()
     order = ["id", "slug", "repo", *(name for name in columns if name not in ("id", "slug", "repo"))]

@@ -50,7 +50,8 @@ class LineMatch:
     matches: list[Match] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.source, "line": self.number, "text": self.text, "matches": [m.as_dict() for m in self.matches]}
+        return {"file": self.source, "line": self.number, "text": self.text,
+                "matches": [m.as_dict() for m in self.matches]}
 
 
 class KnowledgeBase:
@@ -162,7 +163,8 @@ class KnowledgeBase:
         if matches:
             yield start, end, matches
 
-    def match_lines(self, lines: Iterable[str | bytes] | str | bytes, *, source: str = "<lines>") -> Iterator[LineMatch]:
+    def match_lines(self, lines: Iterable[str | bytes] | str | bytes, *,
+                    source: str = "<lines>") -> Iterator[LineMatch]:
         """The lines that match a record, numbered from 1, with their ranked matches.
 
         ``lines``: lines as ``str`` or UTF-8 ``bytes`` (a file opened in text or binary mode), or one whole text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import itertools
 import lzma
 import os
 import select
@@ -48,7 +49,7 @@ FIFO_WAIT_SECONDS = 10.0
 _COMPRESSED: tuple[tuple[bytes, str, Callable[[Any], Any]], ...] = (
     (b"\x1f\x8b", "gzip", lambda raw: gzip.GzipFile(fileobj=raw)),
     (b"BZh", "bzip2", lambda raw: bz2.BZ2File(raw)),
-    (b"\xfd7zXZ\x00", "xz", lambda raw: lzma.LZMAFile(raw)),
+    (b"\xfd7zXZ\x00", "xz", lambda raw: lzma.LZMAFile(raw)),  # noqa: SIM115  (an opener: the caller closes it)
 )
 _DAMAGE = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
@@ -321,7 +322,8 @@ def _to_line_end(handle: BinaryIO) -> None:
             return
 
 
-def split_file(source: str | Path, parts: int, *, min_part: int, first_share: float | None = None) -> list[tuple[int, int]] | None:
+def split_file(source: str | Path, parts: int, *, min_part: int,
+               first_share: float | None = None) -> list[tuple[int, int]] | None:
     """Byte ranges that cut a plain (not compressed) regular file into up to ``parts`` pieces at line breaks.
 
     None when the input cannot be cut: stdin, compressed, not a regular file,
@@ -355,7 +357,7 @@ def split_file(source: str | Path, parts: int, *, min_part: int, first_share: fl
     except OSError:
         return None
     cuts.append(size)
-    return list(zip(cuts, cuts[1:])) if len(cuts) > 2 else None
+    return list(itertools.pairwise(cuts)) if len(cuts) > 2 else None
 
 
 def _read_range(source: str | Path, start: int, stop: int | None) -> Iterator[tuple[bytes, bool]]:

@@ -19,7 +19,7 @@ from errdex.match.lines import LineFinder, numbered_lines
 from errdex.match.readers import read_marked_blocks, split_file
 from errdex.records.vocabulary import SEVERITY_RANK
 
-__all__ = ["MatchSummary", "SEVERITY_ORDER", "SEVERITY_RANK", "match_files"]
+__all__ = ["SEVERITY_ORDER", "SEVERITY_RANK", "MatchSummary", "match_files"]
 
 #: The old name of the vocabulary's :data:`~errdex.records.vocabulary.SEVERITY_RANK`, kept for callers of it.
 SEVERITY_ORDER = SEVERITY_RANK

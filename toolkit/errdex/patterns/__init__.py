@@ -121,23 +121,12 @@ from .translate import (
 )
 
 __all__ = [
-    # parsing
-    "parse", "Pattern", "PatternSyntaxError", "Note", "Node", "ClassItem", "Literal", "ClassRange",
-    "ClassEscape", "ClassProperty", "CharClass", "Any", "Group", "Alternation", "Sequence",
-    "Repeat", "Anchor", "Lookaround", "Backreference", "class_set",
-    # analysis
-    "PatternProblem", "portability_problems", "is_portable", "backtracking_problems",
-    "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count", "MAX_REPEAT",
-    "EMPTY_MATCH", "matches_every_line", "linear_time",
-    "MAX_DEPTH",
-    # size
-    "size_problems", "MAX_LENGTH", "MAX_EXPANSION",
-    # translation
-    "to_python", "to_re2", "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "HYPERSCAN_FLAGS",
-    "normalize_escapes",
-    "HS_FLAG_UTF8", "PYTHON_FLAGS", "NonPortablePatternError",
-    # matchability
-    "refusal",
-    # engines
-    "compile_problems", "EngineProblem", "CompileReport", "ENGINES", "re2_options",
+    "EMPTY_MATCH", "ENGINES", "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "MAX_DEPTH", "MAX_EXPANSION", "MAX_LENGTH",
+    "MAX_REPEAT", "PYTHON_FLAGS", "Alternation", "Anchor", "Any", "Backreference", "CharClass", "ClassEscape",
+    "ClassItem", "ClassProperty", "ClassRange", "CompileReport", "EngineProblem", "Group", "Literal", "Lookaround",
+    "Node", "NonPortablePatternError", "Note", "Pattern", "PatternProblem", "PatternSyntaxError", "Repeat",
+    "Sequence", "backtracking_problems", "class_set", "compile_problems", "exact_text", "group_count",
+    "is_portable", "linear_time", "literal_chars", "matches_every_line", "normalize_escapes", "parse",
+    "portability_problems", "python_regex", "re2_options", "refusal", "required_literals", "size_problems",
+    "to_hyperscan", "to_hyperscan_existence", "to_js", "to_python", "to_re2", "variable_parts",
 ]

@@ -26,7 +26,12 @@ from .nodes import (
 )
 
 __all__ = [
-    "LOOP_COUNT", "Glushkov", "exponentially_ambiguous", "components", "in_cycles", "most_overlapping",
+    "LOOP_COUNT",
+    "Glushkov",
+    "components",
+    "exponentially_ambiguous",
+    "in_cycles",
+    "most_overlapping",
 ]
 
 # A counted repeat that may iterate this many times is checked for ambiguity like an unbounded one:
@@ -37,7 +42,7 @@ LOOP_COUNT = 3
 class Glushkov:
     """Position automaton with parallel edges counted (each repeat adds its own loop edges)."""
 
-    __slots__ = ("facts", "sets", "edges", "loop_counted")
+    __slots__ = ("edges", "facts", "loop_counted", "sets")
 
     def __init__(self, facts: NodeFacts, loop_counted: bool = False) -> None:
         self.facts = facts

@@ -26,7 +26,7 @@ from .parser import parse
 from .polynomial import Polynomial, splits
 from .problem import PatternProblem
 
-__all__ = ["backtracking_problems", "backtracking"]
+__all__ = ["backtracking", "backtracking_problems"]
 
 # Above this many character positions inside one unbounded repeat, the exact
 # ambiguity check is replaced by a cheaper syntactic one.

@@ -40,7 +40,7 @@ from .portability import is_portable
 from .re2_options import re2_options
 from .translate import HYPERSCAN_FLAGS, PYTHON_FLAGS, to_hyperscan, to_python, to_re2
 
-__all__ = ["ENGINES", "EngineProblem", "CompileReport", "compile_problems"]
+__all__ = ["ENGINES", "CompileReport", "EngineProblem", "compile_problems"]
 
 ENGINES: tuple[str, ...] = ("python", "re2", "duckdb", "hyperscan", "javascript")
 _HS_CHUNK = 256
@@ -298,11 +298,11 @@ def _run(engine: _Engine, unique: list[str], report: CompileReport) -> None:
     sources = [engine.source(p) for p in unique]
     distinct = list(dict.fromkeys(sources))
     try:
-        results = dict(zip(distinct, engine.compile(distinct))) if distinct else {}
+        results = dict(zip(distinct, engine.compile(distinct), strict=True)) if distinct else {}
     except (OSError, subprocess.SubprocessError, ValueError) as e:
         report.skipped[engine.name] = f"{type(e).__name__}: {e}"
         return
-    for p, source in zip(unique, sources):
+    for p, source in zip(unique, sources, strict=True):
         verdict = results[source]
         if verdict is not None:
             report[p].append(EngineProblem(engine.name, verdict))

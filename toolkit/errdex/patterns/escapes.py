@@ -24,7 +24,7 @@ from .nodes import (
     PatternSyntaxError,
 )
 
-__all__ = ["EscapeParser", "SYNTAX_CHARS", "literal_run"]
+__all__ = ["SYNTAX_CHARS", "EscapeParser", "literal_run"]
 
 SYNTAX_CHARS = frozenset("^$\\.*+?()[]{}|")
 
@@ -112,7 +112,7 @@ def _count_groups(s: str) -> int:
 class EscapeParser:
     """The parser's state, and the parsing of escapes and character classes."""
 
-    __slots__ = ("s", "n", "i", "_total_groups", "group_index", "names", "notes", "backrefs")
+    __slots__ = ("_total_groups", "backrefs", "group_index", "i", "n", "names", "notes", "s")
 
     def __init__(self, source: str) -> None:
         self.s = source

@@ -30,7 +30,7 @@ from .re2_options import re2_options
 from .size import size_problems
 from .translate import to_re2
 
-__all__ = ["PatternFacts", "FACTS_FILE"]
+__all__ = ["FACTS_FILE", "PatternFacts"]
 
 #: The cache file's name in the cache folder (see :func:`errdex.cache.usable_cache`).
 FACTS_FILE = "pattern-facts.json"

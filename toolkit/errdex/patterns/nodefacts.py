@@ -26,11 +26,11 @@ from .nodes import (
     class_set,
 )
 
-__all__ = ["Facts", "NodeFacts", "LEAVES", "children", "walk", "snippet", "fits"]
+__all__ = ["LEAVES", "Facts", "NodeFacts", "children", "fits", "snippet", "walk"]
 
 
 class Facts:
-    __slots__ = ("nullable", "zero_width", "first", "last")
+    __slots__ = ("first", "last", "nullable", "zero_width")
 
     def __init__(self, nullable: bool, zero_width: bool, first: cs.Ranges, last: cs.Ranges) -> None:
         self.nullable = nullable      # can match the empty string
@@ -60,7 +60,7 @@ def _literal_facts(char: str) -> Facts:
 class NodeFacts:
     """Bottom-up facts, memoised per node object for one analysis run."""
 
-    __slots__ = ("memo", "alpha_memo")
+    __slots__ = ("alpha_memo", "memo")
 
     def __init__(self) -> None:
         self.memo: dict[int, Facts] = {}

@@ -14,10 +14,30 @@ from typing import TypeAlias
 from . import charset as cs
 
 __all__ = [
-    "PatternSyntaxError", "Pattern", "Note", "NoteKind", "ShorthandKind", "AnchorKind", "SHORTHANDS", "ANCHORS",
-    "Node", "ClassItem",
-    "Literal", "ClassRange", "ClassEscape", "ClassProperty", "CharClass", "Any", "Group",
-    "Alternation", "Sequence", "Repeat", "Anchor", "Lookaround", "Backreference", "class_set",
+    "ANCHORS",
+    "SHORTHANDS",
+    "Alternation",
+    "Anchor",
+    "AnchorKind",
+    "Any",
+    "Backreference",
+    "CharClass",
+    "ClassEscape",
+    "ClassItem",
+    "ClassProperty",
+    "ClassRange",
+    "Group",
+    "Literal",
+    "Lookaround",
+    "Node",
+    "Note",
+    "NoteKind",
+    "Pattern",
+    "PatternSyntaxError",
+    "Repeat",
+    "Sequence",
+    "ShorthandKind",
+    "class_set",
 ]
 
 

@@ -7,7 +7,7 @@ from .nodefacts import LEAVES, NodeFacts, fits, snippet, walk
 from .nodes import Alternation, Anchor, Group, Lookaround, Node, Repeat, Sequence
 from .problem import PatternProblem
 
-__all__ = ["Polynomial", "splits", "WIDE_COUNT"]
+__all__ = ["WIDE_COUNT", "Polynomial", "splits"]
 
 # A counted repeat with this much choice in its count (max - min) splits text like an unbounded one:
 # .{0,1000}x.{0,1000}y tries a million splits per start position.
@@ -25,7 +25,7 @@ def splits(node: Repeat) -> bool:
 class _Open:
     """A repeat that text may still be split against, and the required items met since it."""
 
-    __slots__ = ("repeat", "alphabet", "separators")
+    __slots__ = ("alphabet", "repeat", "separators")
 
     def __init__(self, repeat: Repeat, alphabet: cs.Ranges, separators: tuple[Node, ...] = ()) -> None:
         self.repeat = repeat

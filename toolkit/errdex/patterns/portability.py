@@ -29,8 +29,13 @@ from .parser import parse
 from .problem import PatternProblem
 
 __all__ = [
-    "MAX_REPEAT", "MAX_DEPTH", "EMPTY_MATCH", "portability_problems", "portability", "is_portable",
+    "EMPTY_MATCH",
+    "MAX_DEPTH",
+    "MAX_REPEAT",
+    "is_portable",
     "matches_every_line",
+    "portability",
+    "portability_problems",
 ]
 
 MAX_REPEAT = 1000
@@ -50,8 +55,18 @@ _NOTE_MESSAGES = {
 
 
 class _Ctx:
-    __slots__ = ("depth", "before", "after", "prev", "prev_bos", "next", "next_eos", "product",
-                 "in_repeat", "risky")
+    __slots__ = (
+        "after",
+        "before",
+        "depth",
+        "in_repeat",
+        "next",
+        "next_eos",
+        "prev",
+        "prev_bos",
+        "product",
+        "risky",
+    )
 
     def __init__(self, depth: int, before: bool, after: bool, prev: cs.Ranges, prev_bos: bool,
                  next: cs.Ranges, next_eos: bool, product: int, in_repeat: bool = False,
@@ -129,10 +144,9 @@ class _PortabilityWalker:
             self.visit_repeat(node, ctx)
         elif isinstance(node, Anchor):
             self.visit_anchor(node, ctx)
-        elif isinstance(node, CharClass):
-            if node.items and not class_set(node):
-                self.add(node.offset, f"class {snippet(self.source, node)} matches no character, "
-                                      "so the pattern can never match (hyperscan rejects it)")
+        elif isinstance(node, CharClass) and node.items and not class_set(node):
+            self.add(node.offset, f"class {snippet(self.source, node)} matches no character, "
+                                  "so the pattern can never match (hyperscan rejects it)")
 
     def visit_nested(self, node: Group | Lookaround, ctx: _Ctx) -> None:
         depth = ctx.depth + 1

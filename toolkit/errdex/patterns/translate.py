@@ -45,8 +45,17 @@ from .portability import matches_every_line, portability
 from .problem import PatternProblem
 
 __all__ = [
-    "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "NonPortablePatternError", "to_python", "to_re2",
-    "to_hyperscan", "to_hyperscan_existence", "to_js", "python_regex", "PYTHON_FLAGS", "normalize_escapes",
+    "HS_FLAG_UTF8",
+    "HYPERSCAN_FLAGS",
+    "PYTHON_FLAGS",
+    "NonPortablePatternError",
+    "normalize_escapes",
+    "python_regex",
+    "to_hyperscan",
+    "to_hyperscan_existence",
+    "to_js",
+    "to_python",
+    "to_re2",
 ]
 
 HS_FLAG_UTF8 = 32

@@ -61,9 +61,8 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
 def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     """A document's value and its record, which conforms to its own schema version; else DataError naming
     the file, line and column."""
-    from errdex.records.models import (
-        RECORD_MODELS,  # start-up: a cached load never needs the models
-    )
+    # start-up: a cached load never needs the models
+    from errdex.records.models import RECORD_MODELS
 
     if doc.problems:
         first = doc.problems[0]
@@ -97,7 +96,7 @@ def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str
 
     record = value.get("record") if envelope else value
     version = record.get("schemaVersion") if isinstance(record, dict) else None
-    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]
+    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]  # any JSON value: a non-version finds no model
     if model is None:
         return None
     try:
@@ -142,9 +141,8 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     ``partial``: also keep records that do not conform but have a string ``id`` and ``messagePattern``
     (for matching while a record is being written), each with its ``problem``; others still raise.
     """
-    from errdex.records.versions import (
-        upgrade,  # start-up: a cached load never needs the models it imports
-    )
+    # start-up: a cached load never needs the models it imports
+    from errdex.records.versions import upgrade
 
     loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):

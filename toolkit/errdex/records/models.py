@@ -23,16 +23,16 @@ from errdex.records.vocabulary import DEFAULT_STATUS, SEVERITIES, Severity, Stat
 
 __all__ = [
     "ENVELOPE_MODELS",
-    "EnvelopeV2",
-    "EnvelopeV3",
     "RECORD_MODELS",
-    "RecordV2",
-    "RecordV3",
     "SCENARIO_ACTIONS",
     "SCENARIO_CALLS",
     "SCENARIO_OPERATIONS",
-    "Scenario",
     "SEVERITIES",
+    "EnvelopeV2",
+    "EnvelopeV3",
+    "RecordV2",
+    "RecordV3",
+    "Scenario",
     "Severity",
 ]
 
@@ -195,7 +195,8 @@ class ScenarioServer(_Strict):
     )
     programs: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="Behaviour of created processes in creation order: {output: [{stream, text}], exit: {...} or null}.",
+        description="Behaviour of created processes in creation order: "
+                    "{output: [{stream, text}], exit: {...} or null}.",
     )
     faults: list[ScenarioFault] = Field(default_factory=list, description="The fault plan, first matching rule wins.")
     listen: bool = Field(default=True, description="False: the API URL refuses connections.")
@@ -208,14 +209,16 @@ class ScenarioExpect(_Strict):
     errorClass: str | None = Field(default=None, description="raises: the class of the error (JavaScript name).")
     matchesRecord: bool = Field(
         default=True,
-        description="raises: whether the record's messagePattern matches the raised message (false: a negative scenario).",
+        description="raises: whether the record's messagePattern matches the raised message "
+                    "(false: a negative scenario).",
     )
     groups: list[str] | None = Field(
         default=None, description="raises: the values the pattern's capture groups must capture from the message."
     )
     result: dict[str, Any] = Field(
         default_factory=dict,
-        description="returns: fields the result must have (exitCode, signal, timedOut, stdout, stderr, outputTruncated).",
+        description="returns: fields the result must have "
+                    "(exitCode, signal, timedOut, stdout, stderr, outputTruncated).",
     )
     ledger: dict[str, int] = Field(
         default_factory=dict,
@@ -252,7 +255,8 @@ class RecordV3(RecordV2):
         default=None, description="Why the record was withdrawn or superseded (required for those statuses)."
     )
     supersededBy: str | None = Field(
-        default=None, pattern=r"^[0-9a-f]{16}$", description="The id of the record that replaces this one (superseded only)."
+        default=None, pattern=r"^[0-9a-f]{16}$",
+        description="The id of the record that replaces this one (superseded only).",
     )
     schemaVersion: Literal[3] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
         description="Version of the record format; 3 for this schema."

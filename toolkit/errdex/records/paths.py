@@ -80,7 +80,7 @@ def record_path(records_dir: Path, repo: object, slug: object) -> Path:
 #: The longest segment written out in full (well under the 255 bytes filesystems allow, with ``.html``).
 SEGMENT_MAX = 200
 _KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789-_")
-_PLAIN = re.compile(r"[a-z0-9_-]([a-z0-9._-]{0,%d}[a-z0-9_-])?" % (SEGMENT_MAX - 2))
+_PLAIN = re.compile(r"[a-z0-9_-]([a-z0-9._-]{0," + str(SEGMENT_MAX - 2) + r"}[a-z0-9_-])?")
 _RESERVED = re.compile(r"(?i)(con|prn|aux|nul|com[0-9]|lpt[0-9]|conin\$|conout\$)(\..*)?")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 #: The segment of an empty text, and of the repository name when ``repo`` has no ``/``.

@@ -14,9 +14,26 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 __all__ = [
-    "BrowseEntry", "BrowseGroup", "BrowsePage", "CodeBlock", "FindingView", "HomePage", "Link", "NotFoundPage",
-    "Page", "QualityPage", "QualityRow", "RecordPage", "RelatedGroup", "SchemaPage", "ScenarioView", "SiteInfo",
-    "SeverityCount", "SourceLine", "ChangelogPage", "ReleaseView",
+    "BrowseEntry",
+    "BrowseGroup",
+    "BrowsePage",
+    "ChangelogPage",
+    "CodeBlock",
+    "FindingView",
+    "HomePage",
+    "Link",
+    "NotFoundPage",
+    "Page",
+    "QualityPage",
+    "QualityRow",
+    "RecordPage",
+    "RelatedGroup",
+    "ReleaseView",
+    "ScenarioView",
+    "SchemaPage",
+    "SeverityCount",
+    "SiteInfo",
+    "SourceLine",
 ]
 
 

@@ -11,6 +11,9 @@ from typing import Any
 from markupsafe import Markup
 
 from errdex import patterns
+from errdex.cache import usable_cache
+from errdex.patterns import normalize_escapes
+from errdex.patterns.facts import FACTS_FILE, PatternFacts
 from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
     DEFAULT_STATUS,
@@ -141,10 +144,6 @@ class RecordFacts:
         Read from the pattern analyses validation keeps in the user's cache, so
         a build right after validation analyses nothing again.
         """
-        from errdex.cache import usable_cache
-        from errdex.patterns import normalize_escapes
-        from errdex.patterns.facts import FACTS_FILE, PatternFacts
-
         folder = usable_cache()
         known = PatternFacts(folder / FACTS_FILE if folder is not None else None)
         for record in self.records:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.errors import DataError, InputError
+from errdex.records.sources import bundled_records_dir
 
 __all__ = [
     "SchemaDocument",
@@ -106,8 +107,6 @@ def default_schema_folder() -> Path:
     ``records/``, and ``schema/`` is its sibling at the repository root; when
     that does not exist, the repository root is found from this file.
     """
-    from errdex.records.sources import bundled_records_dir
-
     candidates = (
         Path(__file__).resolve().parent.parent / "_schema",  # shipped inside the package
         bundled_records_dir().resolve().parent / "schema",

@@ -51,15 +51,19 @@ _BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: t
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".json": "application/json",
-                      ".wasm": "application/wasm", ".pf_meta": "application/octet-stream"}
+    extensions_map = {  # noqa: RUF012  (the base class declares a plain attribute: a ClassVar may not override it)
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".wasm": "application/wasm",
+        ".pf_meta": "application/octet-stream",
+    }
 
     server: SiteServer
 
     def setup(self) -> None:
-        # for every read and write of this connection (typeshed calls it a ClassVar; socketserver reads it from
-        # the instance), and for the whole request however slowly it trickles in
-        self.timeout = self.server.timeout_seconds  # type: ignore[misc]
+        # for every read and write of this connection, and for the whole request however slowly it trickles in
+        self.timeout = self.server.timeout_seconds  # type: ignore[misc]  # typeshed: a ClassVar; read per instance
         self.server.deadlines.add(self.request, self.timeout)
         super().setup()
 
@@ -67,7 +71,7 @@ class _Handler(SimpleHTTPRequestHandler):
         self.server.deadlines.met(self.request)
         super().finish()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the command prints its address)
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the command prints its address
         pass
 
     def _refusal(self) -> tuple[HTTPStatus, str | None] | None:

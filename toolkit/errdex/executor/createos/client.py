@@ -178,7 +178,8 @@ class CreateosClient:
                 return sandbox
             if not submitted and status in submit_from:
                 # 409: a transition is already under way; the next read reconciles it.
-                self._call("POST", f"/sandboxes/{sandbox_id}/{action}", json_body=None, deadline=deadline, tolerate={409})
+                self._call("POST", f"/sandboxes/{sandbox_id}/{action}", json_body=None, deadline=deadline,
+                           tolerate={409})
                 submitted = True
             elif status not in _TRANSITIONAL_STATES:
                 raise CreateosError(f"CreateOS sandbox did not reach {wanted}.")
@@ -199,7 +200,8 @@ class CreateosClient:
         sandbox_id = require_resource_id(sandbox_id)
         target = f"/sandboxes/{sandbox_id}/files?path={quote(path, safe='')}"
         response = self._send(
-            "PUT", target, body=bytes(data), content_type="application/octet-stream", deadline=self._deadline(deadline, cancel)
+            "PUT", target, body=bytes(data), content_type="application/octet-stream",
+            deadline=self._deadline(deadline, cancel),
         )
         if response is not None:
             response.close()
@@ -216,7 +218,8 @@ class CreateosClient:
         """Run a one-shot command; the answer's ``data.result``."""
         sandbox_id = require_resource_id(sandbox_id)
         body = {"cmd": cmd, "args": list(args)}
-        data = self._call("POST", f"/sandboxes/{sandbox_id}/exec", json_body=body, deadline=self._deadline(deadline, cancel))
+        data = self._call("POST", f"/sandboxes/{sandbox_id}/exec", json_body=body,
+                          deadline=self._deadline(deadline, cancel))
         return data.get("result")
 
     # -- managed processes ---------------------------------------------------

@@ -59,7 +59,7 @@ def execute(
     *,
     args: Sequence[str] = (),
     cwd: str | None = None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, object] | None = None,  # a scenario's JSON: build_script refuses a value that is not text
     stdin: str | bytes | None = None,
     timeout_ms: int | None = None,
     cancel: threading.Event | None = None,

@@ -108,9 +108,8 @@ class Handler(BaseHTTPRequestHandler):
     server: Server
 
     def setup(self) -> None:
-        # applies to every read and write of this connection (typeshed calls it a ClassVar; socketserver reads it
-        # from the instance)
-        self.timeout = self.server.fake.request_timeout_s  # type: ignore[misc]
+        # applies to every read and write of this connection
+        self.timeout = self.server.fake.request_timeout_s  # type: ignore[misc]  # typeshed: a ClassVar; read per instance
         self.answered = False
         # ... and to the whole request, however slowly it trickles in
         self.server.deadlines.add(self.request, self.timeout)
@@ -120,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
         self.server.deadlines.met(self.request)
         super().finish()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # `format`: the base class's name
         pass
 
     def send_response(self, code: int, message: str | None = None) -> None:
@@ -133,7 +132,7 @@ class Handler(BaseHTTPRequestHandler):
             self._handle()
         except OSError:
             pass  # the client went away or was too slow
-        except Exception:  # noqa: BLE001  (a bug must not take the server down or print a traceback)
+        except Exception:  # a bug must not take the server down or print a traceback
             if not self.answered:
                 try:
                     self._send_json(Reply.fail(500, "the fake server could not handle the request"))

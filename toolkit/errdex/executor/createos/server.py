@@ -69,7 +69,8 @@ class FakeCreateos:
         self.host, self.port = host, port
         self.plan = FaultPlan(plan)
         self.ledger = Ledger()
-        self.state = FakeState(sandboxes=sandboxes, programs=programs, default_program=default_program, ledger=self.ledger)
+        self.state = FakeState(sandboxes=sandboxes, programs=programs, default_program=default_program,
+                               ledger=self.ledger)
         self.api_key = api_key
         self.listen = listen
         self.heartbeat_ms = heartbeat_ms

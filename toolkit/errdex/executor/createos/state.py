@@ -107,7 +107,9 @@ class FakeProcess:
         return [frame for offset, frame in self.frames[after:] if self.created_at + offset <= horizon]
 
 
-def _program_frames(program: Mapping[str, Any]) -> tuple[list[tuple[float, dict[str, Any]]], dict[str, Any] | None, float]:
+def _program_frames(
+    program: Mapping[str, Any],
+) -> tuple[list[tuple[float, dict[str, Any]]], dict[str, Any] | None, float]:
     """The frames, exit frame and exit offset of a program; ValueError when it is malformed."""
     check_program(program)
     items = program.get("output", [])

@@ -218,7 +218,8 @@ def send(
         raise
 
 
-def _request_head(endpoint: Endpoint, method: str, target: str, headers: Mapping[str, str], body: bytes | None) -> bytes:
+def _request_head(endpoint: Endpoint, method: str, target: str, headers: Mapping[str, str],
+                  body: bytes | None) -> bytes:
     lines = [f"{method} {target} HTTP/1.1", f"Host: {endpoint.host_header}", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
     if body is not None:

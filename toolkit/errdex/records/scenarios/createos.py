@@ -190,7 +190,8 @@ def check_program(program: Any) -> None:
     for item in items:
         if not is_ms(item.get("atMs", 0)):
             raise ValueError("a program output's 'atMs' is a number of milliseconds, 0 or more")
-        if not isinstance(item.get("stream", "stdout"), str) or not isinstance(item.get("text", item.get("base64")), str):
+        text = item.get("text", item.get("base64"))
+        if not isinstance(item.get("stream", "stdout"), str) or not isinstance(text, str):
             raise ValueError("a program output's 'stream' and 'text' or 'base64' are strings")
     if "exitAtMs" in program and not is_ms(program["exitAtMs"]):
         raise ValueError("a program's 'exitAtMs' is a number of milliseconds, 0 or more")
