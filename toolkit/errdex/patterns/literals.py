@@ -21,7 +21,7 @@ from .nodes import (
 )
 from .parser import parse
 
-__all__ = ["Lits", "lits", "literal_chars", "variable_parts", "required_literals", "exact_text", "group_count"]
+__all__ = ["Lits", "exact_text", "group_count", "literal_chars", "lits", "required_literals", "variable_parts"]
 
 
 def _single_char(node: CharClass) -> str | None:
