@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import hyperscan
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,6 +65,25 @@ def test_a_set_too_large_for_its_memory_is_matched_pattern_by_pattern(monkeypatc
     sets = LineSets(sources, re2_options())
     assert not sets._sets and len(sets._alone) == 40 and not sets.refused
     assert sorted(sets.find(b"abcdefghx123y")) == [0, 1, 2, 3, 4, 5]
+
+
+def test_hyperscan_literal_mode_finds_keys_wherever_they_are() -> None:
+    """The keys rely on hyperscan's pure-literal mode finding every occurrence, where its full-expression mode
+    misses some on AVX-512 machines (a match ending the buffer, or past 32 bytes): the same places, for keys."""
+    keys = [b"disk", "éé".encode(), "日本".encode(), b"x123", b"Sandbox 4 co", "𝄞ab".encode(), b"ab c", b"q1yq"]
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+    found: list[tuple[int, int]] = []
+
+    def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> None:
+        found.append((ident, end))
+
+    for before in range(0, 70, 3):
+        for after in (0, 1, 2, 17, 33, 64):
+            for ident, key in enumerate(keys):
+                found.clear()
+                database.scan(b"q" * before + key + b"q" * after, match_event_handler=on_hit)
+                assert (ident, before + len(key)) in found, (key, before, after)
 
 
 WORDS = ["disk", "full", "upload", "failed", "x", "é", "ab", "Sandbox", "lease expired", "日", "𝄞", "İ", "ß"]

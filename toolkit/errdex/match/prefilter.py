@@ -17,9 +17,10 @@ A pattern whose pieces are all shorter than :data:`MIN_KEY_BYTES` gets no
 key. The matcher finds those with :class:`LineSets`: RE2 sets of their full
 expressions, run on each line. Not with hyperscan: the hyperscan this
 project installs (python-hyperscan 0.9.1, which bundles vectorscan 5.4.12)
-misses matches of full expressions on AVX-512 machines, while its
-pure-literal mode, the one the keys use, finds every occurrence. Two of the
-misses seen, scanning one buffer:
+misses matches of full expressions on AVX-512 machines (such as this
+project's), while in its pure-literal mode, the one the keys use, tests
+against ``bytes.find`` on many random keys and texts found no miss. Two of
+the misses seen, scanning one buffer:
 
 - ``x[0-9]+`` alone, on ``"q" * 15 + "x1"``: a match that ends the buffer,
   at 15 bytes or more into it;
