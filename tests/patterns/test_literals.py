@@ -119,3 +119,23 @@ def test_exact_text_is_found_where_the_regex_is(source: str, noise: str) -> None
         hit = python_regex(source).search(line)
         at = line.find(text)
         assert (hit.span() if hit else None) == ((at, at + len(text)) if at >= 0 else None)
+
+
+@pytest.mark.parametrize(("pattern", "chars", "required", "exact"), [
+    ("é", 1, ["é"], "é"),
+    ("𝄞x", 2, ["𝄞x"], "𝄞x"),  # four bytes of UTF-8, one character
+    ("İ([0-9]+)", 1, ["İ"], None),  # lower-cases to two characters: never folded
+    ("ß+ voll", 6, ["ß", "ß voll"], None),
+    ("(?:ü|ü)x", 2, ["üx"], "üx"),
+    ("[日]本{2}", 3, ["日本本"], "日本本"),
+    ("é{3}", 3, ["ééé"], "ééé"),
+    ("(?:日本|日曜)", 2, ["日"], None),  # the common prefix is one character of three bytes
+])
+def test_non_ascii_literals_are_characters_as_written(pattern: str, chars: int, required: list[str],
+                                                      exact: str | None) -> None:
+    assert literal_chars(pattern) == chars
+    assert required_literals(pattern) == required
+    assert exact_text(pattern) == exact
+    if exact is not None:
+        found = python_regex(pattern).search("q" * 20 + exact)
+        assert found is not None and found.group() == exact

@@ -2,13 +2,14 @@
 
 Hyperscan scans a whole block of lines once for every pattern at the same
 time (linear in the text, whatever the patterns), looking for each
-pattern's rarest piece of literal text (or, for the few patterns without
-one, for the whole expression); each candidate is then confirmed on its own
-line, by a substring search for plain-text patterns and by RE2, which also
-extracts the span and groups, for the others. No backtracking engine ever
-runs a record's pattern over a log line. The compiled databases and each
-pattern's analysis are cached on disk, keyed by the patterns, so a later
-start only loads them.
+pattern's rarest piece of literal text; the few patterns without one are
+looked for in each line by RE2 sets (:class:`errdex.match.prefilter.LineSets`:
+hyperscan's full-expression mode misses matches on some machines). Each
+candidate is then confirmed on its own line, by a substring search for
+plain-text patterns and by RE2, which also extracts the span and groups, for
+the others. No backtracking engine ever runs a record's pattern over a log
+line. The compiled database and each pattern's analysis are cached on disk,
+keyed by the patterns, so a later start only loads them.
 
 Blocks are bytes of valid UTF-8 (the readers replace invalid sequences),
 lines separated by ``\n``. Spans are character offsets into the decoded line.
@@ -39,7 +40,7 @@ __all__ = ["Match", "Matcher", "rank_key"]
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "7"
+_PLAN_FORMAT = "8"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = patterns.re2_options()
 _NO_SPAN = (-1, -1)
@@ -51,7 +52,7 @@ class _Never:
     """Stands for a pattern RE2 refused: it confirms nothing."""
 
     @staticmethod
-    def Match(anchor: Any, text: bytes, start: int, end: int) -> list[tuple[int, int]]:  # noqa: N802 (RE2's name)
+    def Match(anchor: Any, text: bytes, start: int, end: int) -> list[tuple[int, int]]:
         return [_NO_SPAN]
 
 
@@ -126,11 +127,11 @@ def _existence(pattern: str) -> bytes:
 class Matcher:
     """Every portable pattern of a set of records, compiled for scanning lines.
 
-    Two hyperscan databases find the candidates of a block: one of literal
-    keys (each pattern's rarest piece of literal text, see
-    :mod:`errdex.match.prefilter`), and one of full expressions for the few
-    patterns without a usable key. Both, with each pattern's analysis, are
-    cached in one file per set of patterns.
+    A hyperscan database of literal keys (each pattern's rarest piece of
+    literal text, see :mod:`errdex.match.prefilter`) finds the candidates of
+    a block; RE2 sets find, line by line, those of the few patterns without a
+    usable key. The database, with each pattern's analysis, is cached in one
+    file per set of patterns.
     """
 
     def __init__(self, records: Sequence[dict[str, Any]], *, cache_dir: Path | None = None,
@@ -153,17 +154,23 @@ class Matcher:
         self._exact: list[bytes | None] = plan["exact"]  # plain-text patterns: found by a substring search, no regex
         self._keys: list[tuple[int, int]] = plan["ranks"]  # (literal characters, variable parts)
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
-        self._regex_targets: list[int] = plan["regex_targets"]  # full-expression id -> record index
         self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
-        self._literal_db, self._regex_db = plan["literal_db"], plan["regex_db"]
+        self._literal_db = plan["literal_db"]
         self._regexes: list[Any] = [None] * len(self.records)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
-        self._regex_scratch = hyperscan.Scratch(self._regex_db) if self._regex_db is not None else None
+        # The patterns without a key, looked for in every line (a fresh options object: the sets raise its memory).
+        self._unkeyed = prefilter.LineSets([(i, self._re2_sources[i]) for i in plan["unkeyed"]], patterns.re2_options())
+        for index in self._unkeyed.refused:
+            self._regex(index)  # RE2 refuses it: noted in skipped, with RE2's reason
         if plan.pop("fresh", False):
             self._save(path, plan)
 
     def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """Analyse every pattern, choose the keys and compile the databases."""
+        """Analyse every pattern, choose the keys and compile the database of keys.
+
+        The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
+        matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
+        """
         kept: list[int] = []
         skipped: list[list[Any]] = []  # [record position, reason]
         re2_sources: list[str] = []
@@ -210,9 +217,10 @@ class Matcher:
             regex_targets = [target for target, _ in pairs]
             skipped += [[kept[target], message] for target, message in refused.items()]
             literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
+        del regex_db  # never scanned: its misses are why the unkeyed patterns are found by RE2 sets
         return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
-                "key_targets": list(unique.values()), "regex_targets": regex_targets, "always": always,
-                "literal_db": literal_db, "regex_db": regex_db, "fresh": True}
+                "key_targets": list(unique.values()), "unkeyed": regex_targets, "always": always,
+                "literal_db": literal_db, "fresh": True}
 
     @staticmethod
     def _compile(keys: list[bytes], expressions: list[bytes]) -> tuple[Any, Any]:
@@ -238,9 +246,8 @@ class Matcher:
             plan: dict[str, Any] = marshal.loads(path.read_bytes())
             if plan["count"] != count:
                 return None
-            for name in ("literal_db", "regex_db"):
-                if plan[name] is not None:
-                    plan[name] = hyperscan.loadb(plan[name], hyperscan.HS_MODE_BLOCK)
+            if plan["literal_db"] is not None:
+                plan["literal_db"] = hyperscan.loadb(plan["literal_db"], hyperscan.HS_MODE_BLOCK)
             return plan
         except (OSError, ValueError, EOFError, TypeError, KeyError, hyperscan.error):
             return None
@@ -251,9 +258,8 @@ class Matcher:
         # The records this plan was made for: a refused expression is in both kept and skipped, and must not make
         # the count differ (a plan that never loads is a failure paid again at every start).
         stored = {**plan, "count": len(plan["kept"]) + len({i for i, _ in plan["skipped"]} - set(plan["kept"]))}
-        for name in ("literal_db", "regex_db"):
-            if stored[name] is not None:
-                stored[name] = hyperscan.dumpb(stored[name])
+        if stored["literal_db"] is not None:
+            stored["literal_db"] = hyperscan.dumpb(stored["literal_db"])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, marshal.dumps(stored))
@@ -273,12 +279,12 @@ class Matcher:
         return regex
 
     def _hits(self, block: bytes) -> dict[int, set[int]]:
-        """Line start offset -> indexes of the records that may match that line; one scan per database."""
+        """Line start offset -> indexes of the keyed records that may match that line; one scan of the keys."""
         return self._scan_hits(block, None)[0]
 
     def _scan_hits(self, block: bytes, budget: int | None) -> tuple[dict[int, set[int]], int]:
-        """``(hits, stop)``: line start offset -> indexes of the records that may match that line, for the lines
-        before ``stop``; one scan per database.
+        """``(hits, stop)``: line start offset -> indexes of the keyed records that may match that line, for the
+        lines before ``stop``; one scan of the keys (the unkeyed patterns are found line by line, by the caller).
 
         ``budget``: when the candidates noted pass it at a line after the first, the scans stop there (``stop``
         is that line's start, else ``len(block)``), so the candidates held stay bounded however many records
@@ -291,44 +297,35 @@ class Matcher:
             return found, 0
         noted = [0]
 
-        def collect(targets_of: Callable[[int], Sequence[int]]) -> Callable[..., bool | None]:
-            # Each line's bounds are found once per scan (hits come in order), and a target already noted on
-            # the line is not added again: the cost stays linear however often a message repeats in a line.
-            lines = LineFinder(block)
-            last: list[Any] = [-1, -1]  # the last (line, id) noted
+        if self._literal_db is None:
+            return found, len(block)
+        # Each line's bounds are found once (hits come in order), and a target already noted on the line is
+        # not added again: the cost stays linear however often a message repeats in a line.
+        lines = LineFinder(block)
+        last: list[Any] = [-1, -1]  # the last (line, id) noted
+        targets_of = self._key_targets
 
-            def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> bool | None:
-                line = lines.start(end)
-                if line >= stop[0]:
-                    return True  # past where an earlier scan stopped: this one stops too
-                if last[0] == line and last[1] == ident:
-                    return None
-                last[0], last[1] = line, ident
-                targets = targets_of(ident)
-                hit = found.get(line)
-                if hit is None:
-                    if budget is not None and noted[0] > budget and line > 0:
-                        stop[0] = line
-                        return True
-                    found[line] = set(targets)
-                else:
-                    hit.update(targets)
-                noted[0] += len(targets)
+        def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> bool | None:
+            line = lines.start(end)
+            if last[0] == line and last[1] == ident:
                 return None
+            last[0], last[1] = line, ident
+            targets = targets_of[ident]
+            hit = found.get(line)
+            if hit is None:
+                if budget is not None and noted[0] > budget and line > 0:
+                    stop[0] = line
+                    return True
+                found[line] = set(targets)
+            else:
+                hit.update(targets)
+            noted[0] += len(targets)
+            return None
 
-            return on_hit
-
-        regex_targets = self._regex_targets
-        for db, scratch, targets_of in ((self._literal_db, self._literal_scratch, self._key_targets.__getitem__),
-                                        (self._regex_db, self._regex_scratch, lambda index: (regex_targets[index],))):
-            if db is None:
-                continue
-            try:
-                db.scan(block, scratch=scratch, match_event_handler=collect(targets_of))
-            except hyperscan.ScanTerminated:
-                pass  # stopped on purpose, at ``stop``
-        if stop[0] < len(block):
-            found = {line: hit for line, hit in found.items() if line < stop[0]}
+        try:
+            self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=on_hit)
+        except hyperscan.ScanTerminated:
+            pass  # stopped on purpose, at ``stop``
         return found, stop[0]
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
@@ -364,7 +361,7 @@ class Matcher:
     def match(self, line: str) -> list[Match]:
         """Every record whose pattern occurs in the line, best first."""
         data = line.encode("utf-8", "replace")  # a lone surrogate becomes '?', one character for one
-        candidates = set().union(*self._hits(data).values()) if data else set()
+        candidates = set().union(*self._hits(data).values(), self._unkeyed.find(data)) if data else set()
         return self.confirm(data, candidates.union(self._always))
 
     def match_block(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
@@ -378,10 +375,10 @@ class Matcher:
         while True:
             part = block if base == 0 else block[base:]
             hits, stop = self._scan_hits(part, MAX_CANDIDATES)
-            if self._always:  # every line is a candidate
-                start = 0
+            if self._always or self._unkeyed:  # every line may hold a candidate the keys do not show
+                start, find = 0, self._unkeyed.find
                 for line in (part[: stop - 1] if stop < len(part) else part).split(b"\n"):
-                    matches = self.confirm(line, hits.get(start, set()).union(self._always))
+                    matches = self.confirm(line, hits.get(start, set()).union(self._always, find(line)))
                     if matches:
                         yield base + start, base + start + len(line), matches
                     start += len(line) + 1

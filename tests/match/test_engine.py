@@ -1,0 +1,117 @@
+"""The matcher finds every pattern wherever it occurs in a line, keyed or not, ASCII or not, with spans in
+characters.
+
+The hyperscan this project installs misses matches of full expressions on AVX-512 machines (see
+:mod:`errdex.match.prefilter`): these cases are the ones it missed, so they fail again if a pattern without a
+key is ever looked for with hyperscan's full-expression mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from errdex.match.engine import Matcher
+
+
+def _records(*sources: str) -> list[dict[str, Any]]:
+    return [{"id": f"{i:016x}", "slug": f"r{i}", "repo": "a/b", "errorClass": "Error", "severity": "error",
+             "messagePattern": source, "errorMessage": "x"} for i, source in enumerate(sources)]
+
+
+def _found(matcher: Matcher, line: str) -> dict[str, tuple[int, int]]:
+    """Pattern -> span, by match() on the line and by match_block() on the line between two others."""
+    one = {m.view["messagePattern"]: m.span for m in matcher.match(line)}
+    block = f"first\n{line}\nlast".encode()
+    at = block.index(b"\n") + 1
+    lines = {start: ms for start, _, ms in matcher.match_block(block)}
+    assert {m.view["messagePattern"]: m.span for m in lines.get(at, [])} == one
+    return one
+
+
+def test_a_short_non_ascii_pattern_is_found_next_to_one_with_a_repeat() -> None:
+    """The case the property test found: ``é`` was not found in this line once ``x([0-9]+)`` was loaded."""
+    matcher = Matcher(_records("é", "x([0-9]+)"))
+    assert _found(matcher, "diskdiskdiskdiské") == {"é": (16, 17)}
+    assert _found(matcher, "diskdiskdiskdiské x42") == {"é": (16, 17), "x([0-9]+)": (18, 21)}
+    assert [m.groups for m in matcher.match("ab x7")] == [("7",)]
+
+
+@pytest.mark.parametrize(("sources", "sample"), [
+    (("x[0-9]+",), "x1"),  # missed when it ended the buffer, 15 bytes or more into it
+    (("[0-9]y+",), "1y"),  # missed anywhere past 32 bytes
+    (("[0-9]+y+",), "1y"),
+    (("(?:1|2)y+",), "1y"),
+    (("ab", "x[0-9]+"), "ab"),  # a two-byte pattern next to one of those
+    (("é", "x[0-9]+"), "é"),
+    (("日", "[0-9]y+"), "日"),  # three bytes in UTF-8
+    (("𝄞", "[0-9]y+"), "𝄞"),  # four bytes, one character
+    (("İ", "x[0-9]+"), "İ"),  # lower-cases to two characters
+    (("ß", "x[0-9]+"), "ß"),  # upper-cases to two characters
+])
+def test_patterns_without_a_key_are_found_at_every_position(sources: tuple[str, ...], sample: str) -> None:
+    matcher = Matcher(_records(*sources))
+    assert not matcher.skipped
+    for before in (0, 1, 14, 15, 16, 31, 32, 33, 63, 64, 65, 100):
+        for after in (0, 1, 17, 18, 40):
+            line = "q" * before + sample + "q" * after
+            assert _found(matcher, line).get(sources[0]) == (before, before + len(sample)), (before, after)
+
+
+def test_spans_and_groups_are_in_characters_whatever_precedes_them() -> None:
+    sources = ("é([0-9]+)", "Sandbox ([a-z]+) é failed", "İİ (.+)$", "𝄞+")
+    matcher = Matcher(_records(*sources))
+    line = "日本 ß İİ Sandbox vm é failed é42 𝄞𝄞"
+    found = {m.view["messagePattern"]: (m.span, m.groups) for m in matcher.match(line)}
+    assert found == {
+        "é([0-9]+)": ((line.index("é4"), line.index("é4") + 3), ("42",)),
+        "Sandbox ([a-z]+) é failed": ((8, 27), ("vm",)),
+        "İİ (.+)$": ((5, len(line)), (line[8:],)),
+        "𝄞+": ((len(line) - 2, len(line)), ()),
+    }
+    for pattern, (span, _) in found.items():
+        assert line[span[0]:span[1]].startswith(pattern[:2].rstrip("(+")), pattern
+
+
+def test_case_is_never_folded() -> None:
+    """A pattern matches its characters as written: ``İ`` is not ``i̇`` (what it lower-cases to), ``ß`` not ``SS``."""
+    matcher = Matcher(_records("İ", "ß", "straße voll", "ǅ"))
+    line = "i̇ SS STRASSE VOLL ǆ ǅ"
+    assert _found(matcher, line) == {"ǅ": (line.index("ǅ"), line.index("ǅ") + 1)}
+    assert set(_found(matcher, "İ straße voll")) == {"İ", "ß", "straße voll"}
+
+
+def test_a_key_cut_inside_a_character_still_finds_the_pattern_and_only_it() -> None:
+    """Keys are up to 12 bytes of UTF-8: this one ends in the middle of an ``é``."""
+    matcher = Matcher(_records("aééééééé failed", "aéééééê failed"))
+    assert _found(matcher, "x aééééééé failed") == {"aééééééé failed": (2, 17)}
+    assert _found(matcher, "x aéééééê failed") == {"aéééééê failed": (2, 16)}
+    assert _found(matcher, "x aéééééé failed") == {}
+
+
+def test_a_pattern_without_a_key_that_re2_refuses_is_skipped_with_its_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from errdex.match import engine
+
+    real = engine._analyse
+
+    def broken_re2(pattern: str) -> list[Any]:
+        analysis = real(pattern)
+        if pattern == "x[0-9]+":
+            analysis[3] = "(unclosed"
+        return analysis
+
+    monkeypatch.setattr(engine, "_analyse", broken_re2)
+    matcher = Matcher(_records("x[0-9]+", "y[0-9]+"))
+    assert [(r["messagePattern"], why.split(":")[0]) for r, why in matcher.skipped] == [
+        ("x[0-9]+", "RE2 cannot compile the pattern")]
+    assert [m.view["messagePattern"] for m in matcher.match("x1 y2")] == ["y[0-9]+"]
+
+
+def test_a_cached_plan_finds_the_patterns_without_a_key_too(tmp_path: Any) -> None:
+    first = Matcher(_records("é", "x([0-9]+)", "disk full"), cache_dir=tmp_path)
+    second = Matcher(_records("é", "x([0-9]+)", "disk full"), cache_dir=tmp_path)
+    line = "q" * 20 + "disk full é"
+    assert _found(first, line) == _found(second, line) == {"é": (30, 31), "disk full": (20, 29)}
+    assert len(list(tmp_path.iterdir())) == 1
