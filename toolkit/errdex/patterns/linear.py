@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import charset as cs
 from .automaton import Glushkov, in_cycles, most_overlapping
 from .backtracking import backtracking
@@ -19,6 +21,7 @@ _MAX_LINEAR_POSITIONS = 2000
 _MAX_PATHS = 64
 
 
+@lru_cache(maxsize=65536)  # the site asks once per record after validation asked: the proof builds an automaton
 def _linear(pattern: str) -> bool:
     try:
         parsed = parse(pattern)
