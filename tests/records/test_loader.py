@@ -139,3 +139,23 @@ def test_a_schema_version_that_is_no_integer_is_refused_in_json_words(tmp_path: 
     found = cli("validate", "--no-config", "--format", "json", str(path)).json()
     assert [f["message"] for f in found if f["code"] == "EDX011"] == [
         f"schemaVersion {shown} is not supported (supported: 2, 3); migrate the record"]
+
+
+@pytest.mark.parametrize("command", [["index", "--db", "{tmp}/x.duckdb"], ["export", "--format", "jsonl",
+                                                                           "--output", "{tmp}/out.jsonl"],
+                                     ["diff", "{records}", "{records}"]])
+def test_every_build_refuses_two_records_of_one_id_naming_both_files(cli, tmp_path: Path, seed: dict[str, Any],
+                                                                     command: list[str]) -> None:
+    records = tmp_path / "records"
+    folder = records / seed["record"]["repo"]
+    folder.mkdir(parents=True)
+    first, second = folder / "a.json", folder / "b.json"
+    for path in (first, second):
+        path.write_text(canonical_text(seed), encoding="utf-8")
+    args = [part.format(tmp=tmp_path, records=records) for part in command]
+    if command[0] != "diff":
+        args += ["--records", str(records)]
+    result = cli(*args)
+    assert result.exit_code == (2 if command[0] == "diff" else 1)  # diff: 1 means "they differ"
+    assert f"record id {seed['record']['id']!r} appears twice" in result.stderr
+    assert "a.json" in result.stderr and "b.json" in result.stderr, result.stderr

@@ -8,7 +8,6 @@ renamed.
 from __future__ import annotations
 
 import gzip
-import itertools
 import json
 import sys
 import tempfile
@@ -21,7 +20,7 @@ from errdex.bundles.reports import ExportReport
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
 from errdex.records.columns import record_columns
-from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.loader import LoadedRecord, load_records, refuse_duplicate_ids
 
 __all__ = ["EXPORT_FORMATS", "export_dataset", "parquet_columns"]
 
@@ -29,12 +28,9 @@ EXPORT_FORMATS = ("jsonl", "parquet", "duckdb")
 
 
 def _sorted_records(records: Sequence[str | Path] | None) -> list[LoadedRecord]:
-    items = sorted(load_records(records), key=lambda item: item.record["id"])
-    for previous, item in itertools.pairwise(items):
-        if previous.record["id"] == item.record["id"]:
-            raise DataError(f"record id {item.record['id']!r} appears twice ({previous.path}, {item.path}); "
-                            "run 'errdex validate'")
-    return items
+    items = load_records(records)
+    refuse_duplicate_ids(items)
+    return sorted(items, key=lambda item: item.record["id"])
 
 
 def _jsonl_bytes(items: list[LoadedRecord], gzipped: bool) -> bytes:

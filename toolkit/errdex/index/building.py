@@ -20,8 +20,7 @@ from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.errors import DataError, InputError, from_oserror
 from errdex.index.tables import INDEX_FORMAT, write_tables
-from errdex.records.duplicates import first_duplicate
-from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.loader import LoadedRecord, load_records, refuse_duplicate_ids
 from errdex.records.sources import bundled_records_dir
 
 __all__ = ["IndexInfo", "build_index", "dataset_fingerprint", "default_index_path", "ensure_index"]
@@ -63,9 +62,7 @@ def _build_at(target: Path, items: Sequence[LoadedRecord], digest: str, *, named
     (a damaged cached index is errdex's own and is simply rebuilt); ``reuse``: keep an index that another run
     built fresh while this one waited for the lock."""
     refuse_special(target)
-    clash = first_duplicate(items, lambda item: str(item.record["id"]))
-    if clash is not None:
-        raise DataError(f"record id {clash[0].record['id']!r} appears twice; run 'errdex validate'")
+    refuse_duplicate_ids(items)
     if named:
         _refuse_foreign(target)
     try:

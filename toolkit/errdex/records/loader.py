@@ -14,7 +14,7 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.errors import DataError
+from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.jsontext import Locator, escape_pointer
 from errdex.records.slug import derive_slug
@@ -37,6 +38,7 @@ __all__ = [
     "load_record_store",
     "load_records",
     "model_problem",
+    "refuse_duplicate_ids",
     "shown_version",
 ]
 
@@ -52,6 +54,16 @@ class LoadedRecord:
     record: dict[str, Any]
     dataset_version: str | None
     problem: str | None = None
+
+
+def refuse_duplicate_ids(items: Iterable[LoadedRecord]) -> None:
+    """Refuse two records of one id (what builds from records, an index, an export, a diff, would hide one of
+    them), naming both files; ``validate`` reports every such clash (EDX102)."""
+    clash = first_duplicate(items, lambda item: str(item.record["id"]))
+    if clash is not None:
+        later, earlier = clash
+        raise DataError(f"record id {later.record['id']!r} appears twice ({earlier.path}, {later.path}); "
+                        "run 'errdex validate'")
 
 
 def _fail(path: str, line: int, column: int, message: str) -> DataError:

@@ -11,7 +11,7 @@ from typing import Any
 from errdex._files import read_regular
 from errdex.errors import DataError, InputError, UsageError, from_oserror
 from errdex.records.hashing import differing_fields
-from errdex.records.loader import LoadedRecord, load_records
+from errdex.records.loader import LoadedRecord, load_records, refuse_duplicate_ids
 from errdex.releases.manifest import MAX_MANIFEST_BYTES, read_manifest
 
 __all__ = ["DatasetDiff", "diff"]
@@ -82,13 +82,8 @@ def _check_bundle(bundle: Path, expected: Any, manifest: Path) -> None:
 
 def _by_id(loaded: list[LoadedRecord]) -> dict[str, dict[str, Any]]:
     """Records by id; two of one id would hide one of them from the comparison, so they are refused."""
-    found: dict[str, LoadedRecord] = {}
-    for item in loaded:
-        earlier = found.setdefault(item.record["id"], item)
-        if earlier is not item:
-            raise DataError(f"record id {item.record['id']!r} appears twice ({earlier.path}, {item.path}); "
-                            "run 'errdex validate'")
-    return {record_id: item.record for record_id, item in found.items()}
+    refuse_duplicate_ids(loaded)
+    return {item.record["id"]: item.record for item in loaded}
 
 
 def diff(old: str | Path, new: str | Path) -> DatasetDiff:
