@@ -98,11 +98,12 @@ def test_output_at_the_limit_is_not_truncated(setup) -> None:
 
 
 def test_a_deadline_keeps_partial_output_and_terminates_with_a_fresh_deadline(setup) -> None:
-    # The DELETE is held past the command's deadline: only a fresh deadline lets it succeed.
+    # The DELETE is held past the command's deadline: only a fresh deadline lets it succeed. The deadline leaves
+    # room for creating the process on a loaded machine (a slower creation is E16, another test's subject).
     plan = [{"on": "terminate", "action": "stall", "ms": 250, "handle": True}]
     fake, client = setup(plan=plan, programs=[program(output("partial "), output("more", at_ms=50), running=True)])
     logs: list[str] = []
-    result = execute(client, SANDBOX, "serve", timeout_ms=200, on_log=lambda stream, text: logs.append(text))
+    result = execute(client, SANDBOX, "serve", timeout_ms=800, on_log=lambda stream, text: logs.append(text))
     assert (result.exit_code, result.signal, result.timed_out) == (None, None, True)
     assert result.stdout == "partial more" == "".join(logs)
     assert result.process_id == "proc-1"
@@ -320,13 +321,13 @@ def test_e18_replaces_an_error_and_404_on_delete_is_tolerated(setup) -> None:
 
     plan = [{"on": "terminate", "action": "respond", "status": 404, "body": {}}]
     _fake, client = setup(plan=plan, programs=[RUNNING])
-    assert execute(client, SANDBOX, "x", timeout_ms=100).timed_out is True
+    assert execute(client, SANDBOX, "x", timeout_ms=600).timed_out is True  # room to create the process
 
 
 def test_e18_when_the_delete_is_lost(setup) -> None:
     _fake, client = setup(plan=[{"on": "terminate", "action": "drop"}], programs=[RUNNING])
     with pytest.raises(CreateosCleanupError, match="termination is unconfirmed"):
-        execute(client, SANDBOX, "x", timeout_ms=100)
+        execute(client, SANDBOX, "x", timeout_ms=600)  # room to create the process before the deadline
 
 
 def test_cancellation_before_the_process_is_known_is_e16(setup) -> None:
