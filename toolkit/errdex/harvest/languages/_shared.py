@@ -1,0 +1,125 @@
+"""What the Java, C and Go finders share: a format string kept whole until it is read, and C-like escapes.
+
+A finder builds a message as a list of pieces: the parts of :mod:`errdex.harvest.sites` plus :class:`Raw`,
+literal text that is a format string in some style (``%s`` of printf, ``{}`` of SLF4J, Go verbs).
+:func:`finish` reads each Raw with :func:`errdex.harvest.formats.parts` and returns a plain template.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import cast
+
+from tree_sitter import Node
+
+from errdex.harvest.sites import Choice, Hole, Part, Template, Text
+
+__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "unescape"]
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Literal text that is a format string in ``style`` (a :data:`~errdex.harvest.sinks.FormatStyle`, or
+    ``java-format``); :func:`finish` turns it into Text and Holes."""
+
+    text: str
+    style: str
+
+
+Piece = Text | Hole | Choice | Raw
+
+
+def _format_reader() -> Callable[[str, str], Template] | None:
+    """``errdex.harvest.formats.parts``; None while that module (another helper's) is not merged here."""
+    try:
+        module = importlib.import_module("errdex.harvest.formats")
+    except ImportError:
+        return None
+    return cast("Callable[[str, str], Template]", module.parts)
+
+
+_READ = _format_reader()
+
+
+def _read(raw: Raw) -> Template:
+    if _READ is None:
+        # No format reader yet: the whole format string stays one clearly marked hole (its source is the
+        # format as written), so nothing is guessed about its conversions.
+        return (Hole(raw.text),)
+    return _READ(raw.text, raw.style)
+
+
+def finish(pieces: Iterable[Piece]) -> Template:
+    """The template of a message: Raw formats read, adjacent texts merged, empty texts dropped."""
+    out: list[Part] = []
+    for piece in pieces:
+        for part in _read(piece) if isinstance(piece, Raw) else (piece,):
+            if isinstance(part, Text):
+                if not part.text:
+                    continue
+                if out and isinstance(out[-1], Text):
+                    out[-1] = Text(out[-1].text + part.text)
+                    continue
+            out.append(part)
+    return tuple(out)
+
+
+def has_text(pieces: Iterable[Piece | Part]) -> bool:
+    """Whether a message has any literal text (a Choice counts when one of its options has)."""
+    for piece in pieces:
+        if isinstance(piece, Text | Raw) and piece.text:
+            if not isinstance(piece, Raw) or any(isinstance(p, Text) for p in _read(piece)):
+                return True
+        elif isinstance(piece, Choice) and any(has_text(option) for option in piece.options):
+            return True
+    return False
+
+
+_SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "e": "\x1b",
+           "s": " "}
+_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|.)",
+                     re.DOTALL)
+
+
+def _one(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] in "uU" and len(code) > 1:
+        return chr(int(code[1:].strip("{}"), 16))
+    if code[0] == "x" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if code[0] in "01234567":
+        return chr(int(code, 8))
+    if code == "\n":  # a line continuation inside a C string
+        return ""
+    return _SIMPLE.get(code, code)
+
+
+def unescape(body: str) -> str:
+    """A string literal's body (without quotes) as the program sees it: C, Java and Go escapes read."""
+    return _ESCAPE.sub(_one, body) if "\\" in body else body
+
+
+def broken(root: Node) -> str | None:
+    """A parse error worth listing: the tree is mostly error nodes. tree-sitter recovers from local errors
+    (in C, a macro it cannot expand is one), and the sites outside them are still read, so those are not
+    listed."""
+    if not root.has_error:
+        return None
+    size = max(root.end_byte - root.start_byte, 1)
+    errors = sum(child.end_byte - child.start_byte for child in root.children if child.type == "ERROR")
+    if root.type == "ERROR" or errors * 2 > size:
+        return f"syntax error at line {_first_error(root)}"
+    return None
+
+
+def _first_error(root: Node) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point[0] + 1
+        stack.extend(reversed([child for child in node.children if child.has_error or child.is_missing]))
+    return 1

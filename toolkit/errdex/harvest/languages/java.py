@@ -1,0 +1,306 @@
+"""Java: ``throw new X(msg)`` and log calls through SLF4J, log4j, JUL and commons-logging objects.
+
+A message is read from string literals, ``+`` concatenation (a non-literal operand is a Hole), ternaries
+with literal branches (a Choice), ``String.format`` and ``MessageFormat.format``, SLF4J ``{}`` with
+arguments, and the constants it names (``static final String`` of the file, or of the tree through
+:meth:`JavaFinder.constants` as ``Class.NAME`` and ``NAME``, and a local ``String x = "..."`` earlier in the
+method). Log calls count when the receiver is a logger: ``LOG``, ``log``, ``logger``, ``LOGGER`` or any
+``static final Logger`` field of the file; a project sink (not one of :data:`DEFAULT_SINKS`) matches any call
+of that method name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import tree_sitter
+import tree_sitter_java
+
+from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, unescape
+from errdex.harvest.sinks import Sink, normal_level
+from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
+
+__all__ = ["DEFAULT_SINKS", "FINDER", "JavaFinder"]
+
+_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+Node = tree_sitter.Node
+
+_LOGGER_NAMES = frozenset({"LOG", "log", "logger", "LOGGER", "Log", "_log", "_logger", "LOGGER_"})
+_LOGGER_TYPES = frozenset({"Logger", "Log", "XLogger", "ExtendedLogger"})
+
+#: Log methods of SLF4J, log4j, commons-logging and JUL, each on errdex's level scale; ``log`` is JUL's
+#: ``log(Level.X, msg, ...)`` (the level is argument 0).
+DEFAULT_SINKS: tuple[Sink, ...] = (
+    *(Sink(name, 0, normal_level(name), "slf4j")
+      for name in ("fatal", "error", "warn", "info", "debug", "trace",
+                   "severe", "warning", "config", "fine", "finer", "finest")),
+    Sink("log", 1, None, "slf4j", level_arg=0),
+)
+_HEX_CALLS = frozenset({"Long.toHexString", "Integer.toHexString", "Long.toString"})
+_FUNCTION_NODES = ("method_declaration", "constructor_declaration")
+_CLASS_NODES = ("class_declaration", "enum_declaration", "interface_declaration", "record_declaration")
+
+
+def _text(node: Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+def _named_args(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    return [child for child in args.named_children if child.type != "comment"] if args is not None else []
+
+
+class _File:
+    """One file's lookups: its constants, its logger fields, its sinks."""
+
+    def __init__(self, root: Node, path: str, sinks: Sequence[Sink], levels: frozenset[str],
+                 tree_constants: Mapping[str, str]) -> None:
+        self.path = path
+        self.levels = levels
+        self.constants = {**tree_constants, **_file_constants(root)}
+        self.loggers = _LOGGER_NAMES | _logger_fields(root)
+        self.sinks: dict[str, Sink] = {}
+        self.logger_only: set[str] = set()
+        for sink in sinks:
+            self.sinks.setdefault(sink.name, sink)
+            if sink in DEFAULT_SINKS:
+                self.logger_only.add(sink.name)
+        self.result = FileSites()
+
+    # -- messages ----------------------------------------------------------------------------------------
+    def pieces(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
+        """The parts of an expression that builds a message (Text, Hole, Choice, or a Raw format)."""
+        kind = node.type
+        if kind in ("string_literal", "text_block"):
+            body = _text(node)
+            quote = 3 if body.startswith('"""') else 1
+            return [Text(unescape(body[quote:-quote]))]
+        if kind == "character_literal":
+            return [Text(unescape(_text(node)[1:-1]))]
+        if kind == "parenthesized_expression" and node.named_child_count == 1:
+            inner = node.named_children[0]
+            return self.pieces(inner, locals_)
+        if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None:
+                return [*self.pieces(left, locals_), *self.pieces(right, locals_)]
+        if kind == "ternary_expression":
+            return self._ternary(node, locals_)
+        if kind in ("identifier", "field_access"):
+            name = _text(node)
+            value = locals_.get(name, self.constants.get(name))
+            if value is None and kind == "field_access":
+                value = self.constants.get(name.rsplit(".", 1)[-1]) if name.startswith("this.") else None
+            return [Text(value)] if value is not None else [Hole(name)]
+        if kind == "method_invocation":
+            return self._invocation(node, locals_)
+        return [Hole(_text(node))]
+
+    def _ternary(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
+        branches = [node.child_by_field_name(name) for name in ("consequence", "alternative")]
+        options = [self.pieces(branch, locals_) for branch in branches if branch is not None]
+        if len(options) == 2 and any(has_text(option) for option in options):
+            return [Choice(tuple(finish(option) for option in options))]
+        return [Hole(_text(node))]
+
+    def _invocation(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
+        name = _text(node.child_by_field_name("name"))
+        qualified = f"{_text(node.child_by_field_name('object'))}.{name}"
+        args = _named_args(node)
+        style = {"String.format": "java-format", "MessageFormat.format": "message-format"}.get(qualified)
+        if style is not None and args:
+            # String.format(Locale, fmt, ...) names its locale first
+            fmt = args[1] if len(args) > 1 and _text(args[0]).startswith("Locale") else args[0]
+            return [Raw(p.text, style) if isinstance(p, Text) else p for p in self.pieces(fmt, locals_)]
+        if qualified in _HEX_CALLS and name == "toHexString":
+            return [Hole(_text(node), "hex")]
+        return [Hole(_text(node))]
+
+    # -- sites -------------------------------------------------------------------------------------------
+    def add(self, node: Node, kind: SiteKind, message: Node | None, *, level: str | None,
+            error_class: str, extra_args: bool, locals_: Mapping[str, str]) -> None:
+        line = node.start_point[0] + 1
+        if message is None:
+            self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
+            return
+        parts = self.pieces(message, locals_)
+        if extra_args:
+            parts = [Raw(p.text, "slf4j") if isinstance(p, Text) else p for p in parts]
+        if not has_text(parts):
+            self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(message)[:80]))
+            return
+        function, guards = _context(node)
+        self.result.sites.append(Site(
+            path=self.path, language="java", kind=kind, line=line, end_line=node.end_point[0] + 1,
+            template=finish(parts), level=level, error_class=error_class, function=function, guards=guards))
+
+    def throw(self, node: Node, locals_: Mapping[str, str]) -> None:
+        created = next((c for c in node.named_children if c.type == "object_creation_expression"), None)
+        if created is None:
+            return
+        args = _named_args(created)
+        error_class = _text(created.child_by_field_name("type"))
+        message = args[0] if args and _stringy(args[0]) else None
+        self.add(node, "throw", message, level=None, error_class=error_class, extra_args=False,
+                 locals_=locals_)
+
+    def call(self, node: Node, locals_: Mapping[str, str]) -> None:
+        name = _text(node.child_by_field_name("name"))
+        sink = self.sinks.get(name)
+        if sink is None:
+            return
+        receiver = node.child_by_field_name("object")
+        receiver_name = _text(receiver).removeprefix("this.")
+        if name in self.logger_only and receiver_name not in self.loggers:
+            return
+        args = _named_args(node)
+        level = sink.level
+        if sink.level_arg is not None:
+            level_node = args[sink.level_arg] if len(args) > sink.level_arg else None
+            level = normal_level(_text(level_node).rsplit(".", 1)[-1]) if level_node is not None else None
+        if level is None or level not in self.levels:
+            return
+        message = args[sink.format_arg] if len(args) > sink.format_arg else None
+        extra = len(args) > sink.format_arg + 1 and sink.style == "slf4j"
+        self.add(node, "log", message, level=level, error_class=receiver_name or name, extra_args=extra,
+                 locals_=locals_)
+
+
+def _stringy(node: Node) -> bool:
+    """Whether an argument can be a message (not ``e``, ``cause``, a number)."""
+    return node.type in ("string_literal", "text_block", "binary_expression", "ternary_expression",
+                         "method_invocation", "identifier", "field_access", "parenthesized_expression")
+
+
+def _file_constants(root: Node) -> dict[str, str]:
+    """``static final String NAME = ...`` whose value is all literal text, as ``Class.NAME`` and ``NAME``."""
+    found: dict[str, str] = {}
+    for field in _walk(root, "field_declaration"):
+        modifiers = next((c for c in field.children if c.type == "modifiers"), None)
+        words = set(_text(modifiers).split())
+        if not {"static", "final"} <= words or _text(field.child_by_field_name("type")) != "String":
+            continue
+        owner = _class_name(field)
+        for declarator in field.children_by_field_name("declarator"):
+            value = declarator.child_by_field_name("value")
+            text = _literal_text(value, found) if value is not None else None
+            if text is not None:
+                name = _text(declarator.child_by_field_name("name"))
+                found[name] = text
+                if owner:
+                    found[f"{owner}.{name}"] = text
+    return found
+
+
+def _literal_text(node: Node, known: Mapping[str, str]) -> str | None:
+    """The value of a constant expression made of literals, ``+`` and known names; None otherwise."""
+    if node.type == "string_literal":
+        return unescape(_text(node)[1:-1])
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _literal_text(node.named_children[0], known)
+    if node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        a = _literal_text(left, known) if left is not None else None
+        b = _literal_text(right, known) if right is not None else None
+        return a + b if a is not None and b is not None else None
+    if node.type in ("identifier", "field_access"):
+        return known.get(_text(node))
+    return None
+
+
+def _logger_fields(root: Node) -> set[str]:
+    names: set[str] = set()
+    for field in _walk(root, "field_declaration"):
+        type_name = _text(field.child_by_field_name("type")).rsplit(".", 1)[-1]
+        if type_name in _LOGGER_TYPES:
+            names.update(_text(d.child_by_field_name("name")) for d in field.children_by_field_name("declarator"))
+    return names
+
+
+def _walk(node: Node, kind: str) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == kind:
+            yield current
+        stack.extend(reversed(current.children))
+
+
+def _class_name(node: Node) -> str:
+    parent = node.parent
+    while parent is not None and parent.type not in _CLASS_NODES:
+        parent = parent.parent
+    return _text(parent.child_by_field_name("name")) if parent is not None else ""
+
+
+def _context(node: Node) -> tuple[str | None, tuple[str, ...]]:
+    """The enclosing ``Class.method`` and the guards from the method down to ``node`` (innermost last)."""
+    guards: list[str] = []
+    child, parent = node, node.parent
+    function: str | None = None
+    while parent is not None:
+        if parent.type == "if_statement":
+            condition = _text(parent.child_by_field_name("condition")).strip()
+            if condition.startswith("(") and condition.endswith(")"):
+                condition = condition[1:-1].strip()
+            if parent.child_by_field_name("consequence") == child:
+                guards.append(condition)
+            elif parent.child_by_field_name("alternative") == child:
+                guards.append(f"!({condition})")
+        elif parent.type == "while_statement":
+            guards.append(_text(parent.child_by_field_name("condition")).strip().removeprefix("(")
+                          .removesuffix(")"))
+        elif parent.type == "catch_clause":
+            formal = next((c for c in parent.named_children if c.type == "catch_formal_parameter"), None)
+            guards.append(f"catch ({_text(formal)})")
+        elif parent.type in _FUNCTION_NODES:
+            owner = _class_name(parent)
+            name = _text(parent.child_by_field_name("name"))
+            function = f"{owner}.{name}" if owner else name
+            break
+        child, parent = parent, parent.parent
+    return function, tuple(reversed(guards))
+
+
+def _visit(node: Node, state: _File, locals_: dict[str, str]) -> None:
+    """Walk the tree in source order; a method starts its own table of local string constants."""
+    stack: list[tuple[Node, dict[str, str]]] = [(node, locals_)]
+    while stack:
+        current, scope = stack.pop()
+        kind = current.type
+        if kind in _FUNCTION_NODES:
+            scope = {}
+        elif kind == "local_variable_declaration" and _text(current.child_by_field_name("type")) == "String":
+            for declarator in current.children_by_field_name("declarator"):
+                value = declarator.child_by_field_name("value")
+                text = _literal_text(value, {**state.constants, **scope}) if value is not None else None
+                if text is not None:
+                    scope[_text(declarator.child_by_field_name("name"))] = text
+        elif kind == "throw_statement":
+            state.throw(current, scope)
+        elif kind == "method_invocation":
+            state.call(current, scope)
+        stack.extend((child, scope) for child in reversed(current.children))
+
+
+class JavaFinder:
+    """The Java finder (see the module docstring)."""
+
+    name = "java"
+    extensions: tuple[str, ...] = (".java",)
+    default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+
+    def constants(self, source: bytes) -> dict[str, str]:
+        return _file_constants(_PARSER.parse(source).root_node)
+
+    def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
+             constants: Mapping[str, str]) -> FileSites:
+        tree = _PARSER.parse(source)
+        state = _File(tree.root_node, path, sinks, levels, constants)
+        state.result.parse_error = broken(tree.root_node)
+        _visit(tree.root_node, state, {})
+        return state.result
+
+
+FINDER = JavaFinder()
