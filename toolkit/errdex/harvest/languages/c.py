@@ -172,7 +172,7 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "unresolved-constant" if macro else "no-literal",
                                                _text(fmt)[:80]))
             return
-        template = _function_names(template, args[sink.format_arg + 1:])
+        template = _fill_arguments(template, args[sink.format_arg + 1:])
         function, guards = _context(node)
         self.result.sites.append(Site(
             path=self.path, language="c", kind="log", line=line, end_line=node.end_point[0] + 1,
@@ -190,18 +190,92 @@ def _level_of(text: str) -> str | None:
     return min(found, key=LEVELS.index) if found else None
 
 
-def _function_names(template: Template, args: Sequence[Node]) -> Template:
-    """Holes fed ``__func__`` print a function's name (a word); matched to the arguments only when there is
-    one argument per hole (no ``*`` width, no Choice)."""
+_STRING_CONVERSION = re.compile(r"%(?:\.([0-9]+))?s")
+
+
+def _fill_arguments(template: Template, args: Sequence[Node]) -> Template:
+    """Holes whose argument is known: ``__func__`` prints a function's name (a word); a ``%s`` fed a string
+    literal, a ternary of literals or a local variable only ever assigned literals prints those (Text or a
+    Choice). Matched to the arguments only when there is one argument per hole (no ``*`` width, no Choice
+    in the format)."""
     holes = [i for i, part in enumerate(template) if isinstance(part, Hole)]
     if any(isinstance(part, Choice) for part in template) or len(holes) != len(args):
         return template
     out: list[Part] = list(template)
     for index, arg in zip(holes, args, strict=True):
         part = out[index]
-        if _text(arg) in _FUNC_NAMES and isinstance(part, Hole):
+        if not isinstance(part, Hole):  # holes holds the indexes of Holes only
+            continue
+        if _text(arg) in _FUNC_NAMES:
             out[index] = Hole(part.source, "word")
-    return tuple(out)
+            continue
+        conversion = _STRING_CONVERSION.fullmatch(part.source)
+        if conversion is None:
+            continue
+        options = _string_values(arg, 0)
+        if options is None:
+            continue
+        limit = int(conversion.group(1)) if conversion.group(1) else None
+        cut = [tuple(Text(p.text[:limit]) if isinstance(p, Text) and limit is not None else p for p in o)
+               for o in options]
+        unique = tuple(dict.fromkeys(() if o == (Text(""),) else o for o in cut))
+        out[index] = Choice(unique) if len(unique) > 1 else (unique[0][0] if unique[0] else Text(""))
+        if len(unique) == 1 and len(unique[0]) > 1:
+            out[index] = Choice(unique)
+    return tuple(part for part in out if part != Text(""))
+
+
+def _string_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
+    """What a string argument can print: each literal it can be, a Hole for a branch that is not one; None
+    when nothing about it is literal."""
+    if depth > 4:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _string_values(node.named_children[0], depth + 1)
+    if node.type == "string_literal":
+        return [(Text(_string_body(node)),)]
+    if node.type == "conditional_expression":
+        options: list[tuple[Part, ...]] = []
+        for field in ("consequence", "alternative"):
+            branch = node.child_by_field_name(field)
+            if branch is None:
+                return None
+            values = _string_values(branch, depth + 1)
+            options.extend(values if values is not None else [(Hole(_text(branch)),)])
+        return options if any(o and isinstance(o[0], Text) for o in options) else None
+    if node.type == "identifier":
+        return _assigned_values(node, depth)
+    return None
+
+
+def _assigned_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
+    """The literals a local variable is assigned in its function (every assignment must be one); None for a
+    parameter, a variable assigned anything else, or one never assigned."""
+    definition = node.parent
+    while definition is not None and definition.type != "function_definition":
+        definition = definition.parent
+    if definition is None:
+        return None
+    name = _text(node)
+    declarator = definition.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if parameters is not None and any(_text(i) == name for i in _walk(parameters, "identifier")):
+        return None
+    options: list[tuple[Part, ...]] = []
+    body = definition.child_by_field_name("body")
+    for kind in ("assignment_expression", "init_declarator"):
+        for assignment in _walk(body, kind) if body is not None else ():
+            target = assignment.child_by_field_name("left" if kind == "assignment_expression" else "declarator")
+            while target is not None and target.type == "pointer_declarator":
+                target = target.child_by_field_name("declarator")
+            if target is None or _text(target) != name:
+                continue
+            value = assignment.child_by_field_name("right" if kind == "assignment_expression" else "value")
+            values = _string_values(value, depth + 1) if value is not None else None
+            if values is None or any(not o or not isinstance(o[0], Text) for o in values):
+                return None
+            options.extend(values)
+    return options or None
 
 
 def _function_name(definition: Node) -> str | None:
