@@ -1,0 +1,145 @@
+"""The C finder on small sources: printf-family and project sinks, formats from literals and macros."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
+from errdex.harvest.sites import Choice, Hole, Site, Text
+
+# the finder reads every format string through harvest.formats
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("errdex.harvest.formats") is None,
+                                reason="errdex.harvest.formats (format strings) is not merged yet")
+
+FINDER = finder_for("a.c")
+SSHD = (Sink("fatal", 0, "fatal"), Sink("error", 0, "error"), Sink("logit", 0, "info"),
+        Sink("debug", 0, "debug"), Sink("do_log2", 1, None, level_arg=0), Sink("authlog", 0, "info"),
+        Sink("packet_disconnect", 0, "info"))
+
+SOURCE = b'''
+#include "log.h"
+#define WHAT "channel"
+#define GONE "lost " WHAT " %d"
+
+static int
+open_channel(int id, const char *name)
+{
+	void (*authlog) (const char *fmt,...) = verbose;
+	if (id < 0)
+		fatal("%s: bad id %d", __func__, id);
+	else if (name == NULL)
+		error(GONE, id);
+	else
+		logit("opened %s"
+			" as %u", name, id);
+	switch (id) {
+	case 7:
+		debug("seven");
+		break;
+	}
+#ifdef USE_PAM
+	authlog("%s for %s", id ? "Accepted" : "Failed", name);
+#endif
+	do_log2(id ? SYSLOG_LEVEL_INFO : SYSLOG_LEVEL_ERROR, "Received %s", name);
+	error("%s", name);
+	error(UNKNOWN_MESSAGE);
+	printf("done\\n");
+	return 0;
+}
+'''
+
+
+def _find(source: bytes = SOURCE, sinks: tuple[Sink, ...] | None = None, levels: frozenset[str] | None = None,
+          constants: dict[str, str] | None = None) -> FileSites:
+    assert FINDER is not None
+    return FINDER.find(source, "chan.c", sinks=FINDER.default_sinks + SSHD if sinks is None else sinks,
+                       levels=parse_levels("all") if levels is None else levels, constants=constants or {})
+
+
+def _at(sites: list[Site], line: int) -> Site:
+    return next(site for site in sites if site.line == line)
+
+
+def test_a_sink_call_is_a_site_with_its_function_level_and_guard() -> None:
+    site = _at(_find().sites, 11)
+    assert (site.kind, site.level, site.error_class) == ("log", "fatal", "fatal")
+    assert site.function == "open_channel"
+    assert site.guards == ("id < 0",)
+
+
+def test_a_hole_fed_func_prints_a_word() -> None:
+    site = _at(_find().sites, 11)
+    assert site.template[0] == Hole("%s", "word")
+    assert site.template[1] == Text(": bad id ")
+    assert isinstance(site.template[2], Hole) and site.template[2].shape == "int"
+
+
+def test_macros_of_the_file_build_the_format() -> None:
+    site = _at(_find().sites, 13)
+    assert site.template[0] == Text("lost channel ")
+    assert site.guards == ("!(id < 0)", "name == NULL")
+
+
+def test_adjacent_literals_are_one_format_and_the_call_spans_its_lines() -> None:
+    site = _at(_find().sites, 15)
+    assert site.end_line == 16
+    assert site.template[0] == Text("opened ") and site.template[2] == Text(" as ")
+    assert site.guards == ("!(id < 0)", "!(name == NULL)")
+
+
+def test_case_labels_and_preprocessor_conditions_are_guards() -> None:
+    sites = _find().sites
+    assert _at(sites, 19).guards == ("case 7",)
+    assert _at(sites, 23).guards == ("#ifdef USE_PAM",)
+
+
+def test_a_string_argument_that_is_a_ternary_of_literals_is_a_choice() -> None:
+    site = _at(_find().sites, 23)
+    assert site.error_class == "authlog"
+    assert site.template[0] == Choice(((Text("Accepted"),), (Text("Failed"),)))
+    assert site.template[1] == Text(" for ")
+
+
+def test_a_level_argument_gives_the_most_severe_level_it_names() -> None:
+    assert _at(_find().sites, 25).level == "error"
+    assert 25 in {site.line for site in _find(levels=DEFAULT_LEVELS).sites}
+
+
+def test_formats_without_literal_text_and_unknown_macros_are_skipped() -> None:
+    skipped = {item.line: item.reason for item in _find().skipped}
+    assert skipped == {26: "no-literal", 27: "unresolved-constant"}
+
+
+def test_default_sinks_and_levels() -> None:
+    sites = _find().sites
+    assert _at(sites, 28).template == (Text("done\n"),)
+    assert _at(sites, 28).level == "info"
+    assert 28 not in {site.line for site in _find(levels=DEFAULT_LEVELS).sites}
+
+
+def test_macros_from_headers_of_the_tree() -> None:
+    assert FINDER is not None
+    header = FINDER.constants(b'#define A "a-"\n#define AB A "b"\n#define N 3\n')
+    assert header == {"A": "a-", "AB": "a-b"}
+    source = b'void f(void) { error(AB " %" PRIu64, n); }'
+    site = _find(source, constants=header).sites[0]
+    assert site.template[0] == Text("a-b ")
+    assert isinstance(site.template[1], Hole) and site.template[1].shape == "uint"
+
+
+def test_syslog_takes_its_level_from_the_priority() -> None:
+    source = b'void f(void) { syslog(LOG_ERR, "x %s", s); syslog(LOG_DEBUG, "y"); }'
+    assert [(s.line, s.level) for s in _find(source, levels=DEFAULT_LEVELS).sites] == [(1, "error")]
+
+
+def test_a_local_only_assigned_literals_is_a_choice() -> None:
+    source = b'''void f(int ok) {
+	const char *msg;
+	if (ok) msg = "Accepted"; else msg = "Failed";
+	logit("%s login", msg);
+}'''
+    site = _find(source).sites[0]
+    assert site.template == (Choice(((Text("Accepted"),), (Text("Failed"),))), Text(" login"))

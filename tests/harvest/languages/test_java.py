@@ -1,0 +1,150 @@
+"""The Java finder on small sources: throws, log calls through logger objects, messages and their context."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
+from errdex.harvest.sites import Choice, Hole, Site, Text
+
+FINDER = finder_for("A.java")
+# the finders read every format string (an SLF4J message with arguments too) through harvest.formats
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("errdex.harvest.formats") is None,
+                                reason="errdex.harvest.formats (format strings) is not merged yet")
+
+SOURCE = b'''
+package p;
+class Server {
+    private static final Logger AUDIT = LoggerFactory.getLogger("audit");
+    static final String PREFIX = "srv: ";
+    static final String CLOSED = PREFIX + "closed";
+
+    void start(int port, Object sock) {
+        if (port <= 0) {
+            throw new IllegalArgumentException("bad port " + port);
+        } else {
+            LOG.info("listening on " + port);
+        }
+        try {
+            open();
+        } catch (IOException e) {
+            LOG.warn("Cannot open " + sock + ", " + CLOSED, e);
+        }
+        String what = "socket";
+        LOG.error("Lost " + what + " 0x" + Long.toHexString(id)
+                + (sock != null ? " at " + sock : " (none)"));
+        AUDIT.error("audited");
+        other.error("not a logger");
+        LOG.info(message);
+        throw new IllegalStateException(cause);
+    }
+}
+'''
+
+
+def _find(source: bytes = SOURCE, levels: frozenset[str] | None = None, sinks: tuple[Sink, ...] | None = None,
+          constants: dict[str, str] | None = None) -> FileSites:
+    assert FINDER is not None
+    return FINDER.find(source, "p/Server.java", sinks=FINDER.default_sinks if sinks is None else sinks,
+                       levels=parse_levels("all") if levels is None else levels, constants=constants or {})
+
+
+def _at(sites: list[Site], line: int) -> Site:
+    return next(site for site in sites if site.line == line)
+
+
+def test_a_throw_with_concatenation_is_a_site_with_its_class_function_and_guard() -> None:
+    site = _at(_find().sites, 10)
+    assert site.kind == "throw"
+    assert site.error_class == "IllegalArgumentException"
+    assert site.template == (Text("bad port "), Hole("port"))
+    assert site.function == "Server.start"
+    assert site.guards == ("port <= 0",)
+    assert site.level is None
+
+
+def test_an_else_branch_and_a_catch_are_guards() -> None:
+    sites = _find().sites
+    assert _at(sites, 12).guards == ("!(port <= 0)",)
+    assert _at(sites, 17).guards == ("catch (IOException e)",)
+
+
+def test_constants_of_the_file_resolve_and_a_trailing_exception_is_not_in_the_message() -> None:
+    site = _at(_find().sites, 17)
+    assert site.template == (Text("Cannot open "), Hole("sock"), Text(", srv: closed"))
+    assert site.level == "warning"
+    assert site.error_class == "LOG"
+
+
+def test_a_local_literal_a_hex_call_and_a_ternary() -> None:
+    site = _at(_find().sites, 20)
+    assert site.line == 20 and site.end_line == 21
+    assert site.template == (
+        Text("Lost socket 0x"), Hole("Long.toHexString(id)", "hex"),
+        Choice(((Text(" at "), Hole("sock")), (Text(" (none)"),))))
+
+
+def test_only_logger_objects_count_and_a_static_final_logger_field_is_one() -> None:
+    lines = {site.line for site in _find().sites}
+    assert 22 in lines
+    assert 23 not in lines
+
+
+def test_messages_without_literal_text_are_skipped_with_the_reason() -> None:
+    skipped = {item.line: item.reason for item in _find().skipped}
+    assert skipped == {24: "no-literal", 25: "no-literal"}
+
+
+def test_levels_below_those_asked_are_left_out() -> None:
+    lines = {site.line for site in _find(levels=DEFAULT_LEVELS).sites}
+    assert 12 not in lines and 20 in lines and 10 in lines
+
+
+def test_tree_constants_resolve_as_class_dot_name() -> None:
+    assert FINDER is not None
+    other = FINDER.constants(b'class Messages { public static final String GONE = "gone " + "away"; }')
+    assert other == {"GONE": "gone away", "Messages.GONE": "gone away"}
+    source = b'class A { void f() { throw new RuntimeException(Messages.GONE + "!"); } }'
+    assert _find(source, constants=other).sites[0].template == (Text("gone away!"),)
+
+
+def test_jul_levels_and_log_with_a_level_argument() -> None:
+    source = b'''class A { void f() {
+        logger.severe("broken");
+        logger.log(Level.WARNING, "careful");
+        logger.fine("detail");
+    } }'''
+    assert [(s.line, s.level) for s in _find(source).sites] == [(2, "error"), (3, "warning"), (4, "debug")]
+
+
+def test_a_project_sink_is_any_call_of_its_name() -> None:
+    source = b'class A { void f() { audit("x"); LOG.error("y"); } }'
+    sites = _find(source, sinks=(Sink("audit", 0, "error", "plain"),)).sites
+    assert [(s.template, s.error_class) for s in sites] == [((Text("x"),), "audit")]
+
+
+def test_slf4j_placeholders_with_arguments_are_holes() -> None:
+    source = b'class A { void f() { LOG.info("Got {} from {}", a, b); LOG.info("literal {}"); } }'
+    first, second = _find(source).sites
+    assert [type(p) for p in first.template] == [Text, Hole, Text, Hole]
+    assert first.template[0] == Text("Got ") and first.template[2] == Text(" from ")
+    assert second.template == (Text("literal {}"),)
+
+
+def test_string_format_and_message_format() -> None:
+    source = b'''class A { void f() {
+        throw new IOException(String.format("port %d is busy", port));
+    }
+    void g() { LOG.warn(MessageFormat.format("file {0} gone", f)); } }'''
+    first, second = _find(source).sites
+    assert first.template[0] == Text("port ") and first.template[-1] == Text(" is busy")
+    assert isinstance(first.template[1], Hole) and first.template[1].shape == "int"
+    assert second.template[0] == Text("file ") and isinstance(second.template[1], Hole)
+
+
+def test_a_broken_file_still_gives_its_sites() -> None:
+    result = _find(b'class A { void f() { throw new E("x"); } void g( { }')
+    assert [s.template for s in result.sites] == [(Text("x"),)]
