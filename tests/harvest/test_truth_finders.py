@@ -141,10 +141,12 @@ def zookeeper_coverage() -> Coverage:
 
 
 @cache
-def openssh_coverage() -> Coverage:
+def openssh_coverage(configured: bool = True) -> Coverage:
+    """With the committed sshd sinks, or (``configured=False``) with the C defaults only, where the finder
+    takes sshd's own printf-like functions from their declarations."""
     data = shared_data()
     files = _tree(data / "repos" / "openssh-portable.git", "V_6_6_P1", (".c", ".h"))
-    sites = _harvest(files, sshd_sinks(), (".h",))
+    sites = _harvest(files, sshd_sinks() if configured else None, (".h", ".c"))
     result = Coverage()
     for expected in openssh_expected(data):
         result.total += 1
@@ -183,6 +185,11 @@ def test_openssh_log_calls_are_sites_whose_template_matches_their_lines() -> Non
     assert result.rate >= OPENSSH_FLOOR, result.summary()
 
 
+def test_openssh_without_a_sink_config_finds_sshds_own_log_functions() -> None:
+    result = openssh_coverage(configured=False)
+    assert result.rate >= OPENSSH_FLOOR, result.summary()
+
+
 def test_openssh_lines_that_need_sshd_wrappers_taken_off_are_only_the_known_ones() -> None:
     result = openssh_coverage()
     # " [preauth]" after a final %s is part of what the %s matched, so those lines need no unwrapping here
@@ -192,6 +199,7 @@ def test_openssh_lines_that_need_sshd_wrappers_taken_off_are_only_the_known_ones
 
 
 if __name__ == "__main__":
-    for name, measure in (("zookeeper", zookeeper_coverage), ("openssh", openssh_coverage)):
-        print(f"{name}: {measure().summary()}")
+    print(f"zookeeper: {zookeeper_coverage().summary()}")
+    print(f"openssh (examples/harvest/openssh-sshd.toml): {openssh_coverage().summary()}")
+    print(f"openssh (default sinks only): {openssh_coverage(configured=False).summary()}")
     sys.exit(0)

@@ -143,3 +143,47 @@ def test_a_local_only_assigned_literals_is_a_choice() -> None:
 }'''
     site = _find(source).sites[0]
     assert site.template == (Choice(((Text("Accepted"),), (Text("Failed"),))), Text(" login"))
+
+
+def test_without_project_sinks_the_trees_own_log_functions_are_found() -> None:
+    assert FINDER is not None
+    header = FINDER.constants(b'''
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void _serverLog(int level, const char *fmt, ...);
+#define serverLog(level, ...) do { _serverLog(level, __VA_ARGS__); } while (0)
+#define LOG_ERR(fmt, ...) log_msg(LOG_ERR, fmt, __VA_ARGS__)
+int xasprintf(char **out, const char *fmt, ...);
+int buf_putf(struct buf *b, const char *fmt, ...);
+char *mprintf(const char *fmt, ...);
+void report_to(FILE *out, const char *fmt, ...);
+''')
+    source = b'''void f(void) {
+	log_warn("low %d", n);
+	serverLog(LL_WARNING, "Accepted %s", who);
+	LOG_ERR("broken %s", why);
+	xasprintf(&s, "built %s", x);
+	buf_putf(b, "built %s", x);
+	s = mprintf("built %s", x);
+	report_to(stderr, "reported %s", x);
+}'''
+    sites = _find(source, sinks=FINDER.default_sinks, constants=header).sites
+    assert [(s.line, s.error_class, s.level) for s in sites] == [
+        (2, "log_warn", "warning"), (3, "serverLog", "warning"), (4, "LOG_ERR", "error"),
+        (8, "report_to", "info")]
+    assert sites[1].template[0] == Text("Accepted ")
+
+
+def test_a_function_pointer_with_a_format_is_a_sink() -> None:
+    source = b'''void f(int ok) {
+	void (*authlog) (const char *fmt,...) = verbose;
+	authlog("%s for %s", ok ? "Accepted" : "Failed", user);
+}'''
+    assert FINDER is not None
+    sites = _find(source, sinks=FINDER.default_sinks).sites
+    assert [(s.line, s.error_class) for s in sites] == [(3, "authlog")]
+
+
+def test_with_project_sinks_declarations_are_not_guessed() -> None:
+    source = b'void log_warn(const char *fmt, ...);\nvoid f(void) { log_warn("low"); error("x"); }'
+    sites = _find(source, sinks=(Sink("error", 0, "error"),)).sites
+    assert [s.error_class for s in sites] == ["error"]

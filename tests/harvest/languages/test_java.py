@@ -148,3 +148,35 @@ def test_string_format_and_message_format() -> None:
 def test_a_broken_file_still_gives_its_sites() -> None:
     result = _find(b'class A { void f() { throw new E("x"); } void g( { }')
     assert [s.template for s in result.sites] == [(Text("x"),)]
+
+
+def test_loggers_from_getters_locals_and_parameters_and_the_standard_streams() -> None:
+    source = b'''class A {
+    void f(Logger audit) {
+        LoggerFactory.getLogger(A.class).warn("from a getter");
+        Logger local = LoggerFactory.getLogger("x");
+        local.error("from a local");
+        audit.error("from a parameter");
+        System.err.println("to stderr " + x);
+        System.out.printf("to stdout %d%n", n);
+        writer.println("to a writer");
+    } }'''
+    sites = _find(source).sites
+    assert [(s.line, s.level) for s in sites] == [(3, "warning"), (5, "error"), (6, "error"), (7, "error"),
+                                                  (8, "info")]
+    assert sites[3].template == (Text("to stderr "), Hole("x"))
+    assert sites[4].template[0] == Text("to stdout ")
+
+
+def test_jul_parameters_are_read_as_message_format() -> None:
+    source = b'class A { void f() { logger.log(Level.SEVERE, "lost {0} of {1}", new Object[] {a, b}); } }'
+    template = _find(source).sites[0].template
+    assert template[0] == Text("lost ") and template[2] == Text(" of ")
+    assert [type(p) for p in template] == [Text, Hole, Text, Hole]
+
+
+def test_a_project_sink_replaces_the_default_of_its_name() -> None:
+    assert FINDER is not None
+    source = b'class A { void f() { anything.info("x"); } }'
+    sinks = (*FINDER.default_sinks, Sink("info", 0, "warning", "plain"))
+    assert [(s.line, s.level) for s in _find(source, sinks=sinks).sites] == [(1, "warning")]

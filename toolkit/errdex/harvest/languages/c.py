@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, unescape
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
@@ -49,7 +49,8 @@ _INTTYPES = {f"PRI{conv}{size}": f"{length}{conv}"
              for size, length in (("8", "hh"), ("16", "h"), ("32", ""), ("64", "ll"), ("MAX", "j"), ("PTR", "l"))
              for conv in "diouxX"}
 _TOKEN = re.compile(r'\s*(?:(L|u8|u|U)?"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*))', re.DOTALL)
-_LEVEL_NAME = re.compile(r"\b(?:SYSLOG_LEVEL_|LOG_)([A-Z0-9]+)\b")
+#: A level constant: its last word (LOG_ERR, SYSLOG_LEVEL_INFO, LL_WARNING, G_LOG_LEVEL_DEBUG).
+_LEVEL_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*_([A-Z]+[0-9]?)\b")
 
 
 def _text(node: Node | None) -> str:
@@ -113,8 +114,8 @@ class _File:
         self.levels = levels
         self.constants = {**tree_constants, **_defines(root, tree_constants)}
         self.sinks: dict[str, Sink] = {}
-        for sink in sinks:
-            self.sinks.setdefault(sink.name, sink)
+        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
+            self.sinks[sink.name] = sink
         self.result = FileSites()
 
     def pieces(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
@@ -340,11 +341,16 @@ class CFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
-        return _defines(_PARSER.parse(source).root_node, {})
+        root = _PARSER.parse(source).root_node
+        return {**_defines(root, {}), **c_sinks.declared(root)}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree = _PARSER.parse(source)
+        if all(sink in DEFAULT_SINKS for sink in sinks):
+            # no project sinks: the tree's own printf-like log functions are found by their declarations
+            own = c_sinks.sinks_of({**constants, **c_sinks.declared(tree.root_node)})
+            sinks = [*own, *sinks]
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):

@@ -123,9 +123,9 @@ class _File:
         self.levels = levels
         self.constants = {**tree_constants, **_constants(root)}
         self.sinks: dict[str, Sink] = {}
-        for sink in sinks:
-            self.sinks.setdefault(sink.name, sink)
-        self.defaults = frozenset(s.name for s in DEFAULT_SINKS if s in sinks)
+        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
+            self.sinks[sink.name] = sink
+        self.defaults = frozenset(name for name, sink in self.sinks.items() if sink in DEFAULT_SINKS)
         self.result = FileSites()
         self.consumed: set[int] = set()
 

@@ -11,6 +11,7 @@ of that method name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 
 import tree_sitter
@@ -36,7 +37,15 @@ DEFAULT_SINKS: tuple[Sink, ...] = (
       for name in ("fatal", "error", "warn", "info", "debug", "trace",
                    "severe", "warning", "config", "fine", "finer", "finest")),
     Sink("log", 1, None, "slf4j", level_arg=0),
+    Sink("println", 0, "info", "plain"),
+    Sink("print", 0, "info", "plain"),
+    Sink("printf", 0, "info", "printf"),  # read as Java's String.format
 )
+#: ``System.err.println(...)`` is an error, ``System.out.println(...)`` information.
+_STREAMS = {"System.err": "error", "System.out": "info"}
+_PRINTS = frozenset({"println", "print", "printf"})
+_GETTERS = frozenset({"getLogger", "getLog", "logger", "log", "getLOG"})
+_MESSAGE_FORMAT = re.compile(r"\{[0-9]")
 _HEX_CALLS = frozenset({"Long.toHexString", "Integer.toHexString", "Long.toString"})
 _FUNCTION_NODES = ("method_declaration", "constructor_declaration")
 _CLASS_NODES = ("class_declaration", "enum_declaration", "interface_declaration", "record_declaration")
@@ -61,11 +70,9 @@ class _File:
         self.constants = {**tree_constants, **_file_constants(root)}
         self.loggers = _LOGGER_NAMES | _logger_fields(root)
         self.sinks: dict[str, Sink] = {}
-        self.logger_only: set[str] = set()
-        for sink in sinks:
-            self.sinks.setdefault(sink.name, sink)
-            if sink in DEFAULT_SINKS:
-                self.logger_only.add(sink.name)
+        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
+            self.sinks[sink.name] = sink
+        self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in DEFAULT_SINKS)
         self.result = FileSites()
 
     # -- messages ----------------------------------------------------------------------------------------
@@ -119,14 +126,18 @@ class _File:
 
     # -- sites -------------------------------------------------------------------------------------------
     def add(self, node: Node, kind: SiteKind, message: Node | None, *, level: str | None,
-            error_class: str, extra_args: bool, locals_: Mapping[str, str]) -> None:
+            error_class: str, style: str | None, locals_: Mapping[str, str]) -> None:
+        """A site of ``message``; its literal text read as a format of ``style`` (None: as it is)."""
         line = node.start_point[0] + 1
         if message is None:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
             return
         parts = self.pieces(message, locals_)
-        if extra_args:
-            parts = [Raw(p.text, "slf4j") if isinstance(p, Text) else p for p in parts]
+        if style == "slf4j" and any(isinstance(p, Text) and _MESSAGE_FORMAT.search(p.text) for p in parts) \
+                and not any(isinstance(p, Text) and "{}" in p.text for p in parts):
+            style = "message-format"  # JUL's log(Level, "x {0}", param) reads its message as MessageFormat
+        if style is not None:
+            parts = [Raw(p.text, style) if isinstance(p, Text) else p for p in parts]
         if not has_text(parts):
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(message)[:80]))
             return
@@ -142,8 +153,7 @@ class _File:
         args = _named_args(created)
         error_class = _text(created.child_by_field_name("type"))
         message = args[0] if args and _stringy(args[0]) else None
-        self.add(node, "throw", message, level=None, error_class=error_class, extra_args=False,
-                 locals_=locals_)
+        self.add(node, "throw", message, level=None, error_class=error_class, style=None, locals_=locals_)
 
     def call(self, node: Node, locals_: Mapping[str, str]) -> None:
         name = _text(node.child_by_field_name("name"))
@@ -152,19 +162,33 @@ class _File:
             return
         receiver = node.child_by_field_name("object")
         receiver_name = _text(receiver).removeprefix("this.")
-        if name in self.logger_only and receiver_name not in self.loggers:
-            return
         args = _named_args(node)
         level = sink.level
+        if name in self.logger_only:
+            if name in _PRINTS:
+                level = _STREAMS.get(receiver_name)
+                if level is None:
+                    return
+            elif receiver_name not in self.loggers and not _logger_call(receiver):
+                return
         if sink.level_arg is not None:
             level_node = args[sink.level_arg] if len(args) > sink.level_arg else None
             level = normal_level(_text(level_node).rsplit(".", 1)[-1]) if level_node is not None else None
         if level is None or level not in self.levels:
             return
         message = args[sink.format_arg] if len(args) > sink.format_arg else None
-        extra = len(args) > sink.format_arg + 1 and sink.style == "slf4j"
-        self.add(node, "log", message, level=level, error_class=receiver_name or name, extra_args=extra,
+        extra = len(args) > sink.format_arg + 1
+        style: str | None = "java-format" if sink.style == "printf" else sink.style  # Java's printf
+        if style == "plain" or (style == "slf4j" and not extra):
+            style = None
+        self.add(node, "log", message, level=level, error_class=receiver_name or name, style=style,
                  locals_=locals_)
+
+
+def _logger_call(receiver: Node | None) -> bool:
+    """``LoggerFactory.getLogger(X.class).info(...)``, ``getLog().warn(...)``."""
+    return receiver is not None and receiver.type == "method_invocation" \
+        and _text(receiver.child_by_field_name("name")) in _GETTERS
 
 
 def _stringy(node: Node) -> bool:
@@ -210,11 +234,17 @@ def _literal_text(node: Node, known: Mapping[str, str]) -> str | None:
 
 
 def _logger_fields(root: Node) -> set[str]:
+    """The names of the file's fields, locals and parameters declared as a Logger."""
     names: set[str] = set()
-    for field in _walk(root, "field_declaration"):
-        type_name = _text(field.child_by_field_name("type")).rsplit(".", 1)[-1]
-        if type_name in _LOGGER_TYPES:
-            names.update(_text(d.child_by_field_name("name")) for d in field.children_by_field_name("declarator"))
+    for kind in ("field_declaration", "local_variable_declaration", "formal_parameter"):
+        for declaration in _walk(root, kind):
+            type_name = _text(declaration.child_by_field_name("type")).rsplit(".", 1)[-1]
+            if type_name not in _LOGGER_TYPES:
+                continue
+            if kind == "formal_parameter":
+                names.add(_text(declaration.child_by_field_name("name")))
+            names.update(_text(d.child_by_field_name("name"))
+                         for d in declaration.children_by_field_name("declarator"))
     return names
 
 

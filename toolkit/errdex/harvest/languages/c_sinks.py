@@ -1,0 +1,158 @@
+"""A C tree's own log functions, found by their declarations, for a harvest given no project sinks.
+
+C projects rarely log through printf itself: they declare their own ``void log_error(const char *fmt, ...)``,
+a function pointer ``void (*authlog)(const char *fmt, ...)`` or a macro ``#define serverLog(level, ...)``.
+
+- A variadic function (or function pointer) with a format parameter (named ``fmt``/``format``/``msg``, or the
+  ``char *`` just before ``...``) is a sink unless it builds a string: a pointer parameter before the format
+  (``snprintf(buf, ...)``, ``sshbuf_putf(b, ...)``; a ``FILE *`` is a stream, not a buffer), a ``char *``
+  result, or a builder's name (``xasprintf``, ``str_append``).
+- A variadic function-like macro is one when its name reads as logging (a word such as ``log``, ``error``,
+  ``warn``, ``fatal``, ``debug``: ``LOG_ERR``, ``serverLog``); its format is its ``fmt`` parameter, else the
+  first variadic argument.
+
+The level is the ``level``/``prio``/``severity`` parameter's value at each call, else the level the name says
+(``log_warn``: warning), else info.
+
+The constants pass carries them through the tree (a header declares, a ``.c`` file calls): :func:`declared`
+returns them as entries of the constants mapping under keys no macro can have (``"\\0sink:NAME"``), and
+:func:`sinks_of` reads them back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from tree_sitter import Node
+
+from errdex.harvest.sinks import Sink
+
+__all__ = ["KEY", "declared", "sinks_of"]
+
+#: The prefix of a detected sink's key in the constants mapping (a NUL: no C name has one).
+KEY = "\0sink:"
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_LEVEL_WORDS = {
+    "fatal": "fatal", "die": "fatal", "panic": "fatal", "crit": "fatal", "critical": "fatal", "emerg": "fatal",
+    "alert": "fatal", "err": "error", "error": "error", "fail": "error", "warn": "warning", "warning": "warning",
+    "info": "info", "notice": "info", "verbose": "info", "debug": "debug", "dbg": "debug", "trace": "trace",
+}
+_LOG_WORDS = frozenset({*_LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger", "msg", "message", "report"})
+_BUILDERS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "str", "string", "buf", "buffer",
+                       "append", "put", "putf", "cat"})
+_FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
+_LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
+
+
+def _text(node: Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+def _words(name: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(name)]
+
+
+def _level_of_name(words: list[str]) -> str:
+    return next((_LEVEL_WORDS[word] for word in words if word in _LEVEL_WORDS), "info")
+
+
+def _loggish(name: str) -> bool:
+    words = _words(name)
+    return bool(words) and any(w in _LOG_WORDS for w in words) and not any(w in _BUILDERS for w in words)
+
+
+def _walk(node: Node, kinds: tuple[str, ...]) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in kinds:
+            yield current
+        stack.extend(reversed(current.children))
+
+
+def _parameter_name(parameter: Node) -> str:
+    node = parameter.child_by_field_name("declarator")
+    while node is not None and node.type != "identifier":
+        node = node.child_by_field_name("declarator")
+    return _text(node)
+
+
+def _declared_name(declarator: Node) -> str:
+    """``f`` of ``f(...)``, ``(*f)(...)``, ``*f(...)``."""
+    node = declarator.child_by_field_name("declarator")
+    while node is not None and node.type in ("parenthesized_declarator", "pointer_declarator"):
+        node = node.child_by_field_name("declarator") or (node.named_children[0] if node.named_children else None)
+    return _text(node) if node is not None and node.type == "identifier" else ""
+
+
+def _builds_a_string(declarator: Node, fixed: list[Node], fmt: int) -> bool:
+    words = _words(_declared_name(declarator))
+    if any(word in _BUILDERS for word in words):
+        return True
+    outer = declarator.parent
+    if outer is not None and outer.type == "pointer_declarator":
+        result = outer.parent.child_by_field_name("type") if outer.parent is not None else None
+        if "char" in _text(result):
+            return True
+    for parameter in fixed[:fmt]:
+        pointer = "*" in _text(parameter.child_by_field_name("declarator")) or "*" in _text(parameter)
+        if pointer and "FILE" not in _text(parameter.child_by_field_name("type")):
+            return True
+    return False
+
+
+def _function(declarator: Node) -> tuple[str, int, int] | None:
+    """(name, format index, level index or -1) of a variadic function declarator, or None."""
+    parameters = declarator.child_by_field_name("parameters")
+    name = _declared_name(declarator)
+    if parameters is None or not name:
+        return None
+    items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
+    if not items or items[-1].type != "variadic_parameter":
+        return None
+    fixed = items[:-1]
+    names = [_parameter_name(p) for p in fixed]
+    fmt = next((i for i, n in enumerate(names) if n in _FORMAT_NAMES), -1)
+    if fmt < 0 and fixed and "char" in _text(fixed[-1].child_by_field_name("type")):
+        fmt = len(fixed) - 1
+    if fmt < 0 or _builds_a_string(declarator, fixed, fmt):
+        return None
+    level = next((i for i, n in enumerate(names) if n in _LEVEL_NAMES), -1)
+    return name, fmt, level
+
+
+def _macro(define: Node) -> tuple[str, int, int] | None:
+    """(name, format index, level index or -1) of a variadic function-like macro, or None."""
+    name = _text(define.child_by_field_name("name"))
+    parameters = define.child_by_field_name("parameters")
+    if parameters is None or "..." not in _text(parameters) or not _loggish(name):
+        return None
+    names = [_text(c) for c in parameters.named_children if c.type == "identifier"]
+    fmt = next((i for i, n in enumerate(names) if n in _FORMAT_NAMES), -1)
+    if fmt < 0:
+        fmt = len(names)  # the first variadic argument is the format
+    level = next((i for i, n in enumerate(names) if n in _LEVEL_NAMES), -1)
+    return name, fmt, level
+
+
+def declared(root: Node) -> dict[str, str]:
+    """The file's printf-like log functions and macros, as constants entries (``KEY + name`` -> ``"F,L"``)."""
+    found: dict[str, str] = {}
+    for node in _walk(root, ("function_declarator", "preproc_function_def")):
+        detected = _macro(node) if node.type == "preproc_function_def" else _function(node)
+        if detected is not None:
+            name, fmt, level = detected
+            found[KEY + name] = f"{fmt},{level}"
+    return found
+
+
+def sinks_of(constants: Mapping[str, str]) -> list[Sink]:
+    """The sinks :func:`declared` put in a constants mapping."""
+    sinks = []
+    for key, value in constants.items():
+        if key.startswith(KEY):
+            name = key[len(KEY):]
+            fmt, level = (int(part) for part in value.split(","))
+            sinks.append(Sink(name, fmt, _level_of_name(_words(name)), "printf", level if level >= 0 else None))
+    return sinks
