@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import cast
 
-from tree_sitter import Node
+from tree_sitter import Language, Node, Query, QueryCursor
 
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "unescape"]
+__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "unescape"]
 
 
 @dataclass(frozen=True)
@@ -123,3 +123,17 @@ def _first_error(root: Node) -> int:
             return node.start_point[0] + 1
         stack.extend(reversed([child for child in node.children if child.has_error or child.is_missing]))
     return 1
+
+
+_QUERIES: dict[tuple[int, tuple[str, ...]], Query] = {}
+
+
+def nodes(language: Language, root: Node, kinds: tuple[str, ...]) -> list[Node]:
+    """Every node of ``kinds`` under ``root``, in source order (an outer node before those inside it). A
+    tree-sitter query finds them in C, several times faster than walking the tree in Python."""
+    key = (id(language), kinds)
+    query = _QUERIES.get(key)
+    if query is None:
+        query = _QUERIES[key] = Query(language, " ".join(f"({kind}) @n" for kind in kinds))
+    found = QueryCursor(query).captures(root).get("n", [])
+    return sorted(found, key=lambda node: (node.start_byte, -node.end_byte))

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_c
 
 from errdex.harvest.languages import FileSites, c_sinks
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
 __all__ = ["DEFAULT_SINKS", "FINDER", "CFinder", "macro_value"]
 
-_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_c.language()))
+_LANGUAGE = tree_sitter.Language(tree_sitter_c.language())
+_PARSER = tree_sitter.Parser(_LANGUAGE)
 Node = tree_sitter.Node
 
 #: printf, fprintf (to stderr, as an error), syslog (level from its first argument), perror, BSD err/warn.
@@ -94,12 +96,7 @@ def _defines(root: Node, known: Mapping[str, str]) -> dict[str, str]:
 
 
 def _walk(node: Node, kind: str) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == kind:
-            yield current
-        stack.extend(reversed(current.children))
+    return iter(nodes(_LANGUAGE, node, (kind,)))
 
 
 def _string_body(node: Node) -> str:
@@ -263,20 +260,27 @@ def _assigned_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
     if parameters is not None and any(_text(i) == name for i in _walk(parameters, "identifier")):
         return None
     options: list[tuple[Part, ...]] = []
-    body = definition.child_by_field_name("body")
-    for kind in ("assignment_expression", "init_declarator"):
-        for assignment in _walk(body, kind) if body is not None else ():
-            target = assignment.child_by_field_name("left" if kind == "assignment_expression" else "declarator")
-            while target is not None and target.type == "pointer_declarator":
-                target = target.child_by_field_name("declarator")
-            if target is None or _text(target) != name:
-                continue
-            value = assignment.child_by_field_name("right" if kind == "assignment_expression" else "value")
-            values = _string_values(value, depth + 1) if value is not None else None
-            if values is None or any(not o or not isinstance(o[0], Text) for o in values):
-                return None
-            options.extend(values)
+    for value in _assignments(definition).get(name, ()):
+        values = _string_values(value, depth + 1) if value is not None else None
+        if values is None or any(not o or not isinstance(o[0], Text) for o in values):
+            return None
+        options.extend(values)
     return options or None
+
+
+@lru_cache(maxsize=64)
+def _assignments(definition: Node) -> dict[str, list[Node | None]]:
+    """Each name a function assigns or initialises -> the values (None: declared without one counts not)."""
+    found: dict[str, list[Node | None]] = {}
+    body = definition.child_by_field_name("body")
+    for assignment in nodes(_LANGUAGE, body, ("assignment_expression", "init_declarator")) if body else ():
+        plain = assignment.type == "assignment_expression"
+        target = assignment.child_by_field_name("left" if plain else "declarator")
+        while target is not None and target.type == "pointer_declarator":
+            target = target.child_by_field_name("declarator")
+        if target is not None:
+            found.setdefault(_text(target), []).append(assignment.child_by_field_name("right" if plain else "value"))
+    return found
 
 
 def _function_name(definition: Node) -> str | None:
@@ -341,16 +345,24 @@ class CFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
+        if b"#define" not in source and b"..." not in source:
+            return {}  # neither a macro nor a variadic function: nothing to parse for
         root = _PARSER.parse(source).root_node
         return {**_defines(root, {}), **c_sinks.declared(root)}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
-        tree = _PARSER.parse(source)
+        tree: tree_sitter.Tree | None = None
         if all(sink in DEFAULT_SINKS for sink in sinks):
             # no project sinks: the tree's own printf-like log functions are found by their declarations
-            own = c_sinks.sinks_of({**constants, **c_sinks.declared(tree.root_node)})
+            own = c_sinks.sinks_of(constants)
+            if b"..." in source:
+                tree = _PARSER.parse(source)
+                own += c_sinks.sinks_of(c_sinks.declared(tree.root_node))
             sinks = [*own, *sinks]
+        if not any(sink.name.encode() in source for sink in sinks):
+            return FileSites()  # no sink is named here: no site, and no need to parse
+        tree = tree or _PARSER.parse(source)
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):

@@ -22,11 +22,15 @@ returns them as entries of the constants mapping under keys no macro can have (`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-from tree_sitter import Node
+import tree_sitter_c
+from tree_sitter import Language, Node
 
+from errdex.harvest.languages._shared import nodes
 from errdex.harvest.sinks import Sink
+
+_LANGUAGE = Language(tree_sitter_c.language())
 
 __all__ = ["KEY", "declared", "sinks_of"]
 
@@ -62,13 +66,6 @@ def _loggish(name: str) -> bool:
     return bool(words) and any(w in _LOG_WORDS for w in words) and not any(w in _BUILDERS for w in words)
 
 
-def _walk(node: Node, kinds: tuple[str, ...]) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in kinds:
-            yield current
-        stack.extend(reversed(current.children))
 
 
 def _parameter_name(parameter: Node) -> str:
@@ -139,7 +136,7 @@ def _macro(define: Node) -> tuple[str, int, int] | None:
 def declared(root: Node) -> dict[str, str]:
     """The file's printf-like log functions and macros, as constants entries (``KEY + name`` -> ``"F,L"``)."""
     found: dict[str, str] = {}
-    for node in _walk(root, ("function_declarator", "preproc_function_def")):
+    for node in nodes(_LANGUAGE, root, ("function_declarator", "preproc_function_def")):
         detected = _macro(node) if node.type == "preproc_function_def" else _function(node)
         if detected is not None:
             name, fmt, level = detected

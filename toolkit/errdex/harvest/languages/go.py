@@ -20,13 +20,14 @@ import tree_sitter
 import tree_sitter_go
 
 from errdex.harvest.languages import FileSites
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
 
 __all__ = ["DEFAULT_SINKS", "FINDER", "GoFinder"]
 
-_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language()))
+_LANGUAGE = tree_sitter.Language(tree_sitter_go.language())
+_PARSER = tree_sitter.Parser(_LANGUAGE)
 Node = tree_sitter.Node
 
 _LOGGERS = frozenset({"log", "logger", "slog", "logrus", "klog", "glog", "zap", "sugar", "zlog", "lg", "Log",
@@ -64,12 +65,7 @@ def _arguments(call: Node) -> list[Node]:
 
 
 def _walk(node: Node, kind: str) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == kind:
-            yield current
-        stack.extend(reversed(current.children))
+    return iter(nodes(_LANGUAGE, node, (kind,)))
 
 
 def _root_name(node: Node) -> str:
@@ -232,7 +228,7 @@ class GoFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
-        return _constants(_PARSER.parse(source).root_node)
+        return _constants(_PARSER.parse(source).root_node) if b"const" in source else {}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:

@@ -18,13 +18,14 @@ import tree_sitter
 import tree_sitter_java
 
 from errdex.harvest.languages import FileSites
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
 
 __all__ = ["DEFAULT_SINKS", "FINDER", "JavaFinder"]
 
-_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+_LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
+_PARSER = tree_sitter.Parser(_LANGUAGE)
 Node = tree_sitter.Node
 
 _LOGGER_NAMES = frozenset({"LOG", "log", "logger", "LOGGER", "Log", "_log", "_logger", "LOGGER_"})
@@ -249,12 +250,7 @@ def _logger_fields(root: Node) -> set[str]:
 
 
 def _walk(node: Node, kind: str) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == kind:
-            yield current
-        stack.extend(reversed(current.children))
+    return iter(nodes(_LANGUAGE, node, (kind,)))
 
 
 def _class_name(node: Node) -> str:
@@ -293,14 +289,20 @@ def _context(node: Node) -> tuple[str | None, tuple[str, ...]]:
     return function, tuple(reversed(guards))
 
 
-def _visit(node: Node, state: _File, locals_: dict[str, str]) -> None:
-    """Walk the tree in source order; a method starts its own table of local string constants."""
-    stack: list[tuple[Node, dict[str, str]]] = [(node, locals_)]
-    while stack:
-        current, scope = stack.pop()
+_VISITED = (*_FUNCTION_NODES, "local_variable_declaration", "throw_statement", "method_invocation")
+
+
+def _visit(root: Node, state: _File) -> None:
+    """The sites of the file in source order; a method starts its own table of local string constants (a
+    stack of (end byte, table), so a method of an anonymous class inside another has its own)."""
+    scopes: list[tuple[int, dict[str, str]]] = [(root.end_byte, {})]
+    for current in nodes(_LANGUAGE, root, _VISITED):
+        while len(scopes) > 1 and scopes[-1][0] <= current.start_byte:
+            scopes.pop()
+        scope = scopes[-1][1]
         kind = current.type
         if kind in _FUNCTION_NODES:
-            scope = {}
+            scopes.append((current.end_byte, {}))
         elif kind == "local_variable_declaration" and _text(current.child_by_field_name("type")) == "String":
             for declarator in current.children_by_field_name("declarator"):
                 value = declarator.child_by_field_name("value")
@@ -309,9 +311,8 @@ def _visit(node: Node, state: _File, locals_: dict[str, str]) -> None:
                     scope[_text(declarator.child_by_field_name("name"))] = text
         elif kind == "throw_statement":
             state.throw(current, scope)
-        elif kind == "method_invocation":
+        else:
             state.call(current, scope)
-        stack.extend((child, scope) for child in reversed(current.children))
 
 
 class JavaFinder:
@@ -322,14 +323,14 @@ class JavaFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
-        return _file_constants(_PARSER.parse(source).root_node)
+        return _file_constants(_PARSER.parse(source).root_node) if b"final" in source else {}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree = _PARSER.parse(source)
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
-        _visit(tree.root_node, state, {})
+        _visit(tree.root_node, state)
         return state.result
 
 
