@@ -79,7 +79,7 @@ def test_log_calls_console_pino_and_printf_arguments() -> None:
         console.info("kept only when asked");
         console.error(err);
         console.error("100% sure");
-        winston.error("not a logger name");
+        api.error("not a logger name");
         ''', "src/a.js")
     by_line = {s.line: s for s in found.sites}
     assert sorted(by_line) == [3, 4, 5, 8]
@@ -90,6 +90,25 @@ def test_log_calls_console_pino_and_printf_arguments() -> None:
     assert by_line[8].template == (Text("100% sure"),)  # no arguments: nothing is formatted
     every = _find('console.info("a"); log.debug("b"); console.log("c");', levels=frozenset(LEVELS))
     assert [s.level for s in every.sites] == ["info", "debug", "log"]
+
+
+def test_loggers_the_file_makes_and_errors_not_thrown_where_built() -> None:
+    found = _find('''
+        const audit = pino({ name: "audit" });
+        this.out = parent.child({ part: "x" });
+        audit.error("denied");
+        this.out.warn("careful");
+        function load(cb) {
+          if (!ok) return Promise.reject(new TypeError(`cannot load ${name}`));
+          cb(new Error("callback error"));
+          const e = new Map();
+          throw new Error("thrown");
+        }
+        ''')
+    assert [(s.line, s.kind, s.error_class) for s in found.sites] == [
+        (4, "log", "audit"), (5, "log", "this.out"), (7, "return-error", "TypeError"),
+        (8, "return-error", "Error"), (10, "throw", "Error")]
+    assert found.sites[2].guards == ("!ok",) and found.sites[2].function == "load"
 
 
 def test_constants_locals_i18n_and_skips() -> None:

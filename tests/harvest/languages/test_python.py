@@ -68,6 +68,23 @@ def test_log_calls_and_their_formatting() -> None:
     assert [s.level for s in every.sites] == ["info", "debug"]
 
 
+def test_loggers_the_file_makes() -> None:
+    found = _find('''
+        import logging
+        audit = logging.getLogger("audit")
+        class A:
+            def __init__(self):
+                self.out = logging.getLogger(__name__).getChild("x")
+            def f(self):
+                audit.error("denied %s", u)
+                self.out.warning("careful")
+                logging.getLogger(__name__).error("inline")
+                other.error("not a logger")
+        ''')
+    assert [(s.line, s.error_class) for s in found.sites] == [
+        (8, "audit"), (9, "self.out"), (10, "logging.getLogger(__name__)")]
+
+
 def test_constants_and_local_variables() -> None:
     found = _find('''
         PREFIX = "Storage error"

@@ -25,16 +25,19 @@ import tree_sitter_typescript
 
 from errdex.harvest.formats import join, parts
 from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
-from errdex.harvest.sites import Choice, Hole, Part, Shape, Site, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Shape, Site, SiteKind, Skipped, Template, Text
 
 __all__ = ["FINDERS", "JavaScriptFinder"]
 
 Node = tree_sitter.Node
 
 _LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
-_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging"})
+_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
+#: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
+_LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
 _I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
 _FUNCTIONS = ("function_declaration", "function_expression", "function", "arrow_function", "method_definition",
               "generator_function_declaration", "generator_function")
@@ -51,9 +54,6 @@ _LANGUAGES = {
 }
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
-
 
 def _unescape(escape: str) -> str:
     """The character a JavaScript escape sequence stands for (``\\n``, ``\\u{1F600}``, ``\\'``)."""
@@ -67,9 +67,11 @@ def _unescape(escape: str) -> str:
     return _SIMPLE_ESCAPES.get(body, body)
 
 
-def _is_logger(receiver: str) -> bool:
+def _is_logger(receiver: str, made: frozenset[str]) -> bool:
+    """A logger by its name (``console``, ``this.logger``), or a name the file binds to a new logger
+    (``const audit = pino()``, in ``made``)."""
     last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith("logger")
+    return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
 
 
 def _is_error_class(name: str) -> bool:
@@ -88,12 +90,15 @@ class _File:
             declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" \
                 else statement
             if declaration is not None and declaration.type == "lexical_declaration" \
-                    and _text(declaration.children[0]) == "const":
+                    and text(declaration.children[0]) == "const":
                 for declarator in declaration.named_children:
                     name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
                     if declarator.type == "variable_declarator" and name is not None and value is not None \
                             and name.type == "identifier":
-                        self.constants[_text(name)] = value
+                        self.constants[text(name)] = value
+        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root)
+        self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
+                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
 
     # --- messages -------------------------------------------------------------------------------------
@@ -103,7 +108,7 @@ class _File:
         kind = node.type
         if depth <= _MAX_DEPTH:
             if kind == "string":
-                return join(Text(_text(c) if c.type == "string_fragment" else _unescape(_text(c)))
+                return join(Text(text(c) if c.type == "string_fragment" else _unescape(text(c)))
                             for c in node.named_children)
             if kind == "template_string":
                 return self.template(node, depth)
@@ -120,22 +125,22 @@ class _File:
                     return (choice,)
             if kind == "call_expression":
                 function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-                if function is not None and args is not None and _text(function) in _I18N and args.named_children:
+                if function is not None and args is not None and text(function) in _I18N and args.named_children:
                     return self.message(args.named_children[0], depth + 1)
             if kind == "identifier":
                 value = self.resolve(node)
                 if value is not None:
                     return value if isinstance(value, tuple) else self.message(value, depth + 1)
-                return (Hole("${" + _text(node) + "}", _declared_shape(node)),)
-        return (Hole("${" + _text(node) + "}"),)
+                return (Hole("${" + text(node) + "}", _declared_shape(node)),)
+        return (Hole("${" + text(node) + "}"),)
 
     def template(self, node: Node, depth: int) -> tuple[Part, ...]:
         out: list[Part] = []
         for child in node.named_children:
             if child.type == "string_fragment":
-                out.append(Text(_text(child)))
+                out.append(Text(text(child)))
             elif child.type == "escape_sequence":
-                out.append(Text(_unescape(_text(child))))
+                out.append(Text(_unescape(text(child))))
             elif child.type == "template_substitution" and child.named_child_count:
                 out.extend(self.message(child.named_children[0], depth + 1))
         return join(out)
@@ -152,7 +157,7 @@ class _File:
 
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
-        wanted = _text(name)
+        wanted = text(name)
         scope = name.parent
         while scope is not None and scope.type not in _FUNCTIONS:
             scope = scope.parent
@@ -168,7 +173,7 @@ class _File:
                     target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
                 elif current.type == "assignment_expression":
                     target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
-                if target is not None and value is not None and _text(target) == wanted \
+                if target is not None and value is not None and text(target) == wanted \
                         and (found is None or current.start_byte > found.start_byte):
                     found = value
                 if current.type not in _FUNCTIONS and current.type != "class_declaration":
@@ -183,7 +188,7 @@ class _File:
 
     # --- sites ----------------------------------------------------------------------------------------
 
-    def add(self, node: Node, statement: Node, kind: str, message: Node, *, printf: bool, level: str | None,
+    def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, printf: bool, level: str | None,
             error_class: str) -> None:
         line = statement.start_point.row + 1
         template = join(self.message(message))
@@ -192,10 +197,10 @@ class _File:
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None
             self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
-                                              _text(message)[:200]))
+                                              text(message)[:200]))
             return
         self.found.sites.append(Site(
-            path=self.path, language=self.language, kind="throw" if kind == "throw" else "log", line=line,
+            path=self.path, language=self.language, kind=kind, line=line,
             end_line=statement.end_point.row + 1, template=template, level=level, error_class=error_class,
             function=_function(node), guards=_guards(node)))
 
@@ -212,7 +217,17 @@ class _File:
         args = built.child_by_field_name("arguments")
         if callee is None or args is None or not args.named_children:
             return
-        self.add(node, node, "throw", args.named_children[0], printf=False, level=None, error_class=_text(callee))
+        self.add(node, node, "throw", args.named_children[0], printf=False, level=None, error_class=text(callee))
+
+    def value_site(self, node: Node) -> None:
+        """``new XError(message)`` not thrown where it is built (rejected, returned, given to a callback)."""
+        callee, args = node.child_by_field_name("constructor"), node.child_by_field_name("arguments")
+        parent = node.parent
+        if callee is None or args is None or not args.named_children or not _is_error_class(text(callee)) \
+                or (parent is not None and parent.type == "throw_statement"):
+            return
+        self.add(node, node, "return-error", args.named_children[0], printf=False, level=None,
+                 error_class=text(callee))
 
     def super_site(self, node: Node) -> None:
         """``super(message)`` in the constructor of an error class."""
@@ -223,20 +238,20 @@ class _File:
         if args is None or not args.named_children or owner is None:
             return
         heritage = next((c for c in owner.children if c.type == "class_heritage"), None)
-        parent = _text(heritage).removeprefix("extends").strip().split()[0] if heritage is not None else ""
+        parent = text(heritage).removeprefix("extends").strip().split()[0] if heritage is not None else ""
         name = owner.child_by_field_name("name")
-        if not (_is_error_class(parent.split("<")[0]) or (name is not None and _is_error_class(_text(name)))):
+        if not (_is_error_class(parent.split("<")[0]) or (name is not None and _is_error_class(text(name)))):
             return
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
         self.add(node, statement, "throw", args.named_children[0], printf=False, level=None,
-                 error_class=_text(name) if name is not None else parent)
+                 error_class=text(name) if name is not None else parent)
 
     def call_site(self, node: Node) -> None:
         function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if function is None or args is None:
             return
-        callee = _text(function)
-        sink = _sink_for(self.sinks, callee)
+        callee = text(function)
+        sink = _sink_for(self.sinks, callee, self.loggers)
         if sink is None:
             return
         positional = [a for a in args.named_children if a.type != "comment"]
@@ -244,7 +259,7 @@ class _File:
         if sink.level_arg is not None:
             if sink.level_arg >= len(positional):
                 return
-            level = normal_level(_text(positional[sink.level_arg]).strip("'\"`").rsplit(".", 1)[-1])
+            level = normal_level(text(positional[sink.level_arg]).strip("'\"`").rsplit(".", 1)[-1])
         if level is None or level not in self.levels:
             return
         index = sink.format_arg
@@ -264,7 +279,7 @@ _TYPE_SHAPES: dict[str, Shape] = {"number": "float", "bigint": "int", "boolean":
 
 def _declared_shape(name: Node) -> Shape:
     """The shape a TypeScript parameter's declared type prints (``status: number``), else ``any``."""
-    wanted = _text(name)
+    wanted = text(name)
     scope = name.parent
     while scope is not None:
         if scope.type in _FUNCTIONS:
@@ -272,8 +287,8 @@ def _declared_shape(name: Node) -> Shape:
             for parameter in parameters.named_children if parameters is not None else ():
                 pattern = parameter.child_by_field_name("pattern")
                 annotation = parameter.child_by_field_name("type")
-                if pattern is not None and _text(pattern) == wanted:
-                    declared = _text(annotation).lstrip(":").strip() if annotation is not None else ""
+                if pattern is not None and text(pattern) == wanted:
+                    declared = text(annotation).lstrip(":").strip() if annotation is not None else ""
                     return _TYPE_SHAPES.get(declared, "any")
         scope = scope.parent
     return "any"
@@ -281,14 +296,14 @@ def _declared_shape(name: Node) -> Shape:
 
 def _writes_text(node: Node) -> bool:
     return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
-        and not (node.type == "identifier" and _text(node) in ("err", "error", "e"))
+        and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
 
 
-def _sink_for(sinks: Sequence[Sink], callee: str) -> Sink | None:
+def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
     receiver, _, method = callee.rpartition(".")
     for sink in sinks:
         if sink.name.startswith("logger."):
-            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver):
+            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, made):
                 return sink
         elif callee == sink.name or ("." not in sink.name and method == sink.name):
             return sink
@@ -308,7 +323,7 @@ def _function(node: Node) -> str | None:
             if name is None and current.parent is not None and current.parent.type == "pair":
                 name = current.parent.child_by_field_name("key")
         if name is not None:
-            names.append(_text(name))
+            names.append(text(name))
         current = current.parent
     return ".".join(reversed(names)) or None
 
@@ -318,7 +333,7 @@ def _condition(node: Node | None) -> str | None:
         return None
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
-    return _text(node)
+    return text(node)
 
 
 def _guards(node: Node) -> tuple[str, ...]:
@@ -344,9 +359,9 @@ def _guard(parent: Node, child: Node) -> str | None:
     if kind == "else_clause" and parent.parent is not None and parent.parent.type == "if_statement":
         inner = _condition(parent.parent.child_by_field_name("condition"))
         return None if inner is None else f"!({inner})"
-    if kind == "binary_expression" and _text(parent.child_by_field_name("operator") or parent) == "&&":
+    if kind == "binary_expression" and text(parent.child_by_field_name("operator") or parent) == "&&":
         left = parent.child_by_field_name("left")
-        return _text(left) if left is not None and child.start_byte > left.start_byte else None
+        return text(left) if left is not None and child.start_byte > left.start_byte else None
     if kind == "ternary_expression" and test is not None and not inside:
         alternative = parent.child_by_field_name("alternative")
         is_else = alternative is not None and child.start_byte == alternative.start_byte
@@ -358,12 +373,21 @@ def _default_sinks() -> tuple[Sink, ...]:
     return tuple(Sink(f"logger.{m}", level=normal_level(m), style="printf") for m in _LOG_METHODS)
 
 
+@lru_cache(maxsize=4)
+def _made_loggers(language: str) -> tree_sitter.Query:
+    """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
+    made = "[(call_expression function: (_) @maker) (new_expression constructor: (_) @maker)]"
+    return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
+(assignment_expression left: (_) @target right: {made})""")
+
+
 @lru_cache(maxsize=64)
 def _query(language: str, names: frozenset[str]) -> tree_sitter.Query:
     """Throws, ``super(...)`` calls, and calls of a function or method named like one of the sinks."""
-    quoted = " ".join('"' + n.replace("\\", "\\\\").replace('"', '\\"') + '"' for n in sorted(names))
+    quoted = query_strings(names)
     return tree_sitter.Query(_LANGUAGES[language], f"""(throw_statement) @throw
 (call_expression function: (super)) @super
+(new_expression) @new
 (call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
 (call_expression function: (member_expression property: (property_identifier) @name)
   (#any-of? @name {quoted})) @call""")
@@ -387,32 +411,20 @@ class JavaScriptFinder:
         grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
         tree = self._parsers[grammar].parse(source)
         root = tree.root_node
-        wanted = list(dict.fromkeys([*sinks, *self.default_sinks]))
+        wanted = merged_sinks(self.default_sinks, sinks)
         file = _File(root, path, self.name, wanted, levels, constants)
         if root.has_error:
-            file.found.parse_error = _first_error(root)
+            file.found.parse_error = first_error(root)
         query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
         captures = tree_sitter.QueryCursor(query).captures(root)
-        found = [(n, k) for k in ("throw", "super", "call") for n in captures.get(k, [])]
+        found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
+        readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
+                   "call": file.call_site}
         for node, what in sorted(found, key=lambda item: item[0].start_byte):
-            if what == "throw":
-                file.throw_site(node)
-            elif what == "super":
-                file.super_site(node)
-            else:
-                file.call_site(node)
+            readers[what](node)
         file.found.sites.sort(key=lambda s: (s.line, s.end_line))
         return file.found
 
-
-def _first_error(root: Node) -> str:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return f"syntax error at line {node.start_point.row + 1}"
-        stack.extend(reversed(node.children))
-    return "syntax error"
 
 
 FINDERS: dict[str, JavaScriptFinder] = {

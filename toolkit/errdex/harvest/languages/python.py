@@ -18,6 +18,7 @@ import tree_sitter_python
 
 from errdex.harvest.formats import join, parts, str_format_field
 from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Part, Site, Skipped, Template, Text
@@ -30,18 +31,20 @@ _LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "i
 _LOGGER_NAMES = frozenset({"logging", "logger", "log", "logger_", "_log", "_logger", "LOG", "LOGGER", "log_"})
 _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "lazy_gettext", "t", "_t",
                    "_LI", "_LE", "_LW", "_LC", "N_", "pgettext"})
+#: Calls whose result is a logger: a name bound to one is a logger too.
+_LOGGER_MAKERS = ("getLogger", "get_logger", "getChild", "LoggerAdapter", "get_task_logger", "bind")
 _MAX_DEPTH = 8
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
 
-
-def _is_logger(receiver: str) -> bool:
-    """``logger``, ``self.logger``, ``LOG``, ``self._audit_log``, ``logging``: a logger by its name."""
+def _is_logger(receiver: str, made: frozenset[str] = frozenset()) -> bool:
+    """``logger``, ``self.logger``, ``LOG``, ``self._audit_log``, ``logging``: a logger by its name; or a name
+    the file binds to a logger (``audit = logging.getLogger("audit")``, in ``made``); or
+    ``logging.getLogger(...)`` itself."""
     last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith(("logger", "_log"))
+    return last in _LOGGER_NAMES or last.lower().endswith(("logger", "_log")) or receiver in made \
+        or any(maker + "(" in receiver for maker in _LOGGER_MAKERS)
 
 
 class _File:
@@ -59,7 +62,10 @@ class _File:
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                 if assignment.type == "assignment" and left is not None and right is not None \
                         and left.type == "identifier":
-                    self.constants[_text(left)] = right
+                    self.constants[text(left)] = right
+        self.loggers = frozenset(
+            text(target) for target, maker in _pairs(tree_sitter.QueryCursor(_MADE_LOGGERS).matches(root))
+            if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
 
     # --- messages -------------------------------------------------------------------------------------
@@ -68,7 +74,7 @@ class _File:
         """The parts an expression writes; a Hole for what is not known."""
         kind = node.type
         if depth > _MAX_DEPTH:
-            return (Hole("{" + _text(node) + "}"),)
+            return (Hole("{" + text(node) + "}"),)
         if kind in ("string", "concatenated_string"):
             return self.literal(node)
         if kind == "parenthesized_expression" and node.named_child_count == 1:
@@ -86,9 +92,9 @@ class _File:
             if function is not None and args is not None:
                 if function.type == "attribute":
                     attr, obj = function.child_by_field_name("attribute"), function.child_by_field_name("object")
-                    if attr is not None and obj is not None and _text(attr) == "format":
+                    if attr is not None and obj is not None and text(attr) == "format":
                         return self.formatted(obj, "str-format", depth)
-                if _text(function) in _I18N or _text(function).rsplit(".", 1)[-1] in ("gettext", "_"):
+                if text(function) in _I18N or text(function).rsplit(".", 1)[-1] in ("gettext", "_"):
                     first = next((a for a in args.named_children if a.type != "keyword_argument"), None)
                     if first is not None:
                         return self.message(first, depth + 1)
@@ -96,7 +102,7 @@ class _File:
             value = self.resolve(node)
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
-        return (Hole("{" + _text(node) + "}"),)
+        return (Hole("{" + text(node) + "}"),)
 
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
         """A format string (a literal or a name bound to one) read in ``style``."""
@@ -108,13 +114,13 @@ class _File:
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
         try:
-            value = ast.parse(_text(node).strip(), mode="eval").body
+            value = ast.parse(text(node).strip(), mode="eval").body
         except (SyntaxError, ValueError):
-            return (Hole("{" + _text(node) + "}"),)
+            return (Hole("{" + text(node) + "}"),)
         if isinstance(value, ast.Constant):
-            return join([Text(value.value)]) if isinstance(value.value, str) else (Hole(_text(node)),)
+            return join([Text(value.value)]) if isinstance(value.value, str) else (Hole(text(node)),)
         if not isinstance(value, ast.JoinedStr):
-            return (Hole(_text(node)),)
+            return (Hole(text(node)),)
         fields = [c for s in ([node] if node.type == "string" else node.named_children)
                   for c in s.named_children if c.type == "interpolation"]
         out: list[Part] = []
@@ -122,7 +128,7 @@ class _File:
             if isinstance(item, ast.Constant) and isinstance(item.value, str):
                 out.append(Text(item.value))
             elif isinstance(item, ast.FormattedValue):
-                source = _text(fields.pop(0)) if fields else "{" + ast.unparse(item.value) + "}"
+                source = text(fields.pop(0)) if fields else "{" + ast.unparse(item.value) + "}"
                 conversion = chr(item.conversion) if item.conversion > 0 else None
                 spec = None
                 if isinstance(item.format_spec, ast.JoinedStr):
@@ -133,7 +139,7 @@ class _File:
 
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: a literal assigned to it earlier in its function, or a module constant."""
-        wanted = _text(name)
+        wanted = text(name)
         scope = name.parent
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
@@ -146,7 +152,7 @@ class _File:
                     continue
                 if current.type == "assignment":
                     left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-                    if left is not None and right is not None and _text(left) == wanted \
+                    if left is not None and right is not None and text(left) == wanted \
                             and (found is None or current.start_byte > found.start_byte):
                         found = right
                 if current.type not in ("function_definition", "class_definition", "lambda"):
@@ -173,7 +179,7 @@ class _File:
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None
             self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
-                                              _text(message)[:200]))
+                                              text(message)[:200]))
             return
         self.found.sites.append(Site(
             path=self.path, language="python", kind="throw" if kind == "throw" else "log", line=line,
@@ -190,13 +196,13 @@ class _File:
         first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")), None)
         if first is None:
             return
-        self.add(node, node, "throw", first, style=None, level=None, error_class=_text(function))
+        self.add(node, node, "throw", first, style=None, level=None, error_class=text(function))
 
     def call_site(self, node: Node) -> None:
         function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if function is None or args is None or args.type != "argument_list":
             return
-        callee = _text(function)
+        callee = text(function)
         positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
         sink = self.sink_for(callee)
         if sink is None:
@@ -205,7 +211,7 @@ class _File:
         if sink.level_arg is not None:
             if sink.level_arg >= len(positional):
                 return
-            level = normal_level(_text(positional[sink.level_arg]).rsplit(".", 1)[-1])
+            level = normal_level(text(positional[sink.level_arg]).rsplit(".", 1)[-1])
         if level is None or level not in self.levels or sink.format_arg >= len(positional):
             return
         style: str | None = sink.style
@@ -221,7 +227,7 @@ class _File:
         receiver, _, method = callee.rpartition(".")
         for sink in self.sinks:
             if sink.name.startswith("logger."):
-                if receiver and method == sink.name[len("logger."):] and _is_logger(receiver):
+                if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, self.loggers):
                     return sink
             elif callee == sink.name or ("." not in sink.name and method == sink.name):
                 return sink
@@ -236,7 +242,7 @@ def _function(node: Node) -> str | None:
         if current.type in ("function_definition", "class_definition"):
             name = current.child_by_field_name("name")
             if name is not None:
-                names.append(_text(name))
+                names.append(text(name))
         current = current.parent
     return ".".join(reversed(names)) or None
 
@@ -249,11 +255,11 @@ def _guards(node: Node) -> tuple[str, ...]:
         if current.type in ("if_statement", "while_statement") and child.type == "block":
             condition = current.child_by_field_name("condition")
             if condition is not None:
-                guards.append(_text(condition))
+                guards.append(text(condition))
         elif current.type in ("elif_clause", "else_clause") and current.parent is not None:
             own = current.child_by_field_name("condition")
             if own is not None and child.type == "block":
-                guards.append(_text(own))
+                guards.append(text(own))
             for earlier in _earlier_conditions(current.parent, current):
                 guards.append(f"not ({earlier})")
         child, current = current, current.parent
@@ -265,14 +271,14 @@ def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
     out: list[str] = []
     condition = statement.child_by_field_name("condition")
     if condition is not None:
-        out.append(_text(condition))
+        out.append(text(condition))
     for clause in statement.children:
         if clause.start_byte >= branch.start_byte:
             break
         if clause.type == "elif_clause":
             own = clause.child_by_field_name("condition")
             if own is not None:
-                out.append(_text(own))
+                out.append(text(own))
     return list(reversed(out))
 
 
@@ -300,10 +306,10 @@ class PythonFinder:
              constants: Mapping[str, str]) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
-        wanted = _merged_sinks(self.default_sinks, sinks)
+        wanted = merged_sinks(self.default_sinks, sinks)
         file = _File(root, path, wanted, levels, constants)
         if root.has_error:
-            file.found.parse_error = _first_error(root)
+            file.found.parse_error = first_error(root)
         captures = tree_sitter.QueryCursor(_query(frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
                                            ).captures(root)
         for node in sorted(captures.get("raise", []) + captures.get("call", []), key=lambda n: n.start_byte):
@@ -315,28 +321,21 @@ class PythonFinder:
         return file.found
 
 
-def _merged_sinks(defaults: Sequence[Sink], given: Sequence[Sink]) -> list[Sink]:
-    """The language's sinks and a project's, a project's first (it may give a logger method its own level)."""
-    return list(dict.fromkeys([*given, *defaults]))
+_MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, "(assignment left: (_) @target right: (call function: (_) @maker))")
+
+
+def _pairs(matches: list[tuple[int, dict[str, list[Node]]]]) -> list[tuple[Node, Node]]:
+    return [(m["target"][0], m["maker"][0]) for _, m in matches if m.get("target") and m.get("maker")]
 
 
 @lru_cache(maxsize=64)
 def _query(names: frozenset[str]) -> tree_sitter.Query:
     """Raise statements, and calls of a function or method named like one of the sinks."""
-    quoted = " ".join('"' + n.replace("\\", "\\\\").replace('"', '\\"') + '"' for n in sorted(names))
+    quoted = query_strings(names)
     return tree_sitter.Query(_LANGUAGE, f"""(raise_statement) @raise
 (call function: (identifier) @name (#any-of? @name {quoted})) @call
 (call function: (attribute attribute: (identifier) @name) (#any-of? @name {quoted})) @call""")
 
-
-def _first_error(root: Node) -> str:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return f"syntax error at line {node.start_point.row + 1}"
-        stack.extend(reversed(node.children))
-    return "syntax error"
 
 
 FINDER = PythonFinder()
