@@ -130,3 +130,25 @@ def test_a_projects_own_sink_and_bare_raises() -> None:
 def test_a_broken_file_is_reported_and_still_read() -> None:
     found = _find("def f(:\n    raise ValueError('still here')\n")
     assert found.parse_error is not None
+
+
+def test_literals_across_lines_and_text_methods() -> None:
+    found = _find('''
+        import textwrap
+        def f(path, reason):
+            logger.warning(
+                "could not read %s "
+                "because %s",
+                path, reason,
+            )
+            raise ValueError(textwrap.dedent("""
+                bad value
+            """).strip())
+            raise ValueError(reason)
+        ''')
+    first, second = found.sites
+    assert (first.line, first.end_line) == (4, 8)
+    assert first.template == (Text("could not read "), Hole("%s"), Text(" because "), Hole("%s"))
+    assert second.template == (Text("bad value"),)
+    # a parameter is a value, not a constant left unresolved
+    assert [(s.line, s.reason) for s in found.skipped] == [(12, "no-literal")]

@@ -96,7 +96,9 @@ class _File:
                     if declarator.type == "variable_declarator" and name is not None and value is not None \
                             and name.type == "identifier":
                         self.constants[text(name)] = value
-        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root)
+        source = root.text or b""
+        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root) \
+            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
         self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
                                  and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
@@ -376,7 +378,9 @@ def _default_sinks() -> tuple[Sink, ...]:
 @lru_cache(maxsize=4)
 def _made_loggers(language: str) -> tree_sitter.Query:
     """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
-    made = "[(call_expression function: (_) @maker) (new_expression constructor: (_) @maker)]"
+    name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
+    made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
+            f" (#any-of? @maker {query_strings(_LOGGER_MAKERS)})")
     return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
 (assignment_expression left: (_) @target right: {made})""")
 

@@ -10,7 +10,8 @@ arguments after the message is ``%``-formatted by ``logging``; one without print
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import tree_sitter
@@ -63,9 +64,11 @@ class _File:
                 if assignment.type == "assignment" and left is not None and right is not None \
                         and left.type == "identifier":
                     self.constants[text(left)] = right
-        self.loggers = frozenset(
-            text(target) for target, maker in _pairs(tree_sitter.QueryCursor(_MADE_LOGGERS).matches(root))
-            if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+        source = root.text or b""
+        made = tree_sitter.QueryCursor(_MADE_LOGGERS).matches(root) \
+            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
+        self.loggers = frozenset(text(target) for target, maker in _pairs(made)
+                                 if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
 
     # --- messages -------------------------------------------------------------------------------------
@@ -94,10 +97,15 @@ class _File:
                     attr, obj = function.child_by_field_name("attribute"), function.child_by_field_name("object")
                     if attr is not None and obj is not None and text(attr) == "format":
                         return self.formatted(obj, "str-format", depth)
-                if text(function) in _I18N or text(function).rsplit(".", 1)[-1] in ("gettext", "_"):
-                    first = next((a for a in args.named_children if a.type != "keyword_argument"), None)
-                    if first is not None:
-                        return self.message(first, depth + 1)
+                    if attr is not None and obj is not None and text(attr) in _TEXT_METHODS:
+                        inner = self.message(obj, depth + 1)
+                        return _applied(inner, _TEXT_METHODS[text(attr)]) or (Hole("{" + text(node) + "}"),)
+                last = text(function).rsplit(".", 1)[-1]
+                first = next((a for a in args.named_children if a.type != "keyword_argument"), None)
+                if first is not None and (text(function) in _I18N or last in ("gettext", "_")):
+                    return self.message(first, depth + 1)
+                if first is not None and last == "dedent":
+                    return _applied(self.message(first, depth + 1), textwrap.dedent) or (Hole(text(node)),)
         if kind == "identifier":
             value = self.resolve(node)
             if value is not None:
@@ -114,7 +122,7 @@ class _File:
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
         try:
-            value = ast.parse(text(node).strip(), mode="eval").body
+            value = ast.parse("(" + text(node) + "\n)", mode="eval").body  # a literal may span lines
         except (SyntaxError, ValueError):
             return (Hole("{" + text(node) + "}"),)
         if isinstance(value, ast.Constant):
@@ -177,7 +185,8 @@ class _File:
         else:
             template = join(self.message(message))
         if not has_literal(template):
-            lone_name = message.type == "identifier" and self.resolve(message) is None
+            lone_name = message.type == "identifier" and self.resolve(message) is None \
+                and not _is_parameter(message)
             self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
                                               text(message)[:200]))
             return
@@ -232,6 +241,28 @@ class _File:
             elif callee == sink.name or ("." not in sink.name and method == sink.name):
                 return sink
         return None
+
+
+_TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
+
+
+def _applied(parts: tuple[Part, ...], change: Callable[[str], str]) -> tuple[Part, ...] | None:
+    """A text-only message changed by ``change`` (``"...".strip()``, ``dedent("...")``); None otherwise."""
+    if not all(isinstance(p, Text) for p in parts):
+        return None
+    return join([Text(change("".join(p.text for p in parts if isinstance(p, Text))))])
+
+
+def _is_parameter(name: Node) -> bool:
+    """Whether a name is a parameter of its function (not a constant left unresolved, but a value)."""
+    scope = name.parent
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    parameters = scope.child_by_field_name("parameters") if scope is not None else None
+    wanted = text(name)
+    return parameters is not None and any(
+        text(p) == wanted or text(p.child_by_field_name("name")) == wanted or
+        (p.named_children and text(p.named_children[0]) == wanted) for p in parameters.named_children)
 
 
 def _function(node: Node) -> str | None:
@@ -321,7 +352,9 @@ class PythonFinder:
         return file.found
 
 
-_MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, "(assignment left: (_) @target right: (call function: (_) @maker))")
+_MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, f"""(assignment left: (_) @target right: (call function: [
+  (identifier) @maker (attribute attribute: (identifier) @maker)]
+  (#any-of? @maker {query_strings(_LOGGER_MAKERS)})))""")
 
 
 def _pairs(matches: list[tuple[int, dict[str, list[Node]]]]) -> list[tuple[Node, Node]]:
