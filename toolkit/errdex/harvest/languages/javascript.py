@@ -25,10 +25,11 @@ import tree_sitter_typescript
 
 from errdex.harvest.formats import join, parts
 from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
 from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
-from errdex.harvest.sites import Choice, Hole, Part, Shape, Site, SiteKind, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
 
 __all__ = ["FINDERS", "JavaScriptFinder"]
 
@@ -39,8 +40,6 @@ _LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger
 #: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
 _LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
 _I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
-_FUNCTIONS = ("function_declaration", "function_expression", "function", "arrow_function", "method_definition",
-              "generator_function_declaration", "generator_function")
 _ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
                    "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
@@ -102,6 +101,10 @@ class _File:
         self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
                                  and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
+        #: Messages not harvested, with the class built; kept unless the file's own class writes the text.
+        self.unexplained: list[tuple[str, Skipped]] = []
+        #: Error classes whose constructor writes the message (``super(`...`)``): their throws are not skips.
+        self.writers: set[str] = set()
 
     # --- messages -------------------------------------------------------------------------------------
 
@@ -133,7 +136,7 @@ class _File:
                 value = self.resolve(node)
                 if value is not None:
                     return value if isinstance(value, tuple) else self.message(value, depth + 1)
-                return (Hole("${" + text(node) + "}", _declared_shape(node)),)
+                return (Hole("${" + text(node) + "}", declared_shape(node)),)
         return (Hole("${" + text(node) + "}"),)
 
     def template(self, node: Node, depth: int) -> tuple[Part, ...]:
@@ -161,7 +164,7 @@ class _File:
         """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
         wanted = text(name)
         scope = name.parent
-        while scope is not None and scope.type not in _FUNCTIONS:
+        while scope is not None and scope.type not in FUNCTIONS:
             scope = scope.parent
         if scope is not None:
             found: Node | None = None
@@ -178,7 +181,7 @@ class _File:
                 if target is not None and value is not None and text(target) == wanted \
                         and (found is None or current.start_byte > found.start_byte):
                     found = value
-                if current.type not in _FUNCTIONS and current.type != "class_declaration":
+                if current.type not in FUNCTIONS and current.type != "class_declaration":
                     stack.extend(current.children)
             if found is not None:
                 return found
@@ -197,14 +200,15 @@ class _File:
         if printf and all(isinstance(p, Text) for p in template):
             template = parts("".join(p.text for p in template if isinstance(p, Text)), "printf")
         if not has_literal(template):
-            lone_name = message.type == "identifier" and self.resolve(message) is None
-            self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
-                                              text(message)[:200]))
+            lone_name = message.type == "identifier" and self.resolve(message) is None \
+                and not is_parameter(message)
+            skip = Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal", text(message)[:200])
+            self.unexplained.append((error_class, skip))
             return
         self.found.sites.append(Site(
             path=self.path, language=self.language, kind=kind, line=line,
             end_line=statement.end_point.row + 1, template=template, level=level, error_class=error_class,
-            function=_function(node), guards=_guards(node)))
+            function=enclosing_function(node), guards=guards(node)))
 
     def throw_site(self, node: Node) -> None:
         if not node.named_children:
@@ -245,6 +249,7 @@ class _File:
         if not (_is_error_class(parent.split("<")[0]) or (name is not None and _is_error_class(text(name)))):
             return
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
+        self.writers.add(text(name) if name is not None else parent)
         self.add(node, statement, "throw", args.named_children[0], printf=False, level=None,
                  error_class=text(name) if name is not None else parent)
 
@@ -276,26 +281,6 @@ class _File:
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
 
-_TYPE_SHAPES: dict[str, Shape] = {"number": "float", "bigint": "int", "boolean": "word"}
-
-
-def _declared_shape(name: Node) -> Shape:
-    """The shape a TypeScript parameter's declared type prints (``status: number``), else ``any``."""
-    wanted = text(name)
-    scope = name.parent
-    while scope is not None:
-        if scope.type in _FUNCTIONS:
-            parameters = scope.child_by_field_name("parameters")
-            for parameter in parameters.named_children if parameters is not None else ():
-                pattern = parameter.child_by_field_name("pattern")
-                annotation = parameter.child_by_field_name("type")
-                if pattern is not None and text(pattern) == wanted:
-                    declared = text(annotation).lstrip(":").strip() if annotation is not None else ""
-                    return _TYPE_SHAPES.get(declared, "any")
-        scope = scope.parent
-    return "any"
-
-
 def _writes_text(node: Node) -> bool:
     return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
         and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
@@ -309,65 +294,6 @@ def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink 
                 return sink
         elif callee == sink.name or ("." not in sink.name and method == sink.name):
             return sink
-    return None
-
-
-def _function(node: Node) -> str | None:
-    """The enclosing classes and named functions, outermost first (``Class.method``)."""
-    names: list[str] = []
-    current = node.parent
-    while current is not None:
-        name: Node | None = None
-        if current.type in (*_FUNCTIONS, "class_declaration", "class", "abstract_class_declaration"):
-            name = current.child_by_field_name("name")
-            if name is None and current.parent is not None and current.parent.type == "variable_declarator":
-                name = current.parent.child_by_field_name("name")
-            if name is None and current.parent is not None and current.parent.type == "pair":
-                name = current.parent.child_by_field_name("key")
-        if name is not None:
-            names.append(text(name))
-        current = current.parent
-    return ".".join(reversed(names)) or None
-
-
-def _condition(node: Node | None) -> str | None:
-    if node is None:
-        return None
-    if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
-    return text(node)
-
-
-def _guards(node: Node) -> tuple[str, ...]:
-    """The conditions that must hold for ``node`` to run, innermost last, quoted from the code."""
-    guards: list[str] = []
-    child, current = node, node.parent
-    while current is not None and current.type not in _FUNCTIONS:
-        condition = _guard(current, child)
-        if condition is not None:
-            guards.append(condition)
-        child, current = current, current.parent
-    return tuple(reversed(guards))
-
-
-def _guard(parent: Node, child: Node) -> str | None:
-    """The condition under which ``parent`` runs its part ``child``: an if's or while's body, an else branch
-    (``!(cond)``), the right side of ``&&``, a ternary's branch."""
-    kind = parent.type
-    test = parent.child_by_field_name("condition")
-    inside = test is not None and test.start_byte == child.start_byte
-    if kind in ("if_statement", "while_statement") and child.type != "else_clause" and not inside:
-        return _condition(test)
-    if kind == "else_clause" and parent.parent is not None and parent.parent.type == "if_statement":
-        inner = _condition(parent.parent.child_by_field_name("condition"))
-        return None if inner is None else f"!({inner})"
-    if kind == "binary_expression" and text(parent.child_by_field_name("operator") or parent) == "&&":
-        left = parent.child_by_field_name("left")
-        return text(left) if left is not None and child.start_byte > left.start_byte else None
-    if kind == "ternary_expression" and test is not None and not inside:
-        alternative = parent.child_by_field_name("alternative")
-        is_else = alternative is not None and child.start_byte == alternative.start_byte
-        return f"!({_condition(test)})" if is_else else _condition(test)
     return None
 
 
@@ -426,6 +352,7 @@ class JavaScriptFinder:
                    "call": file.call_site}
         for node, what in sorted(found, key=lambda item: item[0].start_byte):
             readers[what](node)
+        file.found.skipped.extend(skip for built, skip in file.unexplained if built not in file.writers)
         file.found.sites.sort(key=lambda s: (s.line, s.end_line))
         return file.found
 
