@@ -83,6 +83,12 @@ def test_message_format() -> None:
     assert parts("{0,choice,0#none|1#one {1}}", "message-format") == (Hole("{0,choice,0#none|1#one {1}}"),)
 
 
+def test_node_util_format() -> None:
+    assert parts("%s took %d ms (%i, %f) %j %o %O %c|%%", "util-format") == (
+        Hole("%s"), Text(" took "), Hole("%d", "float"), Text(" ms ("), Hole("%i", "int"), Text(", "),
+        Hole("%f", "float"), Text(") "), Hole("%j"), Text(" "), Hole("%o"), Text(" "), Hole("%O"), Text(" |%"))
+
+
 def test_plain_and_unknown_styles() -> None:
     assert parts("50% {off}", "plain") == (Text("50% {off}"),)
     assert parts("", "plain") == ()

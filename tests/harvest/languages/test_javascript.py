@@ -83,11 +83,14 @@ def test_log_calls_console_pino_and_printf_arguments() -> None:
         ''', "src/a.js")
     by_line = {s.line: s for s in found.sites}
     assert sorted(by_line) == [3, 4, 5, 8]
-    assert by_line[3].template == (Text("failed to load "), Hole("%s"), Text(" ("), Hole("%d", "int"), Text(")"))
+    assert by_line[3].template == (Text("failed to load "), Hole("%s"), Text(" ("), Hole("%d", "float"), Text(")"))
     assert (by_line[3].level, by_line[3].error_class, by_line[3].language) == ("error", "console", "javascript")
     assert by_line[4].template == (Text("request failed"),)
     assert (by_line[5].level, by_line[5].error_class) == ("warn", "this.logger")
     assert by_line[8].template == (Text("100% sure"),)  # no arguments: nothing is formatted
+    appended = _find('console.warn("failed:", err.message, code); log.warn("no append", x);')
+    assert [s.template for s in appended.sites] == [
+        (Text("failed: "), Hole("${err.message}"), Text(" "), Hole("${code}")), (Text("no append"),)]
     every = _find('console.info("a"); log.debug("b"); console.log("c");', levels=frozenset(LEVELS))
     assert [s.level for s in every.sites] == ["info", "debug", "log"]
 

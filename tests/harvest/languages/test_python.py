@@ -64,6 +64,8 @@ def test_log_calls_and_their_formatting() -> None:
     assert by_line[8].template == (Text("fatal: "), Hole("%(what)s"))
     assert by_line[10].template == (Text("translated "), Hole("%s"))
     assert by_line[11].level == "error"
+    warned = _find("import warnings\nwarnings.warn(f'{name} is deprecated', DeprecationWarning)\n")
+    assert [(s.level, s.template) for s in warned.sites] == [("warning", (Hole("{name}"), Text(" is deprecated")))]
     every = _find("LOG.info('kept %s', x)\nlog.debug('dbg')\n", levels=frozenset(LEVELS))
     assert [s.level for s in every.sites] == ["info", "debug"]
 

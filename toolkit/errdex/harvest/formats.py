@@ -7,7 +7,7 @@ prints (``%d``: ``int``; ``%s``: ``any``). A conversion whose output may be padd
 without ``0`` padding, ``%-10s``, ``{:>10}``) or grouped (``%,d``, ``{:,}``) is shaped ``any``: its digits
 are not all it prints.
 
-Styles (:data:`~errdex.harvest.sinks.FormatStyle`, plus ``java-format``):
+Styles (:data:`~errdex.harvest.sinks.FormatStyle`, plus ``java-format`` and ``util-format``):
 
 - ``printf``: C ``printf`` (flags, width, precision, ``*``, length modifiers; ``%m`` is ``strerror``);
 - ``python-percent``: ``%s``, ``%(name)s``, ``%%``;
@@ -16,6 +16,8 @@ Styles (:data:`~errdex.harvest.sinks.FormatStyle`, plus ``java-format``):
 - ``go``: ``fmt`` verbs (``%v %+v %#v %w %q %d %s %x %T``, ``%[1]d``);
 - ``java-format``: ``String.format`` (printf-like, ``%1$s``, ``%n``, ``%tY``);
 - ``message-format``: Java ``MessageFormat`` (``{0}``, ``{1,number}``, ``'`` quoting);
+- ``util-format``: Node's ``util.format`` behind ``console.*`` and most JS loggers (``%s %d %i %f %j %o %O``;
+  ``%c`` prints nothing);
 - ``plain``: the text as it is.
 
 f-strings and JavaScript template literals are not strings but trees: their finders build the parts, using
@@ -273,13 +275,34 @@ def _message_format(fmt: str) -> Template:
     return join(out)
 
 
+# --- Node's util.format (console.*, pino, debug) ------------------------------------------------------
+
+_UTIL = re.compile(r"%[sdifjoOc%]")
+_UTIL_SHAPES: dict[str, Shape] = {"d": "float", "i": "int", "f": "float"}
+
+
+def _util_format(fmt: str) -> Template:
+    out: list[Part] = []
+    pos = 0
+    for m in _UTIL.finditer(fmt):
+        out.append(Text(fmt[pos:m.start()]))
+        pos = m.end()
+        if m[0] == "%%":
+            out.append(Text("%"))
+        elif m[0] != "%c":  # %c takes CSS and prints nothing
+            out.append(Hole(m[0], _UTIL_SHAPES.get(m[0][1], "any")))
+    out.append(Text(fmt[pos:]))
+    return join(out)
+
+
 def _plain(fmt: str) -> Template:
     return join([Text(fmt)])
 
 
 _READERS: dict[str, Callable[[str], Template]] = {
     "printf": _printf, "python-percent": _python_percent, "str-format": _str_format, "slf4j": _slf4j,
-    "go": _go, "java-format": _java_format, "message-format": _message_format, "plain": _plain,
+    "go": _go, "java-format": _java_format, "message-format": _message_format, "util-format": _util_format,
+    "plain": _plain,
 }
 #: Every style :func:`parts` reads.
 STYLES: tuple[str, ...] = tuple(_READERS)

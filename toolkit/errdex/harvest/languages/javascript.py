@@ -4,8 +4,8 @@ Sites: ``throw new X(message)`` and ``throw X(message)``; ``super(message)`` in 
 that extends an error class (the message a ``throw new XError(...)`` elsewhere writes is built there: the
 site is where its text is); log calls through ``console`` and logger objects (``logger.error``,
 ``this.log.warn``; pino and winston style ``logger.error({obj}, "message")``: the message is the first
-argument that writes text). A log call with arguments after its message is read as a ``util.format`` /
-printf format (``%s``, ``%d``).
+argument that writes text). A log call with arguments after its message is read as a ``util.format``
+format (``%s``, ``%d``); ``console`` writes the arguments its format does not take after it, space-separated.
 
 Messages are read from string literals, ``+`` concatenation, template literals (nested; a conditional
 ``${cond ? `text` : ""}`` is a :class:`~errdex.harvest.sites.Choice`), i18n wrappers (``t()``, ``_()``,
@@ -193,12 +193,19 @@ class _File:
 
     # --- sites ----------------------------------------------------------------------------------------
 
-    def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, printf: bool, level: str | None,
-            error_class: str) -> None:
+    def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, level: str | None,
+            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format") -> None:
+        """A site writing ``message``; ``after``: the arguments that follow it, which ``util.format`` reads
+        into the message's conversions; ``appends``: the rest are written after it, each after a space
+        (``console.error("failed:", err)``)."""
         line = statement.start_point.row + 1
         template = join(self.message(message))
-        if printf and all(isinstance(p, Text) for p in template):
-            template = parts("".join(p.text for p in template if isinstance(p, Text)), "printf")
+        if after and all(isinstance(p, Text) for p in template):
+            template = parts("".join(p.text for p in template if isinstance(p, Text)), style)
+        if appends:
+            left = len(after) - sum(isinstance(p, Hole) for p in template)
+            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
+                                          for part in (Text(" "), Hole("${" + text(extra) + "}")))])
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not is_parameter(message)
@@ -223,7 +230,7 @@ class _File:
         args = built.child_by_field_name("arguments")
         if callee is None or args is None or not args.named_children:
             return
-        self.add(node, node, "throw", args.named_children[0], printf=False, level=None, error_class=text(callee))
+        self.add(node, node, "throw", args.named_children[0], level=None, error_class=text(callee))
 
     def value_site(self, node: Node) -> None:
         """``new XError(message)`` not thrown where it is built (rejected, returned, given to a callback)."""
@@ -232,7 +239,7 @@ class _File:
         if callee is None or args is None or not args.named_children or not _is_error_class(text(callee)) \
                 or (parent is not None and parent.type == "throw_statement"):
             return
-        self.add(node, node, "return-error", args.named_children[0], printf=False, level=None,
+        self.add(node, node, "return-error", args.named_children[0], level=None,
                  error_class=text(callee))
 
     def super_site(self, node: Node) -> None:
@@ -250,7 +257,7 @@ class _File:
             return
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
         self.writers.add(text(name) if name is not None else parent)
-        self.add(node, statement, "throw", args.named_children[0], printf=False, level=None,
+        self.add(node, statement, "throw", args.named_children[0], level=None,
                  error_class=text(name) if name is not None else parent)
 
     def call_site(self, node: Node) -> None:
@@ -276,7 +283,8 @@ class _File:
             return
         named = sink.name.startswith("logger.") and sink.level_arg is None
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
-        self.add(node, statement, "log", positional[index], printf=len(positional) > index + 1,
+        self.add(node, statement, "log", positional[index], after=positional[index + 1:],
+                 appends=callee.startswith("console."), style="util-format" if sink.style == "plain" else sink.style,
                  level=callee.rsplit(".", 1)[-1].lower() if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
@@ -298,7 +306,7 @@ def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink 
 
 
 def _default_sinks() -> tuple[Sink, ...]:
-    return tuple(Sink(f"logger.{m}", level=normal_level(m), style="printf") for m in _LOG_METHODS)
+    return tuple(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS)
 
 
 @lru_cache(maxsize=4)

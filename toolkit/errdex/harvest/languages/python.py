@@ -316,6 +316,7 @@ def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
 def _default_sinks() -> tuple[Sink, ...]:
     sinks = [Sink(f"logger.{m}", level=normal_level(m), style="python-percent") for m in _LOG_METHODS]
     sinks.append(Sink("logger.log", format_arg=1, level=None, level_arg=0, style="python-percent"))
+    sinks.append(Sink("warnings.warn", level="warning", style="plain"))  # printed on stderr by default
     return tuple(sinks)
 
 
