@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from errdex import patterns
-from errdex.harvest.pattern import NoLiteralText, build, display, has_literal
+from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, has_literal
 from errdex.harvest.sites import Choice, Hole, Template, Text
 
 CREATEOS: Template = (
@@ -116,3 +116,30 @@ def test_no_literal_text_is_refused() -> None:
 def test_a_lone_surrogate_cannot_be_written() -> None:
     with pytest.raises(ValueError, match="surrogate"):
         build((Text("bad \ud800 text"),))
+
+
+def test_placeholders_let_a_draft_pattern_match_its_error_message() -> None:
+    templates: list[Template] = [
+        CREATEOS,
+        (Text("port "), Hole("%d", "int"), Text(" char "), Hole("%c", "char"), Text(" q "), Hole("%q", "quoted")),
+        (Text("open "), Hole("{str(self)}"), Text(": "), Hole("%s"), Text(" (errno "), Hole("%d", "int"),
+         Text(")")),
+    ]
+    for template in templates:
+        pattern = build(template, placeholders=True)
+        _sound(pattern)
+        assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
+    pattern = build(templates[1], placeholders=True)
+    assert pattern.startswith("port (-?[0-9]+|%d) char (.|%c)")
+    assert _search(pattern, 'port -2 char x q "y"') == ("-2", "x", '"y"')
+    # without placeholders the shapes stay strict
+    assert patterns.python_regex(build(templates[1])).fullmatch(display(templates[1])) is None
+
+
+def test_a_pattern_the_matchers_would_not_run_is_refused() -> None:
+    with pytest.raises(PatternRefused) as refused:
+        build((Text("x" * 5000),))
+    assert refused.value.reason == "too-large"
+    with pytest.raises(PatternRefused) as refused:
+        build((Text("bad \ud800 text"),))
+    assert refused.value.reason == "not-portable"

@@ -12,18 +12,24 @@ hole's class (``([^)]+)\\)`` instead of ``(.+)\\)``), choosing closing brackets,
 before spaces and letters, until the analysis finds nothing.
 
 A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
-:class:`NoLiteralText`: such a pattern matches nearly every line (the caller records a ``no-literal`` skip).
+:class:`NoLiteralText`: such a pattern matches nearly every line (the caller records a ``no-literal`` skip);
+one whose pattern the matchers would not run (over the size bounds, EDX125) with :class:`PatternRefused`.
+
+A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
+(``(-?[0-9]+)``) does not match; ``build(template, placeholders=True)`` lets each such group also accept its
+own placeholder, so the draft's pattern matches its whole errorMessage (EDX124).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
-from errdex.patterns import PatternProblem, backtracking_problems
+from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
 
-__all__ = ["SHAPE_PATTERNS", "NoLiteralText", "build", "display", "has_literal"]
+__all__ = ["SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build", "display", "has_literal"]
 
 #: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
 SHAPE_PATTERNS: dict[Shape, str] = {
@@ -48,6 +54,15 @@ _AT = re.compile(r"\(at ([0-9]+)\)")
 
 class NoLiteralText(ValueError):
     """The template has no required literal text with a letter or digit in it."""
+
+
+class PatternRefused(ValueError):
+    """The pattern of a template is one the matchers would not run; ``reason`` is the :class:`Skipped` reason
+    (``too-large`` or ``not-portable``) and the message says why."""
+
+    def __init__(self, reason: Literal["too-large", "not-portable"], why: str) -> None:
+        super().__init__(why)
+        self.reason: Literal["too-large", "not-portable"] = reason
 
 
 def _escape(text: str) -> str:
@@ -132,6 +147,8 @@ class _Writer:
     """Writes the pattern, remembering where each narrowable hole's body starts and what text follows it."""
 
     exclusions: dict[int, str] = field(default_factory=dict)
+    placeholders: bool = False
+    sources: dict[int, str] = field(default_factory=dict)
     offsets: dict[int, int] = field(default_factory=dict)
     follows: dict[int, str] = field(default_factory=dict)
     shapes: dict[int, Shape] = field(default_factory=dict)
@@ -156,16 +173,18 @@ class _Writer:
         number = self.holes
         self.holes += 1
         self.shapes[number] = hole.shape
+        self.sources[number] = hole.source
         self.follows[number] = follow
         self.put("(")
         self.offsets[number] = self.length
         excluded = self.exclusions.get(number, "")
+        body = SHAPE_PATTERNS[hole.shape]
         if hole.shape in ("any", "word") and excluded:
             base = " " if hole.shape == "word" else ""
-            self.put("[^" + "".join(_class_char(c) for c in base + excluded) + "]+")
-        else:
-            self.put(SHAPE_PATTERNS[hole.shape])
-        self.put(")")
+            body = "[^" + "".join(_class_char(c) for c in base + excluded) + "]+"
+        if self.placeholders and re.fullmatch(body, hole.source, re.ASCII) is None:
+            body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
+        self.put(body + ")")
 
     def choice(self, choice: Choice, after: str) -> None:
         options = [_merge(o) for o in choice.options]
@@ -190,8 +209,8 @@ def _follow(rest: list[Part], after: str) -> str:
     return after
 
 
-def _write(parts: list[Part], exclusions: dict[int, str]) -> _Writer:
-    writer = _Writer(exclusions=dict(exclusions))
+def _write(parts: list[Part], exclusions: dict[int, str], placeholders: bool) -> _Writer:
+    writer = _Writer(exclusions=dict(exclusions), placeholders=placeholders)
     writer.sequence(parts, "")
     return writer
 
@@ -209,7 +228,8 @@ def _narrow(writer: _Writer, offsets: list[int], exclusions: dict[int, str]) -> 
         if writer.shapes[number] == "word":
             candidates = [c for c in candidates if c != " "]
         if candidates:
-            best = min(candidates, key=lambda c: (c.isalnum(), rank.get(c, len(rank)), c))
+            source = writer.sources[number]
+            best = min(candidates, key=lambda c: (c in source, c.isalnum(), rank.get(c, len(rank)), c))
             exclusions[number] = taken + best
             return True
     return False
@@ -221,29 +241,46 @@ def _named_offsets(problem: PatternProblem) -> list[int]:
     return [*named, problem.offset]
 
 
-def build(template: Template) -> str:
-    """The portable ``messagePattern`` of ``template``; :class:`NoLiteralText` when it has no literal text
-    with a letter or digit, ValueError when the text cannot be written portably (a lone surrogate)."""
+def build(template: Template, *, placeholders: bool = False) -> str:
+    """The portable ``messagePattern`` of ``template``.
+
+    ``placeholders``: each group also accepts its hole as :func:`display` writes it (``(-?[0-9]+|%d)``), so
+    the pattern matches the whole errorMessage of a draft (EDX124) though its groups are shaped.
+
+    Raises :class:`NoLiteralText` when the template has no literal text with a letter or digit, and
+    :class:`PatternRefused` when the pattern falls outside what the matchers run (too large; a lone
+    surrogate in the text).
+    """
     trimmed = _trim(template)
     if not has_literal(trimmed):
         raise NoLiteralText("the message has no literal text")
     parts = _merge(trimmed)
     exclusions: dict[int, str] = {}
-    writer = _write(parts, exclusions)
+    try:
+        writer = _write(parts, exclusions, placeholders)
+    except ValueError as error:
+        raise PatternRefused("not-portable", str(error)) from None
+    pattern = "".join(writer.chunks)
     for _ in range(_MAX_REPAIRS):
-        pattern = "".join(writer.chunks)
         problems = backtracking_problems(pattern)
         if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
-            return pattern
-        writer = _write(parts, exclusions)
-    return "".join(writer.chunks)
+            break
+        writer = _write(parts, exclusions, placeholders)
+        pattern = "".join(writer.chunks)
+    too_large = size_problems(pattern)
+    if too_large:
+        raise PatternRefused("too-large", too_large[0].message)
+    unportable = portability_problems(pattern)
+    if unportable:
+        raise PatternRefused("not-portable", unportable[0].message)
+    return pattern
 
 
 def display(template: Template) -> str:
-    """The ``errorMessage`` of a template: text as written, each hole as the code writes it, each choice as
-    its longest option."""
+    """The ``errorMessage`` of a template: text as written (without line terminators at either end, as
+    :func:`build` drops them), each hole as the code writes it, each choice as its longest option."""
     out = []
-    for part in template:
+    for part in _trim(template):
         if isinstance(part, Text):
             out.append(part.text)
         elif isinstance(part, Hole):

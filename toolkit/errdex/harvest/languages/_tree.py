@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import tree_sitter
 
 from errdex.harvest.sinks import Sink
 
-__all__ = ["first_error", "merged_sinks", "query_strings", "text"]
+__all__ = ["compact", "first_error", "merged_sinks", "query_strings", "text"]
+
+_LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 
 
 def text(node: tree_sitter.Node | None) -> str:
     """A node's source text (invalid UTF-8 replaced); "" for no node."""
     return "" if node is None else (node.text or b"").decode("utf-8", "replace")
+
+
+def compact(node: tree_sitter.Node) -> str:
+    """A node's source on one line (each line break and the indentation around it as one space): how an
+    expression that spans lines is shown in a message."""
+    return _LINE_BREAK.sub(" ", text(node))
 
 
 def first_error(root: tree_sitter.Node) -> str:

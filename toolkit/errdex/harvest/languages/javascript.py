@@ -26,7 +26,7 @@ import tree_sitter_typescript
 from errdex.harvest.formats import join, parts
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
-from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -136,8 +136,8 @@ class _File:
                 value = self.resolve(node)
                 if value is not None:
                     return value if isinstance(value, tuple) else self.message(value, depth + 1)
-                return (Hole("${" + text(node) + "}", declared_shape(node)),)
-        return (Hole("${" + text(node) + "}"),)
+                return (Hole("${" + compact(node) + "}", declared_shape(node)),)
+        return (Hole("${" + compact(node) + "}"),)
 
     def template(self, node: Node, depth: int) -> tuple[Part, ...]:
         out: list[Part] = []
@@ -205,7 +205,7 @@ class _File:
         if appends:
             left = len(after) - sum(isinstance(p, Hole) for p in template)
             template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
-                                          for part in (Text(" "), Hole("${" + text(extra) + "}")))])
+                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not is_parameter(message)

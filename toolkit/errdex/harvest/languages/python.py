@@ -19,7 +19,7 @@ import tree_sitter_python
 
 from errdex.harvest.formats import join, parts, str_format_field
 from errdex.harvest.languages import FileSites
-from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Part, Site, Skipped, Template, Text
@@ -77,7 +77,7 @@ class _File:
         """The parts an expression writes; a Hole for what is not known."""
         kind = node.type
         if depth > _MAX_DEPTH:
-            return (Hole("{" + text(node) + "}"),)
+            return _hole(node)
         if kind in ("string", "concatenated_string"):
             return self.literal(node)
         if kind == "parenthesized_expression" and node.named_child_count == 1:
@@ -99,18 +99,18 @@ class _File:
                         return self.formatted(obj, "str-format", depth)
                     if attr is not None and obj is not None and text(attr) in _TEXT_METHODS:
                         inner = self.message(obj, depth + 1)
-                        return _applied(inner, _TEXT_METHODS[text(attr)]) or (Hole("{" + text(node) + "}"),)
+                        return _applied(inner, _TEXT_METHODS[text(attr)]) or _hole(node)
                 last = text(function).rsplit(".", 1)[-1]
                 first = next((a for a in args.named_children if a.type != "keyword_argument"), None)
                 if first is not None and (text(function) in _I18N or last in ("gettext", "_")):
                     return self.message(first, depth + 1)
                 if first is not None and last == "dedent":
-                    return _applied(self.message(first, depth + 1), textwrap.dedent) or (Hole(text(node)),)
+                    return _applied(self.message(first, depth + 1), textwrap.dedent) or _hole(node)
         if kind == "identifier":
             value = self.resolve(node)
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
-        return (Hole("{" + text(node) + "}"),)
+        return _hole(node)
 
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
         """A format string (a literal or a name bound to one) read in ``style``."""
@@ -124,11 +124,11 @@ class _File:
         try:
             value = ast.parse("(" + text(node) + "\n)", mode="eval").body  # a literal may span lines
         except (SyntaxError, ValueError):
-            return (Hole("{" + text(node) + "}"),)
+            return _hole(node)
         if isinstance(value, ast.Constant):
-            return join([Text(value.value)]) if isinstance(value.value, str) else (Hole(text(node)),)
+            return join([Text(value.value)]) if isinstance(value.value, str) else _hole(node)
         if not isinstance(value, ast.JoinedStr):
-            return (Hole(text(node)),)
+            return _hole(node)
         fields = [c for s in ([node] if node.type == "string" else node.named_children)
                   for c in s.named_children if c.type == "interpolation"]
         out: list[Part] = []
@@ -244,6 +244,11 @@ class _File:
 
 
 _TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
+
+
+def _hole(node: Node) -> tuple[Part, ...]:
+    """An expression whose text is not known, shown as an f-string writes it (``{name}``)."""
+    return (Hole("{" + compact(node) + "}"),)
 
 
 def _applied(parts: tuple[Part, ...], change: Callable[[str], str]) -> tuple[Part, ...] | None:
