@@ -68,6 +68,8 @@ def test_log_calls_and_their_formatting() -> None:
     assert [(s.level, s.template) for s in warned.sites] == [("warning", (Hole("{name}"), Text(" is deprecated")))]
     every = _find("LOG.info('kept %s', x)\nlog.debug('dbg')\n", levels=frozenset(LEVELS))
     assert [s.level for s in every.sites] == ["info", "debug"]
+    custom = _find("logger.verbose('Using %s', v)\nself.log.notice('n')\n", levels=frozenset(LEVELS))
+    assert [(s.level, s.template[0]) for s in custom.sites] == [("verbose", Text("Using ")), ("notice", Text("n"))]
 
 
 def test_loggers_the_file_makes() -> None:
@@ -124,8 +126,10 @@ def test_a_projects_own_sink_and_bare_raises() -> None:
             raise
             raise ValueError
             raise ValueError()
+            raise HTTPException(status_code=404, detail=f"Item {item_id} not found")
         ''', sinks=(Sink("die", level="fatal", style="python-percent"),))
-    assert [(s.line, s.level, s.template[0]) for s in found.sites] == [(3, "fatal", Text("fatal problem "))]
+    assert [(s.line, s.level, s.template[0]) for s in found.sites] == [
+        (3, "fatal", Text("fatal problem ")), (7, None, Text("Item "))]
     assert found.skipped == []
 
 

@@ -28,13 +28,16 @@ __all__ = ["FINDER", "PythonFinder"]
 
 Node = tree_sitter.Node
 
-_LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "info", "debug")
+_LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "notice", "info", "verbose",
+                "debug", "trace")
 _LOGGER_NAMES = frozenset({"logging", "logger", "log", "logger_", "_log", "_logger", "LOG", "LOGGER", "log_"})
 _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "lazy_gettext", "t", "_t",
                    "_LI", "_LE", "_LW", "_LC", "N_", "pgettext"})
 #: Calls whose result is a logger: a name bound to one is a logger too.
 _LOGGER_MAKERS = ("getLogger", "get_logger", "getChild", "LoggerAdapter", "get_task_logger", "bind")
 _MAX_DEPTH = 8
+#: Keyword arguments that hold an exception's message when it is given no positional one.
+_MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "description", "text", "error"})
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
 
@@ -196,13 +199,16 @@ class _File:
             function=_function(node), guards=_guards(node)))
 
     def raise_site(self, node: Node) -> None:
-        call = next((c for c in node.named_children if c.type == "call"), None)
-        if call is None or node.named_children[0] is not call:
+        call = node.named_children[0] if node.named_children else None
+        if call is None or call.type != "call":
             return
         function, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if function is None or args is None or args.type != "argument_list":
             return
         first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")), None)
+        if first is None:  # HTTPException(status_code=404, detail="...")
+            first = next((a.child_by_field_name("value") for a in args.named_children if a.type == "keyword_argument"
+                          and text(a.child_by_field_name("name")) in _MESSAGE_KEYWORDS), None)
         if first is None:
             return
         self.add(node, node, "throw", first, style=None, level=None, error_class=text(function))
