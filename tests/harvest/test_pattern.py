@@ -6,7 +6,7 @@ import pytest
 
 from errdex import patterns
 from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, has_literal
-from errdex.harvest.sites import Choice, Hole, Template, Text
+from errdex.harvest.sites import Choice, Hole, Shape, Template, Text
 
 CREATEOS: Template = (
     Text("CreateOS request failed (HTTP "), Hole("${status}", "any"), Text(")"),
@@ -46,16 +46,17 @@ def test_every_literal_is_escaped() -> None:
 
 
 def test_holes_by_shape() -> None:
-    cases = {
+    cases: dict[Shape, tuple[str, str]] = {
         "int": ("-42", "x"), "uint": ("42", "-4"), "hex": ("dEadBeef", "xyz"), "char": ("q", ""),
         "float": ("-1.5e+3", "e"), "word": ("host.example", ""), "quoted": ('"a \\" b"', "'a'"),
     }
     for shape, (good, bad) in cases.items():
-        pattern = build((Text("v="), Hole("x", shape), Text(";")))  # type: ignore[arg-type]  # shapes as data
+        pattern = build((Text("v="), Hole("x", shape), Text(";")), placeholders=False)
         _sound(pattern)
         assert _search(pattern, f"v={good};") == (good,), shape
         assert _search(pattern, f"v={bad};") is None, shape
-    assert build((Text("got "), Hole("%d", "int"))) == "got (-?[0-9]+)"
+    assert build((Text("got "), Hole("%d", "int")), placeholders=False) == "got (-?[0-9]+)"
+    assert build((Text("got "), Hole("%d", "int"))) == "got (-?[0-9]+|%d)"
 
 
 def test_adjacent_holes_are_one_group() -> None:
@@ -63,7 +64,7 @@ def test_adjacent_holes_are_one_group() -> None:
     pattern = build(template)
     assert pattern == "id (.+) end"
     assert display(template) == "id ${a}${b} end"
-    assert build((Text("n "), Hole("%x", "hex"), Hole("%x", "hex"))) == "n ([0-9A-Fa-f]+)"
+    assert build((Text("n "), Hole("%x", "hex"), Hole("%x", "hex")), placeholders=False) == "n ([0-9A-Fa-f]+)"
 
 
 def test_alternations_keep_group_order() -> None:
@@ -96,7 +97,7 @@ def test_separators_between_free_holes_do_not_backtrack() -> None:
     for template in templates:
         _sound(build(template))
     pattern = build(templates[2])
-    assert pattern == r"open ([^:]+): (.+) \(errno (-?[0-9]+)\)"  # the colon goes, not the space
+    assert pattern == r"open ([^:]+): (.+) \(errno (-?[0-9]+|%d)\)"  # the colon goes, not the space
     assert _search(pattern, "open /etc/my file: No such file (errno 2)") == ("/etc/my file", "No such file", "2")
     assert _search(build(templates[3]), "k=1 2, v=x y, w=z.") == ("1 2", "x y", "z")
 
@@ -126,14 +127,14 @@ def test_placeholders_let_a_draft_pattern_match_its_error_message() -> None:
          Text(")")),
     ]
     for template in templates:
-        pattern = build(template, placeholders=True)
+        pattern = build(template)
         _sound(pattern)
         assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
-    pattern = build(templates[1], placeholders=True)
+    pattern = build(templates[1])
     assert pattern.startswith("port (-?[0-9]+|%d) char (.|%c)")
     assert _search(pattern, 'port -2 char x q "y"') == ("-2", "x", '"y"')
     # without placeholders the shapes stay strict
-    assert patterns.python_regex(build(templates[1])).fullmatch(display(templates[1])) is None
+    assert patterns.python_regex(build(templates[1], placeholders=False)).fullmatch(display(templates[1])) is None
 
 
 def test_a_pattern_the_matchers_would_not_run_is_refused() -> None:

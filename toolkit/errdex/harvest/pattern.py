@@ -16,8 +16,9 @@ A template whose required literal text holds no letter or digit (``%s: %s``) is 
 one whose pattern the matchers would not run (over the size bounds, EDX125) with :class:`PatternRefused`.
 
 A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
-(``(-?[0-9]+)``) does not match; ``build(template, placeholders=True)`` lets each such group also accept its
-own placeholder, so the draft's pattern matches its whole errorMessage (EDX124).
+(``(-?[0-9]+)``) does not match; so by default each such group also accepts its own placeholder
+(``(-?[0-9]+|%d)``) and the draft's pattern matches its whole errorMessage (EDX124). A contributor
+who gives the record a real example message drops that alternative. ``placeholders=False``: shapes only.
 """
 
 from __future__ import annotations
@@ -241,11 +242,12 @@ def _named_offsets(problem: PatternProblem) -> list[int]:
     return [*named, problem.offset]
 
 
-def build(template: Template, *, placeholders: bool = False) -> str:
+def build(template: Template, *, placeholders: bool = True) -> str:
     """The portable ``messagePattern`` of ``template``.
 
-    ``placeholders``: each group also accepts its hole as :func:`display` writes it (``(-?[0-9]+|%d)``), so
-    the pattern matches the whole errorMessage of a draft (EDX124) though its groups are shaped.
+    ``placeholders`` (the default, for drafts): each group whose shape cannot match its hole as
+    :func:`display` writes it also accepts that (``(-?[0-9]+|%d)``), so the pattern matches the draft's whole
+    errorMessage (EDX124, an error) though its groups are shaped; False: the groups as their shapes only.
 
     Raises :class:`NoLiteralText` when the template has no literal text with a letter or digit, and
     :class:`PatternRefused` when the pattern falls outside what the matchers run (too large; a lone
