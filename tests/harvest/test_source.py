@@ -8,7 +8,7 @@ import pytest
 
 from errdex.errors import InputError, UsageError
 from errdex.harvest import source as source_module
-from errdex.harvest.source import read_source, skip_reason
+from errdex.harvest.source import Source, read_source, skip_reason
 from tests.harvest.conftest import git, write_tree
 
 Repo = Callable[[dict[str, str]], tuple[Path, str]]
@@ -16,7 +16,7 @@ FILES = {"src/a.py": "raise ValueError('a')\n", "src/b.go": "package b\n", "test
          "src/test_b.py": "x\n", "README.md": "hi\n"}
 
 
-def _paths(found) -> list[str]:
+def _paths(found: Source) -> list[str]:
     return [file.path for file in found.files]
 
 

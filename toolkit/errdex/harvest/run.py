@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -45,6 +46,7 @@ from errdex.records.sources import bundled_records_dir
 __all__ = ["harvest"]
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_REPO = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 #: Files per task handed to a forked process.
 CHUNK_FILES = 64
 
@@ -218,6 +220,8 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     started = time.monotonic()
     if out is not None and bundle is not None:
         raise UsageError("give --out (a records folder) or --bundle (a JSONL file), not both")
+    if not _REPO.fullmatch(repo):
+        raise UsageError(f"--repo {repo!r} is not a GitHub repository as owner/name")
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs {jobs}: give 1 or more processes")
     root = Path(source)
