@@ -122,7 +122,9 @@ def test_a_symbolic_link_in_git_is_skipped(git_repo: Repo) -> None:
     ("tests/x.py", "test"), ("a/test/x.java", "test"), ("src/__tests__/x.ts", "test"), ("src/test/Foo.java", "test"),
     ("test_x.py", "test"), ("x_test.py", "test"), ("x_test.go", "test"), ("x.test.ts", "test"),
     ("x.spec.js", "test"), ("node_modules/y/index.js", "vendored"), ("vendor/a.go", "vendored"),
-    ("third_party/a.c", "vendored"), ("build/a.js", "build"), ("dist/a.js", "build"), ("a.pb.go", "generated"),
+    ("third_party/a.c", "vendored"),
+    (".venv/lib/site-packages/x.py", "vendored"), ("build/a.js", "build"), ("dist/a.js", "build"),
+    ("a.pb.go", "generated"),
     ("a_pb2.py", "generated"), ("a.min.js", "generated"), ("src/main.py", None), ("src/testing.py", None),
     ("latest/a.py", None),
 ])

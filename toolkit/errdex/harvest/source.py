@@ -7,8 +7,9 @@ A git repository (bare or not) named with ``--rev`` is read through git itself, 
 
 Skipped by default (each counted under a reason): test code (``tests/``, ``test_*.py``, ``*_test.go``,
 ``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
-``dist/``), generated files (a ``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and
-minified JavaScript; symbolic links, submodules, and files over :data:`MAX_FILE_BYTES`.
+``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``), generated files (a
+``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and minified JavaScript; symbolic
+links, submodules, and files over :data:`MAX_FILE_BYTES`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ __all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "read_source", "skip_reason
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _SHA = re.compile(r"[0-9a-f]{40}")
 _TEST_DIRS = frozenset({"tests", "test", "__tests__"})
-_VENDOR_DIRS = frozenset({"node_modules", "vendor", "third_party"})
+_VENDOR_DIRS = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv", ".tox", ".nox",
+                          "site-packages"})
 _BUILD_DIRS = frozenset({"build", "dist"})
 _TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.ts", "*.test.tsx", "*.test.js", "*.test.jsx",
                "*.spec.ts", "*.spec.tsx", "*.spec.js", "*.spec.jsx")
