@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from errdex import patterns
+from errdex.harvest.drafts import message_text
 from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, has_literal
 from errdex.harvest.sites import Choice, Hole, Shape, Template, Text
 
@@ -144,3 +145,13 @@ def test_a_pattern_the_matchers_would_not_run_is_refused() -> None:
     with pytest.raises(PatternRefused) as refused:
         build((Text("bad \ud800 text"),))
     assert refused.value.reason == "not-portable"
+
+
+def test_a_drafts_error_message_is_what_its_pattern_matches() -> None:
+    templates: list[Template] = [
+        CREATEOS, (Text("fatal: "), Hole("%s"), Text(" at "), Hole("%d", "int"), Text("\n")),
+        (Text("\r\nstarting "), Hole("{name}"), Text("...")),
+    ]
+    for template in templates:
+        assert message_text(template) == display(template)
+        assert patterns.python_regex(build(template)).fullmatch(message_text(template))

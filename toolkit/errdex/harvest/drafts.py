@@ -48,7 +48,7 @@ _DRAFTED = re.compile(r"^(raised|logged at [a-z0-9]+|panics|returned as an error
 def message_text(template: Template) -> str:
     """The message as the code writes it: text as is, each dynamic part as written, a choice by its longest
     option (``CreateOS request failed (HTTP ${status}) during ${operation}.``)."""
-    return "".join(_part_text(part) for part in template)
+    return "".join(_part_text(part) for part in template).strip("\r\n")  # as the pattern: no line ends
 
 
 def _part_text(part: Part) -> str:
