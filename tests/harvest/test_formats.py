@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.harvest.formats import STYLES, parts, str_format_field
+from errdex.harvest.formats import STYLES, formatted, parts, str_format_field
 from errdex.harvest.sites import Hole, Text
 
 
@@ -87,6 +87,12 @@ def test_node_util_format() -> None:
     assert parts("%s took %d ms (%i, %f) %j %o %O %c|%%", "util-format") == (
         Hole("%s"), Text(" took "), Hole("%d", "float"), Text(" ms ("), Hole("%i", "int"), Text(", "),
         Hole("%f", "float"), Text(") "), Hole("%j"), Text(" "), Hole("%o"), Text(" "), Hole("%O"), Text(" |%"))
+
+
+def test_a_template_as_a_format_string() -> None:
+    template = (Text("user "), Hole("{name}"), Text(" got %d of %s"))
+    assert formatted(template, "python-percent") == (
+        Text("user "), Hole("{name}"), Text(" got "), Hole("%d", "int"), Text(" of "), Hole("%s"))
 
 
 def test_plain_and_unknown_styles() -> None:

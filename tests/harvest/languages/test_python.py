@@ -52,10 +52,12 @@ def test_log_calls_and_their_formatting() -> None:
             LOG.info("not kept at the default levels")
             logger.exception(_("translated %s"), path)
             logger.log(logging.ERROR, "via log() %s", path)
+            logger.warning(f"{path}: %d bytes", size)
             print("not a sink")
         ''')
     by_line = {s.line: s for s in found.sites}
-    assert sorted(by_line) == [5, 6, 7, 8, 10, 11]
+    assert sorted(by_line) == [5, 6, 7, 8, 10, 11, 12]
+    assert by_line[12].template == (Hole("{path}"), Text(": "), Hole("%d", "int"), Text(" bytes"))
     assert by_line[5].template == (Text("cannot open "), Hole("%s"), Text(": "), Hole("%d", "int"), Text("%"))
     assert (by_line[5].kind, by_line[5].level, by_line[5].error_class) == ("log", "error", "logger")
     assert by_line[6].template == (Text("done 100%"),)  # no arguments: logging prints it as it is

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 
 from errdex.harvest.sites import Hole, Part, Shape, Template, Text
 
-__all__ = ["STYLES", "join", "parts", "str_format_field"]
+__all__ = ["STYLES", "formatted", "join", "parts", "str_format_field"]
 
 
 def join(items: Iterable[Part]) -> Template:
@@ -306,6 +306,13 @@ _READERS: dict[str, Callable[[str], Template]] = {
 }
 #: Every style :func:`parts` reads.
 STYLES: tuple[str, ...] = tuple(_READERS)
+
+
+def formatted(template: Template, style: str) -> Template:
+    """A template used as a format string (an f-string or ``PREFIX + name`` given ``%`` arguments): each of
+    its texts read in ``style``, its holes and choices kept (what they print is not read as a format)."""
+    return join(piece for part in template
+                for piece in (parts(part.text, style) if isinstance(part, Text) else (part,)))
 
 
 def parts(fmt: str, style: str) -> Template:

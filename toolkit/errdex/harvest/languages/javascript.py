@@ -23,7 +23,7 @@ import tree_sitter
 import tree_sitter_javascript
 import tree_sitter_typescript
 
-from errdex.harvest.formats import join, parts
+from errdex.harvest.formats import formatted, join
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
@@ -200,8 +200,8 @@ class _File:
         (``console.error("failed:", err)``)."""
         line = statement.start_point.row + 1
         template = join(self.message(message))
-        if after and all(isinstance(p, Text) for p in template):
-            template = parts("".join(p.text for p in template if isinstance(p, Text)), style)
+        if after:
+            template = formatted(template, style)
         if appends:
             left = len(after) - sum(isinstance(p, Hole) for p in template)
             template = join([*template, *(part for extra in after[len(after) - left:] if left > 0

@@ -17,7 +17,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_python
 
-from errdex.harvest.formats import join, parts, str_format_field
+from errdex.harvest.formats import formatted, join, str_format_field
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
@@ -117,10 +117,7 @@ class _File:
 
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
         """A format string (a literal or a name bound to one) read in ``style``."""
-        inner = self.message(node, depth + 1)
-        if all(isinstance(p, Text) for p in inner):
-            return parts("".join(p.text for p in inner if isinstance(p, Text)), style)
-        return inner
+        return formatted(join(self.message(node, depth + 1)), style)
 
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
