@@ -138,7 +138,7 @@ def test_a_schema_version_that_is_no_integer_is_refused_in_json_words(tmp_path: 
         assert f"schemaVersion is {shown}," in result.stderr
     found = cli("validate", "--no-config", "--format", "json", str(path)).json()
     assert [f["message"] for f in found if f["code"] == "EDX011"] == [
-        f"schemaVersion {shown} is not supported (supported: 2, 3); migrate the record"]
+        f"schemaVersion {shown} is not supported (supported: 2, 3, 4); migrate the record"]
 
 
 @pytest.mark.parametrize("command", [["index", "--db", "{tmp}/x.duckdb"], ["export", "--format", "jsonl",

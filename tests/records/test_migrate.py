@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,7 @@ def v2_records(draw: st.DrawFn) -> dict[str, Any]:
 @given(v2_records())
 def test_v2_to_v3_to_v2_returns_the_original_field_for_field(record: dict[str, Any]) -> None:
     original = copy.deepcopy(record)
-    upgraded = upgrade(record)
+    upgraded = upgrade(record, 3)
     RecordV3.model_validate(upgraded)
     assert upgraded["schemaVersion"] == 3 and upgraded["scenarios"] == []
     back, losses = downgrade(upgraded, 2)
@@ -86,7 +87,7 @@ def test_v2_to_v3_to_v2_returns_the_original_field_for_field(record: dict[str, A
 
 
 def test_upgrade_puts_scenarios_where_the_canonical_form_has_it() -> None:
-    upgraded = upgrade(SEED_V2["record"])
+    upgraded = upgrade(SEED_V2["record"], 3)
     assert list(upgraded) == list(canonical_value(upgraded))
     assert list(upgraded)[-2:] == ["schemaVersion", "scenarios"]
     assert upgraded is not SEED_V2["record"] and SEED_V2["record"]["schemaVersion"] == 2
@@ -127,12 +128,12 @@ def test_fields_at_their_defaults_are_no_loss(defaults: dict[str, Any]) -> None:
 
 
 def test_migrate_record_chooses_the_direction() -> None:
-    assert migrate_record(SEED_V2["record"], 3) == (upgrade(SEED_V2["record"]), [])
+    assert migrate_record(SEED_V2["record"], 3) == (upgrade(SEED_V2["record"], 3), [])
     assert migrate_record(SEED_V3["record"], 2) == downgrade(SEED_V3["record"], 2)
     assert migrate_record(SEED_V3["record"], 3) == (SEED_V3["record"], [])
 
 
-@pytest.mark.parametrize("to", [1, 4, 7, True, "3"])
+@pytest.mark.parametrize("to", [1, 5, 7, True, "3"])
 def test_unsupported_target_is_a_usage_error(to: Any) -> None:
     for call in (lambda: upgrade(SEED_V2["record"], to), lambda: downgrade(SEED_V3["record"], to),
                  lambda: migrate_record(SEED_V2["record"], to),
@@ -314,7 +315,7 @@ def test_bare_record_stays_bare(tmp_path: Path) -> None:
     path = tmp_path / "bare.json"
     path.write_text(json.dumps(SEED_V2["record"]), encoding="utf-8")
     migrate([path], 3)
-    assert path.read_text(encoding="utf-8") == canonical_text(upgrade(SEED_V2["record"]))
+    assert path.read_text(encoding="utf-8") == canonical_text(upgrade(SEED_V2["record"], 3))
 
 
 def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
@@ -322,7 +323,7 @@ def test_loader_upgrades_version_2_in_memory(tmp_path: Path) -> None:
     before = path.read_bytes()
     (loaded,) = load_records([path])
     assert loaded.record["schemaVersion"] == 3 and loaded.record["scenarios"] == []
-    assert loaded.record == upgrade(variant(SEED_V2, 1)["record"])
+    assert loaded.record == upgrade(variant(SEED_V2, 1)["record"], 3)
     assert path.read_bytes() == before
 
 
@@ -358,3 +359,60 @@ def test_migrate_never_writes_through_a_folder_link_out_of_the_tree(tmp_path, se
         migrate([tree], 3)
     assert (outside / "x.json").read_text(encoding="utf-8") == json.dumps(seed)
     assert migrate([outside / "x.json"], 3).applied  # named itself, it is migrated
+
+
+# --- version 4: drafts ----------------------------------------------------------------------------------------
+
+SEED_V4 = json.loads((ROOT / "tests/corpus/v4/seed.json").read_text(encoding="utf-8"))
+DRAFT_V4 = json.loads((ROOT / "tests/corpus/v4/draft-empty-prose.json").read_text(encoding="utf-8"))
+
+
+def test_v3_to_v4_changes_only_the_version_and_back_again() -> None:
+    record = SEED_V3["record"]
+    upgraded = upgrade(record, 4)
+    assert upgraded == {**record, "schemaVersion": 4} and list(upgraded) == list(record)
+    assert downgrade(upgraded, 3) == (record, [])
+    assert upgrade(SEED_V2["record"]) == upgrade(upgrade(SEED_V2["record"], 3), 4)
+
+
+def test_a_draft_does_not_go_down_to_3_even_when_loss_is_allowed(tmp_path: Path) -> None:
+    with pytest.raises(versions.DraftRefused, match=f"record {DRAFT_V4['record']['id']} is a draft"):
+        downgrade(DRAFT_V4["record"], 3)
+    path = tmp_path / "draft.json"
+    path.write_text(canonical_text(DRAFT_V4), encoding="utf-8")
+    before = path.read_bytes()
+    for allow_loss in (False, True):
+        with pytest.raises(DataError, match=rf"^{re.escape(str(path))}: record \w+ is a draft.*nothing was written$"):
+            migrate([path], 3, allow_loss=allow_loss)
+        assert path.read_bytes() == before
+
+
+def test_migrate_cli_to_4_and_refusal_to_3(tmp_path: Path, cli: Any) -> None:
+    folder = tmp_path / "records"
+    write_envelope(folder, variant(SEED_V3, 1))
+    result = cli("migrate", "--to", "4", str(folder))
+    assert result.exit_code == 0, result.stderr
+    (path,) = folder.rglob("*.json")
+    assert json.loads(path.read_text(encoding="utf-8"))["record"]["schemaVersion"] == 4
+    draft = folder / "draft.json"
+    draft.write_text(canonical_text(DRAFT_V4), encoding="utf-8")
+    result = cli("migrate", "--to", "3", "--allow-loss", str(folder))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and str(draft) in result.stderr
+    assert json.loads(path.read_text(encoding="utf-8"))["record"]["schemaVersion"] == 4  # nothing was written
+
+
+def test_loader_loads_drafts_and_keeps_version_3_at_3(tmp_path: Path) -> None:
+    old = write_envelope(tmp_path, variant(SEED_V3, 1))
+    draft = tmp_path / "draft.json"
+    draft.write_text(canonical_text(DRAFT_V4), encoding="utf-8")
+    loaded = {item.path: item.record for item in load_records([tmp_path])}
+    assert loaded[str(old)]["schemaVersion"] == 3
+    assert loaded[str(draft)] == DRAFT_V4["record"]
+
+
+def test_an_active_version_4_record_with_empty_prose_is_refused_by_the_loader(tmp_path: Path) -> None:
+    path = tmp_path / "active.json"
+    path.write_text(canonical_text({**DRAFT_V4, "record": {**DRAFT_V4["record"], "status": "active"}}),
+                    encoding="utf-8")
+    with pytest.raises(DataError, match=r"active\.json:\d+:\d+: /record/documentation: String should have"):
+        load_records([path])

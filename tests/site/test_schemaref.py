@@ -36,7 +36,7 @@ def _write(folder: Path, name: str, schema: dict[str, Any]) -> None:
 
 
 def test_every_top_level_property_of_the_newest_record_is_listed_in_order(reference: SchemaReference) -> None:
-    properties = list(_schema("record-v3.schema.json")["properties"])
+    properties = list(_schema("record-v4.schema.json")["properties"])
     top_level = [field for field in reference.fields if "." not in field.path and "[]" not in field.path]
     assert [field.path for field in top_level] == properties
     assert all(3 in field.versions for field in top_level)
@@ -45,13 +45,15 @@ def test_every_top_level_property_of_the_newest_record_is_listed_in_order(refere
 def test_versions_say_which_record_formats_have_the_field(by_path: dict[str, SchemaField]) -> None:
     v2 = set(_schema("record-v2.schema.json")["properties"])
     v3 = set(_schema("record-v3.schema.json")["properties"])
-    assert by_path["scenarios"].versions == (3,)
-    assert by_path["solutions"].versions == (2, 3)
+    v4 = set(_schema("record-v4.schema.json")["properties"])
+    assert v3 == v4  # version 4 adds a status, no field
+    assert by_path["scenarios"].versions == (3, 4)
+    assert by_path["solutions"].versions == (2, 3, 4)
     for name in v2 & v3:
-        assert by_path[name].versions == (2, 3), name
+        assert by_path[name].versions == (2, 3, 4), name
     for name in v3 - v2:
-        assert by_path[name].versions == (3,), name
-    assert all(field.versions == (3,) for path, field in by_path.items() if path.startswith("scenarios["))
+        assert by_path[name].versions == (3, 4), name
+    assert all(field.versions == (3, 4) for path, field in by_path.items() if path.startswith("scenarios["))
 
 
 def test_required_flags_match_the_schema(by_path: dict[str, SchemaField]) -> None:
@@ -80,7 +82,7 @@ def test_nested_scenario_fields_have_array_paths(by_path: dict[str, SchemaField]
 
 
 def test_descriptions_come_from_the_schema(by_path: dict[str, SchemaField]) -> None:
-    schema = _schema("record-v3.schema.json")
+    schema = _schema("record-v4.schema.json")
     for name, sub in schema["properties"].items():
         assert by_path[name].description, name
         assert by_path[name].description == sub["description"]
@@ -101,7 +103,7 @@ def test_types_are_readable(by_path: dict[str, SchemaField]) -> None:
     assert by_path["scenarios[].expect.groups"].type == "array of string or null"
     assert by_path["scenarios[].expect.matchesRecord"].type == "boolean"
     # The const differs between versions: the newest comes first, the older one is noted.
-    assert by_path["schemaVersion"].type == "one of: 3 (version 2: one of: 2)"
+    assert by_path["schemaVersion"].type == "one of: 4 (version 3: one of: 3; version 2: one of: 2)"
 
 
 def test_anchors_are_unique_html_ids(reference: SchemaReference) -> None:
@@ -117,7 +119,7 @@ def test_envelope_fields_leave_the_record_to_fields(reference: SchemaReference) 
     assert [field.path for field in reference.envelope_fields] == ["record", "datasetVersion"]
     record, dataset_version = reference.envelope_fields
     assert record.type == "object" and record.description == "The error record." and record.required
-    assert dataset_version.versions == (2, 3) and dataset_version.type == "string"
+    assert dataset_version.versions == (2, 3, 4) and dataset_version.type == "string"
 
 
 def test_documents_describe_each_file(reference: SchemaReference) -> None:

@@ -28,6 +28,7 @@ _LAZY = {
     "migrate": "errdex.records.migrate",
     "import_bundle": "errdex.bundles", "export_dataset": "errdex.bundles",
     "build_site": "errdex.cli.site", "prove": "errdex.prove",  # the site with validation's findings joined in
+    "harvest": "errdex.harvest.run", "HarvestReport": "errdex.harvest.report",
 }
 
 
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
         RecordNotFound,
         UsageError,
     )
+    from errdex.harvest.report import HarvestReport
+    from errdex.harvest.run import harvest
     from errdex.match import KnowledgeBase, LineMatch, Match, load
     from errdex.prove import prove
     from errdex.records.canonical import FmtResult, canonical_text
@@ -71,6 +74,7 @@ __all__ = [
     "Finding",
     "FmtResult",
     "FormatError",
+    "HarvestReport",
     "InputError",
     "KnowledgeBase",
     "LineMatch",
@@ -90,6 +94,7 @@ __all__ = [
     "explain_check",
     "export_dataset",
     "fmt",
+    "harvest",
     "import_bundle",
     "iter_documents",
     "load",

@@ -118,6 +118,9 @@ class Check:
     stage: ClassVar[str] = "record"
     #: The kind of reading problem a parse check reports (None: the check finds its problems itself).
     kind: ClassVar[ProblemKind | None] = None
+    #: Whether ``--strict`` makes this check's warnings errors; False for a warning the bundled dataset is known
+    #: to give until data it waits for arrives (it stays a warning, and validate still passes).
+    strict_promotes: ClassVar[bool] = True
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         return ()

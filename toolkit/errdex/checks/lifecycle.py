@@ -1,13 +1,14 @@
-"""Checks of a record's lifecycle: withdrawn and superseded records say why, and what replaces them."""
+"""Checks of a record's lifecycle: withdrawn and superseded records say why, and what replaces them; drafts are
+still to be documented."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.records.vocabulary import DEFAULT_STATUS, STATUSES, is_active, status_of
+from errdex.records.vocabulary import RETIRED_STATUSES, empty_prose, is_active, is_draft, status_of
 
-_RETIRED = tuple(status for status in STATUSES if status != DEFAULT_STATUS)
+_RETIRED = RETIRED_STATUSES
 
 
 @register
@@ -21,7 +22,7 @@ class LifecycleReason(Check):
         reason = ctx.record.get("statusReason")
         if status in _RETIRED and not (isinstance(reason, str) and reason.strip()):
             yield Problem("status", f"a {status} record needs statusReason: say why, in one sentence, for its readers")
-        if status == DEFAULT_STATUS and reason is not None:
+        if status not in _RETIRED and reason is not None:
             yield Problem("statusReason", "statusReason is only for withdrawn or superseded records; remove it")
         if status == "superseded" and not ctx.record.get("supersededBy"):
             yield Problem("status", "a superseded record needs supersededBy: the id of the record that replaces it")
@@ -61,3 +62,22 @@ class SuccessorExists(Check):
                 status = target.record.get("status")
                 yield ctx, Problem("supersededBy", f"supersededBy {successor!r} is itself {status}; "
                                                    "point at the active record that replaces both")
+
+
+@register
+class DraftProse(Check):
+    code, name = "EDX163", "draft-prose"
+    severity = "warning"
+    rule = "a record is not a draft: its prose is written and its status active (warning; error with `--strict`)"
+    summary = "A draft's prose is still to be written, or reviewed and the record made active (error with --strict)."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        version = ctx.integer("schemaVersion")
+        if not is_draft(ctx.record) or version is None or version < 4:  # before 4, a draft is a schema error
+            return
+        empty = empty_prose(ctx.record)
+        if empty:
+            yield Problem(empty[0], f"a draft, not documented yet: write {', '.join(empty)}, then set status to "
+                                    "active")
+        else:
+            yield Problem("status", "a draft whose prose is written: review it and set status to active")

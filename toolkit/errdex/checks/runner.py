@@ -94,7 +94,7 @@ class _Run:
                     return
         cls = self.enabled[code]
         severity = cls.severity
-        if severity == "warning" and self.config.strict:
+        if severity == "warning" and self.config.strict and cls.strict_promotes:
             severity = "error"
         if position is None:
             locator = self.locators.get(id(doc))

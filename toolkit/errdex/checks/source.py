@@ -115,3 +115,18 @@ class MessageInSource(Check):
                 f"message text {literal!r} is not within {NEAR_LINES} lines of lineNumber {line} ({hint}); "
                 "point lineNumber at the throw or fix the excerpt",
             )
+
+
+@register
+class EmptySource(Check):
+    code, name = "EDX136", "empty-source"
+    severity = "warning"
+    strict_promotes = False  # 20 bundled records wait for the excerpts harvest gives; --strict must still pass
+    rule = "`sourceCode` is not empty (warning, also with `--strict` for now)"
+    summary = "sourceCode quotes the code that raises the error: it is not empty (a warning, also with --strict)."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        code = ctx.text("sourceCode")
+        if code is not None and not code.strip():
+            yield Problem("sourceCode", "sourceCode is empty; quote the lines sourceCodeStart-sourceCodeEnd of "
+                                        "filePath at analyzedSha (errdex harvest writes them)")

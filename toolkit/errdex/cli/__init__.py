@@ -37,6 +37,7 @@ COMMANDS = {
     "diff": "errdex.cli.release:diff_command",
     "import": "errdex.cli.bundles:import_command",
     "export": "errdex.cli.bundles:export_command",
+    "harvest": "errdex.cli.harvest:harvest_command",
 }
 
 

@@ -18,13 +18,13 @@ from errdex.cli._common import (
 from errdex.cli._pages import site_page
 from errdex.errors import RecordNotFound, UsageError
 from errdex.match.knowledge import KnowledgeBase, load
-from errdex.match.render import explain_text, match_text
+from errdex.match.render import drafts_text, explain_text, match_text
 from errdex.match.run import MatchSummary, match_files
-from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK
+from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK, is_draft
 from errdex.terminal import safe
 
 
-def _summary_text(summary: MatchSummary) -> str:
+def _summary_text(summary: MatchSummary, kb: KnowledgeBase) -> str:
     data = summary.as_dict()
     lines = [f"{data['matchedLines']} of {data['lines']} line(s) matched a record"]
     for entry in data["records"]:
@@ -36,7 +36,9 @@ def _summary_text(summary: MatchSummary) -> str:
     lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
     for sample in data["unclassifiedSamples"][:20]:
         lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
-    return safe("\n".join(lines)) + "\n"
+    drafts = {entry["id"]: kb.get(entry["id"]) for entry in data["records"]
+              if is_draft(kb.store.views[kb.position(entry["id"])])}
+    return safe("\n".join(lines)) + "\n" + drafts_text(data["records"], drafts)
 
 
 def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
@@ -74,12 +76,12 @@ def _load_knowledge(records: tuple[str, ...], fields: tuple[str, ...], include_r
     return kb
 
 
-def _report_totals(totals: MatchSummary, *, fmt: str, summary: bool) -> None:
+def _report_totals(totals: MatchSummary, kb: KnowledgeBase, *, fmt: str, summary: bool) -> None:
     """The summary (``--format json`` or ``--summary``) once every input is read."""
     if fmt == "json":
         echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
     elif summary:
-        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals))
+        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals, kb))
 
 
 def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: bool, quiet: bool) -> None:
@@ -100,7 +102,8 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
 @records_option
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json"]), default="text", show_default=True,
               help="text for people; jsonl: one object per matched line; json: the summary as one object.")
-@click.option("--summary", is_flag=True, help="Counts per record, first and last line, and unclassified error lines.")
+@click.option("--summary", is_flag=True, help="Counts per record, first and last line, unclassified error lines, "
+                                              "and the drafts that matched most (document these first).")
 @click.option("--fail-on", type=click.Choice(list(SEVERITY_RANK)), default=None,
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
 @click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
@@ -148,7 +151,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
             best = found.matches[0]
             echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
                             page=site_page(best.record), color=color))
-    _report_totals(totals, fmt=fmt, summary=summary)
+    _report_totals(totals, kb, fmt=fmt, summary=summary)
     _warn_skipped(kb, skipped_before, quiet)
     _report_problems(totals, shown=len(shown), fmt=fmt, summary=summary, quiet=quiet)
     if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:

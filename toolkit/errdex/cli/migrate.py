@@ -38,7 +38,7 @@ def _summary(report: MigrationReport, allow_loss: bool) -> str:
 @click.argument("paths", nargs=-1, metavar="[PATH ...]")
 @records_option
 @click.option("--to", "to", type=int, required=True, metavar="N",
-              help="Format version to rewrite every record at (2 or 3).")
+              help="Format version to rewrite every record at (2, 3 or 4).")
 @click.option("--allow-loss", is_flag=True, help="Go down a version even when that drops data (scenarios, a status).")
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 when a file would be migrated.")
 @quiet_option
@@ -48,9 +48,11 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
 
     PATH is a record file, a folder of records or a JSONL bundle (.gz too);
     without one, the bundled dataset is migrated. Going up to 3 adds an empty
-    scenarios list. Going down to 2 removes scenarios, status, statusReason and
-    supersededBy; when one of them holds data, every loss is listed and
-    nothing is written unless --allow-loss is given.
+    scenarios list; going up to 4 changes only schemaVersion. Going down to 2
+    removes scenarios, status, statusReason and supersededBy; when one of them
+    holds data, every loss is listed and nothing is written unless --allow-loss
+    is given. Going down to 3 refuses a draft (status draft, which version 3
+    cannot hold), even with --allow-loss: document it or move it out first.
 
     Files already at version N are left untouched; the others are replaced
     atomically, in canonical form. Nothing is written when a record is
@@ -59,7 +61,7 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
 
     \b
     Example:
-      errdex migrate --to 3 records/
+      errdex migrate --to 4 records/
       errdex migrate --to 2 --check export/records.jsonl
       errdex migrate --to 2 --allow-loss export/
     """

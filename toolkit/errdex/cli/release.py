@@ -33,10 +33,15 @@ class _DiffTrouble(click.ClickException):
               default=Path("CHANGELOG.md"),
               show_default=True, help="The changelog to put this release's entry in.")
 @click.option("--check", is_flag=True, help="Say what the release would hold; write nothing.")
+@click.option("--allow-drafts", is_flag=True,
+              help="Release drafts (status draft: harvested, prose not written yet) too; without it they refuse.")
 @quiet_option
 def release_command(version: str | None, folder: Path, out: Path | None, changelog: Path, check: bool,
-                    quiet: bool) -> int:
+                    allow_drafts: bool, quiet: bool) -> int:
     """Cut a dataset release: stamp, hash, manifest, reproducible bundle and changelog entry.
+
+    A folder that holds a draft is refused (the error names its file) unless
+    --allow-drafts is given.
 
     \b
     Example:
@@ -47,7 +52,8 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
     # start-up: `errdex --help` imports every command module
     from errdex.releases import cut_release
 
-    report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check)
+    report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check,
+                         allow_drafts=allow_drafts)
     for note in report.notes:
         stderr_line(f"errdex: {note}")
     counts = report.manifest["counts"]

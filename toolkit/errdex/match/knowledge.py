@@ -15,7 +15,7 @@ from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, rank_key
 from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
-from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_active
+from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 
@@ -59,8 +59,9 @@ class KnowledgeBase:
 
     ``records``: a :class:`~errdex.records.loader.RecordStore` (what
     :func:`load` gives) or whole records in memory. Records that are withdrawn
-    or superseded are not matched unless ``include_retired``; :meth:`get`
-    finds every record.
+    or superseded are not matched unless ``include_retired``; drafts are
+    matched (they are what ``errdex harvest`` writes); :meth:`get` finds every
+    record.
     """
 
     def __init__(self, records: RecordStore | Sequence[dict[str, Any]], *, fields: Sequence[str] = DEFAULT_FIELDS,
@@ -69,7 +70,7 @@ class KnowledgeBase:
             records = RecordStore.of([LoadedRecord("<memory>", record, None) for record in records])
         self.store = records
         self.fields = tuple(fields)
-        views = records.views if include_retired else [v for v in records.views if is_active(v)]
+        views = records.views if include_retired else [v for v in records.views if not is_retired(v)]
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
         self._shared: dict[str, list[int]] = {}

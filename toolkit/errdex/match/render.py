@@ -8,10 +8,10 @@ from typing import Any
 
 from errdex.match.engine import Match
 from errdex.records.text import first_sentence
-from errdex.records.vocabulary import DEFAULT_STATUS, status_of
+from errdex.records.vocabulary import DEFAULT_STATUS, is_draft, status_of
 from errdex.terminal import safe, safe_value
 
-__all__ = ["clip", "explain_text", "match_text", "substitute"]
+__all__ = ["clip", "drafts_text", "explain_text", "match_text", "substitute"]
 
 _PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
 #: Characters of a log line, of a record's text (first sentence, first fix) and of one captured value that
@@ -50,6 +50,10 @@ def _style(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
+#: What ``match`` says of a record without documentation: a draft (True) is harvested, not written yet.
+_UNDOCUMENTED = {False: "(no documentation yet)", True: "a draft, not documented yet; what the code tells:"}
+
+
 def match_text(source: str, number: int, line: str, best: Match, others: int, *, page: str, color: bool) -> str:
     """One matched line and its best record, for a terminal (control characters in them escaped); ``page``:
     where a person reads the record in full (the caller knows the site; the matcher does not)."""
@@ -67,9 +71,12 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     lines = [
         f"{_style(f'{one_line(source)}:{number}:', '1', color)} {one_line(line, MAX_LINE_CHARS)}",
         f"  {_style(one_line(record['errorClass'], 80), alarm, color)}"
-        f" ({one_line(record['severity'], 20)}): {one_line(meaning) or '(no documentation yet)'}",
-        f"  fix: {one_line(fix) or '(no solution recorded yet)'}",
+        f" ({one_line(record['severity'], 20)}): {one_line(meaning) or _UNDOCUMENTED[is_draft(record)]}",
     ]
+    if is_draft(record):
+        lines += [f"  {key}: {one_line(value)}" for key, value in _draft_origin(record)]
+    else:
+        lines.append(f"  fix: {one_line(fix) or '(no solution recorded yet)'}")
     if any(g is not None for g in groups):
         captured = ", ".join(g if g is not None else "-" for g in groups)
         lines.append(f"  captured: {one_line(captured, MAX_TEXT_CHARS * 3)}")
@@ -78,6 +85,76 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
     lines.append(more)
     return "\n".join(lines) + "\n"
+
+
+def _statement(record: dict[str, Any]) -> str:
+    """The excerpt's line at ``lineNumber`` (the first line of the call or throw), stripped; "" when it has none."""
+    code, start, line = _text(record.get("sourceCode")), record.get("sourceCodeStart"), record.get("lineNumber")
+    if not code or not isinstance(start, int) or not isinstance(line, int):
+        return ""
+    lines = code.split("\n")
+    return lines[line - start].strip() if 0 <= line - start < len(lines) else ""
+
+
+def _origin(record: dict[str, Any]) -> str:
+    """``filePath:lineNumber at SHA``: where the code raises or logs the message, at the commit analysed."""
+    sha = _text(record.get("analyzedSha"))[:12]
+    return f"{_text(record.get('filePath'))}:{record.get('lineNumber')}" + (f" at {sha}" if sha else "")
+
+
+def _draft_origin(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a draft knows, as (label, text) lines: where it comes from, the statement, and the trigger drafted
+    from the code."""
+    found = [("from", _origin(record))]
+    statement = _statement(record)
+    if statement:
+        found.append(("code", statement))
+    trigger = _LINE_BREAKS.sub(" ", _text(record.get("triggerScenarios")))
+    if trigger:
+        found.append(("trigger", trigger))
+    return found
+
+
+def drafts_text(entries: list[dict[str, Any]], records: dict[str, dict[str, Any]]) -> str:
+    """The drafts that matched, most lines first: the list of what to document first (``match --summary``).
+
+    ``entries``: the summary's per-record entries, in its order; ``records``: the whole records of the drafts
+    among them, by id. Empty when no draft matched.
+    """
+    drafts = [entry for entry in entries if entry["id"] in records]
+    if not drafts:
+        return ""
+    lines = [f"{len(drafts)} draft(s) matched; document these first:"]
+    for entry in drafts:
+        lines.append(f"  {entry['count']:>6}  {entry['slug']}  ({_origin(records[entry['id']])})")
+    return safe("\n".join(lines)) + "\n"
+
+
+def _excerpt(record: dict[str, Any]) -> str:
+    """The source excerpt with its line numbers, the line at ``lineNumber`` marked with ``>``."""
+    code, start, line = _text(record.get("sourceCode")), record.get("sourceCodeStart"), record.get("lineNumber")
+    if not code or not isinstance(start, int):
+        return ""
+    width = len(str(start + code.count("\n")))
+    return "\n".join(f"{'>' if start + i == line else ' '} {start + i:>{width}} | {text}"
+                     for i, text in enumerate(code.split("\n")))
+
+
+def _draft_text(record: dict[str, Any], color: bool) -> list[str]:
+    """The blocks of a draft's page: what the code tells (origin, excerpt, trigger), no empty prose."""
+    out = _block("Pattern", record["messagePattern"], color)
+    out += _block("Where it comes from", f"{_origin(record)}\n{record['githubUrl']}", color)
+    excerpt = _excerpt(record)
+    if excerpt:
+        out += _block("Source", excerpt, color)
+    if _text(record.get("triggerScenarios")):
+        out += _block("What triggers it (drafted from the code)", _fill(record["triggerScenarios"]), color)
+    for title, name in (("What it means", "documentation"), ("Common situations", "commonSituations")):
+        if _text(record.get(name)).strip():
+            out += _block(title, _fill(record[name]), color)
+    if record.get("solutions"):
+        out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
+    return out
 
 
 #: The blanks :func:`textwrap.fill` turns into spaces; a long run of them costs it quadratic time (500,000 tabs:
@@ -93,9 +170,40 @@ def _block(title: str, body: str, color: bool) -> list[str]:
     return ["", _style(title, "1", color), *textwrap.indent(body.rstrip(), "    ").splitlines()]
 
 
+def _release_line(dataset_version: str | None, releases: tuple[str, str] | None) -> str | None:
+    """The release the record is in, the one it was added in and the one its content last changed in."""
+    if not (dataset_version or releases):
+        return None
+    when = f"release {dataset_version}" if dataset_version else "unreleased"
+    if releases:
+        when += f"; added in {releases[0]}"
+        if releases[1] != releases[0]:
+            when += f", content last changed in {releases[1]}"
+    return when
+
+
+def _documented_text(record: dict[str, Any], color: bool) -> list[str]:
+    """The blocks of a documented record's page: pattern, prose, fixes, scenarios, source link."""
+    out = _block("Pattern", record["messagePattern"], color)
+    out += _block("What it means", _fill(record["documentation"]), color)
+    out += _block("What triggers it", _fill(record["triggerScenarios"]), color)
+    out += _block("Common situations", _fill(record["commonSituations"]), color)
+    out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
+    out += _block("Example fix", record["exampleFix"], color)
+    if record.get("preventionTips"):
+        out += _block("Prevention", "\n".join(f"- {t}" for t in record["preventionTips"]), color)
+    scenarios = record.get("scenarios") or []
+    if scenarios:
+        body = "\n".join(f"- {s['id']}: {s['summary']}" for s in scenarios)
+        out += _block(f"Proved scenarios ({len(scenarios)}; run: errdex prove {record['slug']})", body, color)
+    out += _block("Source", record["githubUrl"], color)
+    return out
+
+
 def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | None = None,
                  releases: tuple[str, str] | None = None) -> str:
-    """A record, readable in a terminal (like ``rustc --explain``).
+    """A record, readable in a terminal (like ``rustc --explain``); a draft shows what the code tells instead
+    of empty prose.
 
     ``releases``: the release it was added in and the one its content last changed in.
     Control characters in the record are shown as escapes.
@@ -110,31 +218,17 @@ def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | 
         f"id {record['id']}  slug {record['slug']}",
     ]
     status = status_of(record)
-    if status != DEFAULT_STATUS:
+    if is_draft(record):
+        out.append(_style("This record is a draft: harvested from the code, not documented yet.", "1;33", color))
+    elif status != DEFAULT_STATUS:
         notice = f"This record is {status}: {record.get('statusReason') or 'no reason given'}"
         if record.get("supersededBy"):
             notice += f" See errdex explain {record['supersededBy']}."
         out.append(_style(notice, "1;33", color))
-    if dataset_version or releases:
-        when = f"release {dataset_version}" if dataset_version else "unreleased"
-        if releases:
-            when += f"; added in {releases[0]}"
-            if releases[1] != releases[0]:
-                when += f", content last changed in {releases[1]}"
+    when = _release_line(dataset_version, releases)
+    if when:
         out.append(when)
-    out += _block("Pattern", record["messagePattern"], color)
-    out += _block("What it means", _fill(record["documentation"]), color)
-    out += _block("What triggers it", _fill(record["triggerScenarios"]), color)
-    out += _block("Common situations", _fill(record["commonSituations"]), color)
-    out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
-    out += _block("Example fix", record["exampleFix"], color)
-    if record.get("preventionTips"):
-        out += _block("Prevention", "\n".join(f"- {t}" for t in record["preventionTips"]), color)
-    scenarios = record.get("scenarios") or []
-    if scenarios:
-        body = "\n".join(f"- {s['id']}: {s['summary']}" for s in scenarios)
-        out += _block(f"Proved scenarios ({len(scenarios)}; run: errdex prove {record['slug']})", body, color)
-    out += _block("Source", record["githubUrl"], color)
+    out += _draft_text(record, color) if is_draft(record) else _documented_text(record, color)
     if record.get("tags"):
         out += ["", "tags: " + ", ".join(record["tags"])]
     return "\n".join(out) + "\n"

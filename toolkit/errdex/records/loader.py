@@ -45,7 +45,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LoadedRecord:
-    """A record that conforms to its own schema version, upgraded in memory to the latest, with where it came from.
+    """A record that conforms to its own schema version, upgraded in memory (see ``versions.LOADED_AT_LEAST``),
+    with where it came from.
 
     ``problem``: set only for a record loaded with ``partial=True`` that does not conform (what is wrong).
     """
@@ -154,14 +155,14 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     (for matching while a record is being written), each with its ``problem``; others still raise.
     """
     # start-up: a cached load never needs the models it imports
-    from errdex.records.versions import upgrade
+    from errdex.records.versions import loaded_form
 
     loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):
         problem = None
         try:
             value, record = checked_record(doc)
-            record = upgrade(record)
+            record = loaded_form(record)
         except DataError as exc:
             kept = _matchable(doc) if partial else None
             if kept is None:

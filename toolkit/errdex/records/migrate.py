@@ -29,6 +29,7 @@ from errdex.records.sources import (
 from errdex.records.versions import (
     ADDED_IN_3,
     LATEST,
+    DraftRefused,
     Loss,
     check_target,
     downgrade,
@@ -39,6 +40,7 @@ from errdex.records.versions import (
 __all__ = [
     "ADDED_IN_3",
     "LATEST",
+    "DraftRefused",
     "FileMigration",
     "Loss",
     "MigrationRefused",
@@ -147,7 +149,10 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
     for doc in docs:
         value, record = checked_record(doc)
         versions.add(record["schemaVersion"])
-        migrated, dropped = migrate_record(record, to)
+        try:
+            migrated, dropped = migrate_record(record, to)
+        except DraftRefused as exc:
+            raise DraftRefused(f"{display}: {exc}; nothing was written") from None
         losses.extend((record["id"], loss) for loss in dropped)
         values.append({**value, "record": migrated} if record is not value else migrated)
     changed = versions != {to}
@@ -199,8 +204,10 @@ def migrate(paths: Sequence[str | Path] | None, to: int, *, allow_loss: bool = F
     waits, then refuses. Going down drops the fields the lower version
     lacks: when one holds data and ``allow_loss`` is false,
     :class:`MigrationRefused` (a DataError holding the report) is raised and
-    nothing is written. ``check``: write nothing, report what would change
-    and what would be lost, never refuse.
+    nothing is written. A draft never goes down to version 3, ``allow_loss``
+    or not: :class:`DraftRefused` names its file, and nothing is written.
+    ``check``: write nothing, report what would change and what would be
+    lost, never refuse (a draft that cannot go down is still refused).
     """
     if check:
         return plan(paths, to)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from errdex.records.scenarios.createos import (
     ACTIONS,
@@ -19,7 +20,7 @@ from errdex.records.scenarios.createos import (
     Call,
     Operation,
 )
-from errdex.records.vocabulary import DEFAULT_STATUS, SEVERITIES, Severity, Status
+from errdex.records.vocabulary import DEFAULT_STATUS, DRAFT_STATUS, PROSE_FIELDS, SEVERITIES, Severity, Status
 
 __all__ = [
     "ENVELOPE_MODELS",
@@ -30,8 +31,10 @@ __all__ = [
     "SEVERITIES",
     "EnvelopeV2",
     "EnvelopeV3",
+    "EnvelopeV4",
     "RecordV2",
     "RecordV3",
+    "RecordV4",
     "Scenario",
     "Severity",
 ]
@@ -240,13 +243,17 @@ class Scenario(_Strict):
     expect: ScenarioExpect = Field(description="What must be observed.")
 
 
+#: The statuses of format version 3 (version 4 adds ``draft``): its schema stays what it was.
+StatusV3 = Literal["active", "withdrawn", "superseded"]
+
+
 class RecordV3(RecordV2):
     """One error message raised by one place in a real codebase (format version 3: version 2 plus scenarios)."""
 
     model_config = ConfigDict(title="errdex error record, version 3")
 
     scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
-    status: Status = Field(
+    status: StatusV3 = Field(
         default=DEFAULT_STATUS,
         description="Lifecycle: active; withdrawn (kept, no longer recommended); superseded by another record. "
         "Records are never deleted; matching skips records that are not active unless asked.",
@@ -274,5 +281,81 @@ class EnvelopeV3(_Strict):
     )
 
 
-RECORD_MODELS: dict[int, type[BaseModel]] = {2: RecordV2, 3: RecordV3}
-ENVELOPE_MODELS: dict[int, type[BaseModel]] = {2: EnvelopeV2, 3: EnvelopeV3}
+#: Outside a draft, what each prose field needs (as version 3 has it); inside a draft each may be empty.
+#: (preventionTips may be ``[]`` in any record, as in version 3.)
+_FILLED: dict[str, dict[str, Any]] = {
+    name: {"minItems": 1, "description": "Outside a draft: at least one solution."} if name == "solutions"
+    else {"minLength": 1, "description": "Outside a draft: not empty."}
+    for name in PROSE_FIELDS if name != "preventionTips"
+}
+_DRAFT_RULE: dict[str, Any] = {
+    "if": {"required": ["status"],
+           "properties": {"status": {"const": DRAFT_STATUS, "description": "The record is a draft."}}},
+    "else": {"properties": _FILLED},
+}
+
+
+def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
+    """The errors of a record that is not a draft and leaves a prose field empty, one per field."""
+    errors: list[InitErrorDetails] = []
+    for name in _FILLED:
+        value = getattr(record, name)
+        if value:
+            continue
+        kind, text = (("too_short", "List should have at least 1 item after validation, not 0")
+                      if isinstance(value, list) else ("string_too_short", "String should have at least 1 character"))
+        errors.append(InitErrorDetails(type=PydanticCustomError(kind, text), loc=(name,), input=value))
+    return errors
+
+
+class RecordV4(RecordV3):
+    """One error message raised by one place in a real codebase (format version 4: version 3 plus drafts).
+
+    A ``draft`` is a record harvested from the code: every mechanical field is there, and the prose fields may
+    be empty (``""`` or ``[]``) until a contributor writes them and sets the status to ``active``.
+    """
+
+    model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_DRAFT_RULE)
+
+    documentation: str = Field(description="What the error means, in prose (may be empty in a draft).")
+    commonSituations: str = Field(
+        description="Situations in which users typically meet the error (may be empty in a draft)."
+    )
+    solutions: list[Text] = Field(description="Ways to fix the cause, best first (at least one, except in a draft).")
+    exampleFix: str = Field(description="Code showing a fix: before and after (may be empty in a draft).")
+    typeGuard: str = Field(description="Code that recognises the error value, a type guard (may be empty in a draft).")
+    tryCatchPattern: str = Field(
+        description="Code showing how to catch and handle the error (may be empty in a draft)."
+    )
+    status: Status = Field(  # type: ignore[assignment]  # version 4 widens version 3's statuses by draft
+        default=DEFAULT_STATUS,
+        description="Lifecycle: active; draft (harvested from the code, its prose not written yet); withdrawn "
+        "(kept, no longer recommended); superseded by another record. Records are never deleted; matching "
+        "skips withdrawn and superseded records unless asked.",
+    )
+    schemaVersion: Literal[4] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
+        description="Version of the record format; 4 for this schema."
+    )
+
+    @model_validator(mode="after")
+    def _prose_filled_unless_draft(self) -> RecordV4:
+        if self.status != DRAFT_STATUS:
+            errors = _unfilled(self)
+            if errors:
+                raise ValidationError.from_exception_data(type(self).__name__, errors)
+        return self
+
+
+class EnvelopeV4(_Strict):
+    """A record as stored in a file or bundle line, with the release it belongs to."""
+
+    model_config = ConfigDict(title="errdex record envelope, version 4")
+
+    record: RecordV4 = Field(description="The error record.")
+    datasetVersion: Timestamp = Field(
+        description="RFC 3339 time of the dataset release that the record belongs to."
+    )
+
+
+RECORD_MODELS: dict[int, type[BaseModel]] = {2: RecordV2, 3: RecordV3, 4: RecordV4}
+ENVELOPE_MODELS: dict[int, type[BaseModel]] = {2: EnvelopeV2, 3: EnvelopeV3, 4: EnvelopeV4}

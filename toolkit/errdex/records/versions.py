@@ -5,8 +5,17 @@ lifecycle fields (``status``, ``statusReason``, ``supersededBy``). Going up
 adds ``"scenarios": []``. Going down removes every version-3 field; a field
 that holds something other than its default (a scenario, a status other than
 ``active``, a reason, a successor) is data that is lost, and is reported as a
-:class:`Loss`. Files are rewritten by :mod:`errdex.records.migrate`; the
-loader upgrades what it loads with :func:`upgrade`.
+:class:`Loss`.
+
+Version 4 is version 3 plus the ``draft`` status, in which the prose fields may
+be empty. Going up changes only ``schemaVersion``. Going down refuses a draft
+(:class:`DraftRefused`), with or without ``allow_loss``: version 3 has no such
+status, and a draft's empty prose is not valid there; dropping the status would
+publish an undocumented record as active. Document the draft (status
+``active``) or move it out first.
+
+Files are rewritten by :mod:`errdex.records.migrate`; the loader brings what it
+loads up to :data:`LOADED_AT_LEAST` with :func:`loaded_form`.
 """
 
 from __future__ import annotations
@@ -19,12 +28,28 @@ from typing import Any
 from errdex.errors import DataError, UsageError
 from errdex.records.models import RECORD_MODELS, RecordV3
 from errdex.records.version_numbers import shown_version
-from errdex.records.vocabulary import DEFAULT_STATUS, status_of
+from errdex.records.vocabulary import DEFAULT_STATUS, is_draft, status_of
 
-__all__ = ["ADDED_IN_3", "LATEST", "Loss", "check_target", "downgrade", "migrate_record", "upgrade", "version_of"]
+__all__ = [
+    "ADDED_IN_3",
+    "LATEST",
+    "LOADED_AT_LEAST",
+    "DraftRefused",
+    "Loss",
+    "check_target",
+    "downgrade",
+    "loaded_form",
+    "migrate_record",
+    "upgrade",
+    "version_of",
+]
 
-#: The newest format version; the loader upgrades every record to it.
-LATEST = 3
+#: The newest format version: what ``errdex migrate`` and ``errdex schema`` default to.
+LATEST = 4
+#: The version the loader brings older records up to. Version 4 adds no field to version 3 (only the draft
+#: status), so a version-3 record already holds everything a reader of version 4 looks at; it is loaded as it
+#: is, and what a command prints or exports from it keeps its ``schemaVersion``.
+LOADED_AT_LEAST = 3
 
 #: The fields version 3 adds to version 2 (a test ties this to the models).
 ADDED_IN_3 = ("scenarios", "status", "statusReason", "supersededBy")
@@ -100,9 +125,24 @@ def _v3_to_v2(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
     return downgraded, _dropped_in_2(record)
 
 
+class DraftRefused(DataError):
+    """A draft cannot go down to version 3 (which has no draft status), even when data may be lost."""
+
+
+def _v3_to_v4(record: dict[str, Any]) -> dict[str, Any]:
+    return {**record, "schemaVersion": 4}
+
+
+def _v4_to_v3(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
+    if is_draft(record):
+        raise DraftRefused(f"record {record.get('id')} is a draft, which version 3 cannot hold (no draft status, "
+                           "and its prose may be empty); document it (status active) or move it out first")
+    return {**record, "schemaVersion": 3}, []
+
+
 #: Version -> the step to the next version up, and the step to the next version down.
-_UP: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3}
-_DOWN: dict[int, Callable[[dict[str, Any]], tuple[dict[str, Any], list[Loss]]]] = {3: _v3_to_v2}
+_UP: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {2: _v2_to_v3, 3: _v3_to_v4}
+_DOWN: dict[int, Callable[[dict[str, Any]], tuple[dict[str, Any], list[Loss]]]] = {3: _v3_to_v2, 4: _v4_to_v3}
 
 
 def upgrade(record: dict[str, Any], to: int = LATEST) -> dict[str, Any]:
@@ -118,6 +158,11 @@ def upgrade(record: dict[str, Any], to: int = LATEST) -> dict[str, Any]:
     for step in range(version, to):
         result = _UP[step](result)
     return result
+
+
+def loaded_form(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the loader hands it on: brought up to :data:`LOADED_AT_LEAST` when older, else as it is."""
+    return upgrade(record, max(version_of(record), LOADED_AT_LEAST))
 
 
 def downgrade(record: dict[str, Any], to: int) -> tuple[dict[str, Any], list[Loss]]:

@@ -12,13 +12,19 @@ from typing import Any, Literal
 
 __all__ = [
     "DEFAULT_STATUS",
+    "DRAFT_STATUS",
     "LOG_MESSAGE_FIELDS",
+    "PROSE_FIELDS",
+    "RETIRED_STATUSES",
     "SEVERITIES",
     "SEVERITY_RANK",
     "STATUSES",
     "Severity",
     "Status",
+    "empty_prose",
     "is_active",
+    "is_draft",
+    "is_retired",
     "status_of",
 ]
 
@@ -28,10 +34,17 @@ SEVERITIES: tuple[Severity, ...] = ("critical", "error", "warning", "info")
 #: How bad each severity is, for ``--fail-on`` and "worst seen": info 0 up to critical 3.
 SEVERITY_RANK: Mapping[str, int] = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
 
-#: Lifecycle statuses; a record without ``status`` is active.
-Status = Literal["active", "withdrawn", "superseded"]
-STATUSES: tuple[Status, ...] = ("active", "withdrawn", "superseded")
-DEFAULT_STATUS: Status = "active"
+#: Lifecycle statuses; a record without ``status`` is active. ``draft`` (format version 4): written by
+#: ``errdex harvest`` from the code, its prose not written yet; it becomes ``active`` once documented.
+Status = Literal["active", "withdrawn", "superseded", "draft"]
+STATUSES: tuple[Status, ...] = ("active", "withdrawn", "superseded", "draft")
+#: The statuses of a record taken out of use (kept, no longer recommended, skipped by matching).
+RETIRED_STATUSES: tuple[Status, ...] = ("withdrawn", "superseded")
+DRAFT_STATUS: Status = "draft"
+DEFAULT_STATUS: Literal["active"] = "active"
+#: The prose a contributor writes; a draft may leave each empty ("" or []), an active record may not.
+PROSE_FIELDS: tuple[str, ...] = ("documentation", "commonSituations", "solutions", "exampleFix", "typeGuard",
+                                 "tryCatchPattern", "preventionTips")
 
 #: Fields of a JSON log line whose text is matched besides the raw line, in the order they are tried.
 LOG_MESSAGE_FIELDS: tuple[str, ...] = ("message", "msg", "error", "err")
@@ -46,5 +59,25 @@ def status_of(record: Mapping[str, Any]) -> Any:
 
 
 def is_active(record: Mapping[str, Any]) -> bool:
-    """Whether a record is active (no ``status``, or ``"active"``)."""
+    """Whether a record is active (no ``status``, or ``"active"``); a draft is not."""
     return bool(status_of(record) == DEFAULT_STATUS)
+
+
+def is_draft(record: Mapping[str, Any]) -> bool:
+    """Whether a record is a draft: harvested from the code, not documented yet."""
+    return bool(status_of(record) == DRAFT_STATUS)
+
+
+def is_retired(record: Mapping[str, Any]) -> bool:
+    """Whether a record is withdrawn or superseded (what matching skips unless asked)."""
+    return status_of(record) in RETIRED_STATUSES
+
+
+def empty_prose(record: Mapping[str, Any]) -> list[str]:
+    """The prose fields of a record that are missing or empty (``""``, blank, ``[]``), in field order."""
+    empty = []
+    for name in PROSE_FIELDS:
+        value = record.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, list) and not value):
+            empty.append(name)
+    return empty

@@ -23,7 +23,7 @@ from errdex.records.canonical import canonical_text
 from errdex.records.hashing import changed_fields, content_hash, field_hashes
 from errdex.records.loader import load_records
 from errdex.records.sources import files_outside, record_files
-from errdex.records.vocabulary import is_active, status_of
+from errdex.records.vocabulary import is_active, is_draft, status_of
 from errdex.releases.changelog import updated_changelog
 from errdex.releases.manifest import RELEASES, release_history
 from errdex.releases.report import ReleaseReport
@@ -69,6 +69,14 @@ def _read_folder(folder: Path) -> list[_Entry]:
     return entries
 
 
+def _refuse_drafts(entries: list[_Entry]) -> None:
+    """Refuse a release that holds drafts: harvested records whose prose nobody has written or reviewed."""
+    drafts = [entry for entry in entries if is_draft(entry.record)]
+    if drafts:
+        more = f" and {len(drafts) - 1} more draft(s)" if len(drafts) > 1 else ""
+        raise DataError(f"{drafts[0].path}: record {drafts[0].record['id']} is a draft{more}; a release publishes "
+                        "documented records (write the prose and set status to active, or pass --allow-drafts)")
+
 
 def _bundle_bytes(entries: list[_Entry]) -> bytes:
     lines = "".join(canonical_text(e.envelope, bundle_line=True) + "\n"
@@ -86,8 +94,12 @@ def cut_release(
     out: str | Path | None = None,
     changelog: str | Path | None = None,
     check: bool = False,
+    allow_drafts: bool = False,
 ) -> ReleaseReport:
     """Cut a release of the records in ``folder`` (see :mod:`errdex.releases`); ``check``: write nothing.
+
+    A folder that holds a draft (status ``draft``) is refused, naming its file, unless ``allow_drafts``:
+    then drafts are released like any record, with their status in the manifest.
 
     The release holds the folder's lock from reading to the last write (a
     second release waits, then refuses), and writes every file all or
@@ -99,16 +111,18 @@ def cut_release(
         raise InputError(f"{folder}: no such folder of records (run from the project's root or pass --records DIR)")
     stamp = release_version(version)
     if check:
-        return _cut(folder, stamp, out, changelog, check=True)
+        return _cut(folder, stamp, out, changelog, check=True, allow_drafts=allow_drafts)
     with records_lock([folder], what="release") as notes:
-        report = _cut(folder, stamp, out, changelog, check=False)
+        report = _cut(folder, stamp, out, changelog, check=False, allow_drafts=allow_drafts)
     report.notes = notes + report.notes
     return report
 
 
 def _cut(folder: Path, stamp: str, out: str | Path | None, changelog: str | Path | None, *,
-         check: bool) -> ReleaseReport:
+         check: bool, allow_drafts: bool) -> ReleaseReport:
     entries = _read_folder(folder)
+    if not allow_drafts:
+        _refuse_drafts(entries)
     report, before = _previous_release(folder, stamp, entries)
     manifest_records = _compare(report, folder, entries, before)
     bundle = _bundle_bytes(entries)

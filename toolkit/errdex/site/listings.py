@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from errdex.records.vocabulary import SEVERITIES
+from errdex.records.vocabulary import SEVERITIES, is_draft
 from errdex.releases import ReleaseChanges
 from errdex.site import pages as p
 from errdex.site.records import RecordFacts
@@ -57,9 +57,10 @@ def write_listing_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo
         return {"site": info, "path": path, "root": page_root(path), "title": title, "description": description,
                 "kind": kind}
 
-    by_severity = Counter(r["severity"] for r in facts.records)
-    repositories = Counter(r["repo"] for r in facts.records)
-    recent = sorted(facts.records, key=lambda r: (r.get("contentChangedAt", ""), r["id"]), reverse=True)[:RECENT]
+    documented = [r for r in facts.records if not is_draft(r)]  # drafts are listed apart, on the browse page
+    by_severity = Counter(r["severity"] for r in documented)
+    repositories = Counter(r["repo"] for r in documented)
+    recent = sorted(documented, key=lambda r: (r.get("contentChangedAt", ""), r["id"]), reverse=True)[:RECENT]
     writer.page("home.html", p.HomePage(
         **base("index.html", "errdex", "Error records that explain log lines: what each error means and how to fix it.",
                "home"),

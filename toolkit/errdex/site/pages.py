@@ -168,6 +168,7 @@ class RecordPage(Page):
     successor: Link | None
     added_in: str | None  # the release the record was added in (from the release manifests)
     changed_in: str | None  # the release its content last changed in
+    draft: bool = False  # harvested from the code, prose not written yet: empty prose sections are left out
 
 
 @dataclass(frozen=True)

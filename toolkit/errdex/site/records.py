@@ -19,7 +19,8 @@ from errdex.records.vocabulary import (
     DEFAULT_STATUS,
     LOG_MESSAGE_FIELDS,
     SEVERITIES,
-    is_active,
+    is_draft,
+    is_retired,
     status_of,
 )
 from errdex.site import pages as p
@@ -55,6 +56,8 @@ class RecordFacts:
     contexts: dict[str, p.RecordPage] = field(default_factory=dict)
     #: Record id -> (release added in, release last changed in), from the release manifests.
     releases: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: The drafts by (repo, file), listed apart from the documented records (which the other ``by_*`` hold).
+    drafts_by_file: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, loaded: Sequence[Any], findings: dict[str, list[p.FindingView]],
@@ -63,13 +66,18 @@ class RecordFacts:
         facts = cls([item.record for item in ordered], {item.record["id"]: item.dataset_version for item in ordered},
                      dict(findings), proofs)
         by_file, by_class, by_tag = defaultdict(list), defaultdict(list), defaultdict(list)
+        drafts = defaultdict(list)
         for record in facts.records:
+            facts.by_id[record["id"]] = record
+            if is_draft(record):
+                drafts[(record["repo"], record["filePath"])].append(record)
+                continue
             by_file[(record["repo"], record["filePath"])].append(record)
             by_class[record["errorClass"]].append(record)
             for tag in record.get("tags", []):
                 by_tag[tag].append(record)
-            facts.by_id[record["id"]] = record
         facts.by_file, facts.by_class, facts.by_tag = dict(by_file), dict(by_class), dict(by_tag)
+        facts.drafts_by_file = dict(drafts)
         return facts
 
     @staticmethod
@@ -109,8 +117,9 @@ class RecordFacts:
         files = tuple(entry for _, entries in sorted(repos.items()) for entry in entries)
         severities = defaultdict(list)
         for record in self.records:
-            severities[record["severity"]].append(record)
-        return (
+            if not is_draft(record):
+                severities[record["severity"]].append(record)
+        groups = (
             p.BrowseGroup("By repository", "by-repository", by_repo),
             p.BrowseGroup("By file", "by-file", files),
             p.BrowseGroup("By tag", "by-tag", tuple(
@@ -123,6 +132,11 @@ class RecordFacts:
                 p.BrowseEntry(name, f"severity-{anchor(name)}", links(severities[name]))
                 for name in SEVERITIES if severities.get(name))),
         )
+        if not self.drafts_by_file:
+            return groups
+        drafts = tuple(p.BrowseEntry(f"{repo}: {path}", f"draft-{anchor(repo + '-' + path)}", links(records))
+                       for (repo, path), records in sorted(self.drafts_by_file.items()))
+        return (*groups, p.BrowseGroup("Drafts: harvested from the code, not documented yet", "drafts", drafts))
 
     def quality_rows(self, root: str) -> tuple[p.QualityRow, ...]:
         rows = []
@@ -154,13 +168,14 @@ class RecordFacts:
     def browser_patterns(self) -> dict[str, Any]:
         """What the in-browser matcher needs: each pattern with its ranking keys, meaning and first fix.
 
-        Withdrawn and superseded records are left out (``retired``), as ``errdex match`` skips them by default."""
+        Withdrawn and superseded records are left out (``retired``), as ``errdex match`` skips them by default;
+        drafts are matched, as there."""
         entries: list[dict[str, Any]] = []
         refused: list[str] = []
         retired: list[str] = []
         for record in self.records:
             pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
-            if not is_active(record):
+            if is_retired(record):
                 retired.append(record["id"])
                 continue
             if not self.matchable.get(record["id"]):
@@ -281,6 +296,8 @@ def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[s
     status = status_of(record) or DEFAULT_STATUS  # an empty or null status reads as the default too
     if status == DEFAULT_STATUS:
         return DEFAULT_STATUS, None
+    if is_draft(record):
+        return "a draft, harvested from the code and not documented yet", None
     reason = record.get("statusReason") or ""
     successor = facts.by_id.get(record.get("supersededBy") or "")
     link = p.Link(successor["slug"], root + record_path(successor)) if successor else None
@@ -327,5 +344,5 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         analyzed_at=record.get("analyzedAt", ""),
         content_changed_at=record.get("contentChangedAt", ""),
         lifecycle=lifecycle, successor=successor,
-        added_in=added_in, changed_in=changed_in,
+        added_in=added_in, changed_in=changed_in, draft=is_draft(record),
     )

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.harvest import _fake
+
+_GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_SYSTEM": os.devnull}
+
+
+@pytest.fixture
+def fake_finder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``.fake`` finder registered (and a stand-in pattern builder while the real one is missing)."""
+    _fake.install(monkeypatch)
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
+                          env={**os.environ, **_GIT_ENV})
+    return done.stdout.strip()
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Callable[[dict[str, str]], tuple[Path, str]]:
+    """Make (or add a commit to) a git work tree at tmp_path/repo holding these files: (repo, commit)."""
+    repo = tmp_path / "repo"
+
+    def commit(files: dict[str, str]) -> tuple[Path, str]:
+        if not repo.exists():
+            repo.mkdir()
+            git(repo, "init", "-q", "-b", "main")
+        write_tree(repo, files)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "files")
+        return repo, git(repo, "rev-parse", "HEAD")
+
+    return commit

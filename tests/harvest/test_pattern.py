@@ -1,0 +1,157 @@
+"""Message templates to portable patterns: escaped text, shaped groups, choices, and no backtracking."""
+
+from __future__ import annotations
+
+import pytest
+
+from errdex import patterns
+from errdex.harvest.drafts import message_text
+from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, has_literal
+from errdex.harvest.sites import Choice, Hole, Shape, Template, Text
+
+CREATEOS: Template = (
+    Text("CreateOS request failed (HTTP "), Hole("${status}", "any"), Text(")"),
+    Choice(((Text(" during "), Hole("${operation}")), ())), Text("."))
+
+
+def _sound(pattern: str) -> None:
+    """Runs everywhere, including the browser matcher (no EDX123 shape)."""
+    assert patterns.refusal(pattern) is None
+    assert patterns.refusal(pattern, browser=True) is None
+    assert patterns.backtracking_problems(pattern) == []
+
+
+def _search(pattern: str, line: str) -> tuple[str | None, ...] | None:
+    found = patterns.python_regex(pattern).search(line)
+    return None if found is None else found.groups()
+
+
+def test_createos_message_with_its_conditional_part() -> None:
+    pattern = build(CREATEOS)
+    _sound(pattern)
+    assert pattern == r"CreateOS request failed \(HTTP (.+)\)(?: during (.+))?\."
+    assert _search(pattern, "CreateOS request failed (HTTP 404) during sandbox lifecycle.") == (
+        "404", "sandbox lifecycle")
+    assert _search(pattern, "CreateOS request failed (HTTP 500).") == ("500", None)
+    assert display(CREATEOS) == "CreateOS request failed (HTTP ${status}) during ${operation}."
+
+
+def test_every_literal_is_escaped() -> None:
+    text = r"a.b*c+d?e(f)g[h]i{j}k|l^m$n\o/p-q"
+    pattern = build((Text(text),))
+    _sound(pattern)
+    assert patterns.exact_text(pattern) == text
+    assert _search(pattern, f"x {text} y") == ()
+    assert build((Text("tab\there\x01"),)) == r"tab\there\x01"
+    assert build((Text("ünïcode ✓"),)) == "ünïcode ✓"
+
+
+def test_holes_by_shape() -> None:
+    cases: dict[Shape, tuple[str, str]] = {
+        "int": ("-42", "x"), "uint": ("42", "-4"), "hex": ("dEadBeef", "xyz"), "char": ("q", ""),
+        "float": ("-1.5e+3", "e"), "word": ("host.example", ""), "quoted": ('"a \\" b"', "'a'"),
+    }
+    for shape, (good, bad) in cases.items():
+        pattern = build((Text("v="), Hole("x", shape), Text(";")), placeholders=False)
+        _sound(pattern)
+        assert _search(pattern, f"v={good};") == (good,), shape
+        assert _search(pattern, f"v={bad};") is None, shape
+    assert build((Text("got "), Hole("%d", "int")), placeholders=False) == "got (-?[0-9]+)"
+    assert build((Text("got "), Hole("%d", "int"))) == "got (-?[0-9]+|%d)"
+
+
+def test_adjacent_holes_are_one_group() -> None:
+    template: Template = (Text("id "), Hole("${a}"), Hole("${b}", "int"), Text(" end"))
+    pattern = build(template)
+    assert pattern == "id (.+) end"
+    assert display(template) == "id ${a}${b} end"
+    assert build((Text("n "), Hole("%x", "hex"), Hole("%x", "hex")), placeholders=False) == "n ([0-9A-Fa-f]+)"
+
+
+def test_alternations_keep_group_order() -> None:
+    template: Template = (
+        Text("Failed "), Hole("%s", "word"),
+        Choice(((Text(" at "), Hole("a", "int")), (Text(" in "), Hole("b", "word")))), Text(" now"))
+    pattern = build(template)
+    _sound(pattern)
+    assert patterns.group_count(pattern) == 3
+    assert _search(pattern, "Failed x at 3 now") == ("x", "3", None)
+    assert _search(pattern, "Failed x in y now") == ("x", None, "y")
+    assert display(template) == "Failed %s at a now"
+
+
+def test_a_choice_without_text_is_one_hole() -> None:
+    template: Template = (Text("mode "), Choice(((Hole("a"),), (Hole("b"),))), Text("!"))
+    assert build(template) == "mode (.+)!"
+    assert build((Text("x"), Choice(((), ())), Text("y"))) == "xy"
+
+
+def test_separators_between_free_holes_do_not_backtrack() -> None:
+    templates: list[Template] = [
+        (Text("a "), Hole("x"), Text(" b "), Hole("y"), Text(" c")),
+        (Text("x "), Hole("x"), Text(" y "), Hole("y"), Text(" z "), Hole("z"), Text(".")),
+        (Text("open "), Hole("%s"), Text(": "), Hole("%s"), Text(" (errno "), Hole("%d", "int"), Text(")")),
+        (Text("k="), Hole("a"), Text(", v="), Hole("b"), Text(", w="), Hole("c"), Text(".")),
+        (Text("Failed "), Hole("%s"), Choice(((Text(" at "), Hole("x")), (Text(" in "), Hole("y")))),
+         Text(" now "), Hole("z"), Text("!")),
+    ]
+    for template in templates:
+        _sound(build(template))
+    pattern = build(templates[2])
+    assert pattern == r"open ([^:]+): (.+) \(errno (-?[0-9]+|%d)\)"  # the colon goes, not the space
+    assert _search(pattern, "open /etc/my file: No such file (errno 2)") == ("/etc/my file", "No such file", "2")
+    assert _search(build(templates[3]), "k=1 2, v=x y, w=z.") == ("1 2", "x y", "z")
+
+
+def test_line_terminators_at_the_ends_are_dropped() -> None:
+    assert build((Text("\nbad input "), Hole("%s"), Text("\n"))) == "bad input (.+)"
+
+
+def test_no_literal_text_is_refused() -> None:
+    for template in [(Hole("%s"),), (Hole("%s"), Text(": "), Hole("%s")), (Choice(((Text("x"),), ())),), ()]:
+        assert not has_literal(template)
+        with pytest.raises(NoLiteralText):
+            build(template)
+    assert has_literal((Choice(((Text("x"),), (Text("y"),))),))
+
+
+def test_a_lone_surrogate_cannot_be_written() -> None:
+    with pytest.raises(ValueError, match="surrogate"):
+        build((Text("bad \ud800 text"),))
+
+
+def test_placeholders_let_a_draft_pattern_match_its_error_message() -> None:
+    templates: list[Template] = [
+        CREATEOS,
+        (Text("port "), Hole("%d", "int"), Text(" char "), Hole("%c", "char"), Text(" q "), Hole("%q", "quoted")),
+        (Text("open "), Hole("{str(self)}"), Text(": "), Hole("%s"), Text(" (errno "), Hole("%d", "int"),
+         Text(")")),
+    ]
+    for template in templates:
+        pattern = build(template)
+        _sound(pattern)
+        assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
+    pattern = build(templates[1])
+    assert pattern.startswith("port (-?[0-9]+|%d) char (.|%c)")
+    assert _search(pattern, 'port -2 char x q "y"') == ("-2", "x", '"y"')
+    # without placeholders the shapes stay strict
+    assert patterns.python_regex(build(templates[1], placeholders=False)).fullmatch(display(templates[1])) is None
+
+
+def test_a_pattern_the_matchers_would_not_run_is_refused() -> None:
+    with pytest.raises(PatternRefused) as refused:
+        build((Text("x" * 5000),))
+    assert refused.value.reason == "too-large"
+    with pytest.raises(PatternRefused) as refused:
+        build((Text("bad \ud800 text"),))
+    assert refused.value.reason == "not-portable"
+
+
+def test_a_drafts_error_message_is_what_its_pattern_matches() -> None:
+    templates: list[Template] = [
+        CREATEOS, (Text("fatal: "), Hole("%s"), Text(" at "), Hole("%d", "int"), Text("\n")),
+        (Text("\r\nstarting "), Hole("{name}"), Text("...")),
+    ]
+    for template in templates:
+        assert message_text(template) == display(template)
+        assert patterns.python_regex(build(template)).fullmatch(message_text(template))

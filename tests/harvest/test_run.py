@@ -1,0 +1,215 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.checks.runner import validate
+from errdex.errors import DataError, UsageError
+from errdex.harvest import run as run_module
+from errdex.harvest.drafts import record_id
+from errdex.harvest.run import harvest
+from errdex.records.models import RECORD_MODELS
+from tests.harvest.conftest import write_tree
+
+Repo = Callable[[dict[str, str]], tuple[Path, str]]
+pytestmark = pytest.mark.usefixtures("fake_finder")
+
+CLIENT = """\
+const MISSING "A sandbox command is required."
+fn execute
+throw Error $MISSING
+if creationMayHaveSucceeded && !processId
+throw CreateosError "process creation could not be confirmed (HTTP {status})"
+end
+log error "could not open {path}"
+log debug "debug detail {x}"
+log warn "could not open {path}"
+throw Error $UNKNOWN
+throw Error "{x}"
+"""
+FILES = {"src/client.fake": CLIENT, "src/broken.fake": "bad\n", "tests/t.fake": 'throw E "only in a test"\n',
+         "README.md": "# x\n"}
+
+
+def _records(folder: Path) -> dict[str, dict]:
+    found = {}
+    for path in sorted(folder.rglob("*.json")):
+        record = json.loads(path.read_text())["record"]
+        found[record["id"]] = record
+    return found
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@pytest.fixture(autouse=True)
+def _epoch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01T00:00:00Z
+
+
+def test_a_git_revision_is_harvested_into_drafts(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    out = tmp_path / "records"
+    report = harvest(repo, repo="acme/app", rev=sha, out=out)
+    records = _records(out)
+    assert report.sha == sha and report.site_count == 4 and len(report.new) == 4 and len(records) == 4
+    assert {record["errorMessage"] for record in records.values()} == {
+        "A sandbox command is required.", "process creation could not be confirmed (HTTP {status})",
+        "could not open {path}"}
+    guarded = next(r for r in records.values() if r["errorClass"] == "CreateosError")
+    assert guarded["triggerScenarios"] == "raised in execute() when creationMayHaveSucceeded && !processId"
+    assert guarded["githubUrl"] == f"https://github.com/acme/app/blob/{sha}/src/client.fake#L2-L8"
+    assert guarded["analyzedAt"] == "2026-01-01T00:00:00Z" and guarded["status"] == "draft"
+    assert (out / "acme/app/could-not-open-path.json").is_file()
+    assert (out / "acme/app/could-not-open-path-2.json").is_file()
+    assert report.parse_failures == [("src/broken.fake", "syntax error at line 1")]
+    assert report.skipped_reasons() == {"no-literal": 1, "unresolved-constant": 1}
+    assert report.skipped_files == {"test": ["tests/t.fake"]}
+    assert report.sites == {"fake": {"throw": 2, "log": 2}}
+    assert report.files == 2 and report.lines == 12 and report.elapsed_s > 0
+
+
+def test_log_levels_all_harvests_every_level(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    report = harvest(repo, repo="acme/app", rev=sha, out=tmp_path / "r", log_levels="all")
+    assert report.site_count == 5
+
+
+def test_include_tests_and_exclude(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    report = harvest(repo, repo="acme/app", rev=sha, bundle=tmp_path / "b.jsonl", include_tests=True,
+                     exclude=["src/broken*"])
+    assert report.site_count == 5 and report.parse_failures == []
+    assert report.skipped_files == {"excluded": ["src/broken.fake"]}
+
+
+def test_a_second_harvest_is_byte_identical_and_check_passes(git_repo: Repo, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, sha = git_repo(FILES)
+    out = tmp_path / "records"
+    harvest(repo, repo="acme/app", rev=sha, out=out)
+    before = _snapshot(out)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1800000000")  # a later run: nothing changed, so nothing is rewritten
+    again = harvest(repo, repo="acme/app", rev=sha, out=out)
+    assert _snapshot(out) == before
+    assert (again.new, again.updated, again.unchanged, again.changed) == ([], [], 4, False)
+    assert harvest(repo, repo="acme/app", rev=sha, out=out, check=True).changed is False
+
+
+def test_check_writes_nothing_and_reports_the_change(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    out = tmp_path / "records"
+    report = harvest(repo, repo="acme/app", rev=sha, out=out, check=True)
+    assert report.changed and len(report.new) == 4 and not out.exists()
+
+
+def test_a_reharvest_keeps_what_contributors_wrote(git_repo: Repo, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, first = git_repo(FILES)
+    out = tmp_path / "records"
+    harvest(repo, repo="acme/app", rev=first, out=out)
+    path = out / "acme/app/a-sandbox-command-is-required.json"
+    envelope = json.loads(path.read_text())
+    envelope["record"].update(documentation="Written by hand.", status="active", solutions=["Pass a command."],
+                              triggerScenarios="execute() is called with an empty command.", tags=["input"])
+    path.write_text(json.dumps(envelope, indent=2) + "\n")
+    _, second = git_repo({"src/client.fake": "fn run\n\n" + CLIENT.replace(
+        'log warn "could not open {path}"\n', "")})
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1800000000")
+    report = harvest(repo, repo="acme/app", rev=second, out=out)
+    record = json.loads(path.read_text())["record"]
+    assert (record["documentation"], record["status"], record["solutions"], record["tags"]) == (
+        "Written by hand.", "active", ["Pass a command."], ["input"])
+    assert record["triggerScenarios"] == "execute() is called with an empty command."
+    assert record["lineNumber"] == 5 and record["analyzedSha"] == second and second in record["githubUrl"]
+    assert record["analyzedAt"] == record["contentChangedAt"] == "2027-01-15T08:00:00Z"
+    gone_id = record_id("acme/app", "src/client.fake", "could not open {path}", 2)
+    assert report.gone == [(gone_id, "src/client.fake", 9)]
+    assert (out / "acme/app/could-not-open-path-2.json").is_file()  # nothing is deleted
+    drafted = next(r for r in _records(out).values() if r["errorClass"] == "CreateosError")
+    assert drafted["triggerScenarios"] == "raised in execute() when creationMayHaveSucceeded && !processId"
+    assert {key for key, _, _ in report.updated} >= {record["id"], drafted["id"]}
+
+
+def test_a_taken_slug_gets_a_numeric_suffix(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    out = tmp_path / "records"
+    write_tree(out, {"acme/app/a-sandbox-command-is-required.json": json.dumps(
+        {"record": {"id": "0123456789abcdef", "repo": "acme/app", "slug": "a-sandbox-command-is-required"},
+         "datasetVersion": "2026-01-01T00:00:00Z"})})
+    harvest(repo, repo="acme/app", rev=sha, out=out)
+    drafted = json.loads((out / "acme/app/a-sandbox-command-is-required-2.json").read_text())["record"]
+    assert drafted["errorMessage"] == "A sandbox command is required."
+
+
+def test_an_unreadable_record_in_the_folder_stops_the_harvest(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    out = tmp_path / "records"
+    write_tree(out, {"acme/app/x.json": "{not json"})
+    with pytest.raises(DataError, match=r"x\.json:1: not a readable record envelope"):
+        harvest(repo, repo="acme/app", rev=sha, out=out)
+    assert sorted(p.name for p in out.rglob("*")) == ["acme", "app", "x.json"]
+
+
+def test_a_bundle_is_written_whole_and_byte_identical_again(git_repo: Repo, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, sha = git_repo(FILES)
+    bundle = tmp_path / "drafts.jsonl"
+    first = harvest(repo, repo="acme/app", rev=sha, bundle=bundle)
+    data = bundle.read_bytes()
+    lines = [json.loads(line) for line in data.decode().splitlines()]
+    assert len(lines) == 4 and [e["record"]["id"] for e in lines] == sorted(e["record"]["id"] for e in lines)
+    assert first.new and all(path is None for _, path in first.new)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1800000000")
+    again = harvest(repo, repo="acme/app", rev=sha, bundle=bundle)
+    assert bundle.read_bytes() == data and not again.changed
+    assert harvest(repo, repo="acme/app", rev=sha, bundle=bundle, check=True).changed is False
+
+
+def test_processes_give_the_same_result(git_repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        single_threaded: bool, forks: list[int]) -> None:
+    if not single_threaded:
+        return
+    files = {f"src/m{n:02}.fake": CLIENT.replace("could not open", f"module {n} could not open")
+             for n in range(12)}
+    repo, sha = git_repo(files)
+    monkeypatch.setattr(run_module, "CHUNK_FILES", 2)
+    harvest(repo, repo="acme/app", rev=sha, bundle=tmp_path / "one.jsonl", jobs=1)
+    assert forks == []
+    report = harvest(repo, repo="acme/app", rev=sha, bundle=tmp_path / "two.jsonl", jobs=2)
+    assert forks == [1] and report.site_count == 12 * 4
+    assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+
+
+def test_a_folder_with_sha_and_its_pyproject_sinks(tmp_path: Path) -> None:
+    folder = tmp_path / "app"
+    write_tree(folder, {"a.fake": 'throw Error "boom {x}"\nlog info "started {n}"\n',
+                        "pyproject.toml": "[tool.errdex.harvest]\nlog-levels = 'info'\n"})
+    report = harvest(folder, repo="acme/app", sha="c" * 40, bundle=tmp_path / "b.jsonl")
+    assert report.site_count == 2 and report.sha == "c" * 40
+
+
+def test_bad_input_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "app"
+    write_tree(folder, {"a.fake": 'throw Error "boom"\n'})
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({}, "--sha"), ({"sha": "c" * 40, "log_levels": "loud"}, "--log-levels"),
+        ({"sha": "c" * 40, "out": tmp_path / "o", "bundle": tmp_path / "b.jsonl"}, "not both"),
+        ({"sha": "c" * 40, "jobs": 0}, "--jobs"), ({"sha": "c" * 40, "repo": "a/b/c"}, "owner/name")]
+    for kwargs, message in cases:
+        with pytest.raises(UsageError, match=message) as caught:
+            harvest(folder, **{"repo": "acme/app", **kwargs})
+        assert "\n" not in str(caught.value)
+
+
+@pytest.mark.skipif(4 not in RECORD_MODELS, reason="format version 4 (drafts) is not in the models yet")
+def test_validate_gives_drafts_warnings_and_no_errors(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    harvest(repo, repo="acme/app", rev=sha, out=tmp_path / "records")
+    report = validate([tmp_path / "records"])
+    assert [f for f in report.findings if f.severity == "error"] == []

@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from errdex.errors import InputError, UsageError
+from errdex.harvest import source as source_module
+from errdex.harvest.source import Source, read_source, skip_reason
+from tests.harvest.conftest import git, write_tree
+
+Repo = Callable[[dict[str, str]], tuple[Path, str]]
+FILES = {"src/a.py": "raise ValueError('a')\n", "src/b.go": "package b\n", "tests/test_a.py": "x\n",
+         "src/test_b.py": "x\n", "README.md": "hi\n"}
+
+
+def _paths(found: Source) -> list[str]:
+    return [file.path for file in found.files]
+
+
+def test_a_git_repository_is_read_at_a_revision_without_a_checkout(git_repo: Repo) -> None:
+    repo, first = git_repo(FILES)
+    git_repo({"src/a.py": "raise ValueError('changed')\n", "src/c.py": "new\n"})
+    (repo / "src/a.py").write_text("not committed\n")
+    found = read_source(repo, rev=first)
+    assert found.sha == first and len(found.sha) == 40
+    assert _paths(found) == ["README.md", "src/a.py", "src/b.go"]
+    assert found.files[1].data == b"raise ValueError('a')\n"
+    assert found.skipped == {"test": ["src/test_b.py", "tests/test_a.py"]}
+
+
+def test_a_bare_repository_is_read_at_a_revision_or_its_head(git_repo: Repo, tmp_path: Path) -> None:
+    repo, sha = git_repo(FILES)
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    git(bare, "tag", "v1", sha)
+    assert read_source(bare, rev="v1").sha == sha
+    assert _paths(read_source(bare)) == _paths(read_source(bare, rev="main"))
+
+
+def test_only_the_supported_files_are_read(git_repo: Repo) -> None:
+    repo, sha = git_repo(FILES)
+    found = read_source(repo, rev=sha, supported=lambda path: path.endswith(".py"))
+    assert _paths(found) == ["src/a.py"]
+    assert "README.md" not in str(found.skipped)
+
+
+def test_an_unknown_revision_is_one_line(git_repo: Repo) -> None:
+    repo, _ = git_repo(FILES)
+    with pytest.raises(UsageError, match="no commit 'nope'") as caught:
+        read_source(repo, rev="nope")
+    assert "\n" not in str(caught.value)
+
+
+def test_rev_on_a_plain_folder_is_refused(tmp_path: Path) -> None:
+    write_tree(tmp_path / "plain", FILES)
+    with pytest.raises(UsageError, match="not a git repository"):
+        read_source(tmp_path / "plain", rev="HEAD")
+
+
+def test_a_folder_outside_git_needs_its_sha(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    write_tree(folder, FILES)
+    with pytest.raises(UsageError, match="--sha") as caught:
+        read_source(folder)
+    assert "\n" not in str(caught.value)
+    found = read_source(folder, sha="b" * 40)
+    assert found.sha == "b" * 40 and _paths(found) == ["README.md", "src/a.py", "src/b.go"]
+
+
+@pytest.mark.parametrize("sha", ["abc", "B" * 40, "g" * 40])
+def test_a_sha_that_is_no_full_commit_id_is_refused(tmp_path: Path, sha: str) -> None:
+    with pytest.raises(UsageError, match="full commit id"):
+        read_source(tmp_path, sha=sha)
+
+
+def test_rev_and_sha_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not both"):
+        read_source(tmp_path, rev="HEAD", sha="a" * 40)
+
+
+def test_a_missing_source_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file or folder"):
+        read_source(tmp_path / "nothing", sha="a" * 40)
+
+
+def test_a_folder_inside_a_work_tree_takes_its_head_and_repository_paths(git_repo: Repo) -> None:
+    repo, sha = git_repo(FILES)
+    found = read_source(repo / "src")
+    assert found.sha == sha
+    assert _paths(found) == ["src/a.py", "src/b.go"]
+
+
+def test_one_file_is_a_source(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"client.ts": "throw new Error('x');\n"})
+    found = read_source(tmp_path / "client.ts", sha="c" * 40)
+    assert _paths(found) == ["client.ts"]
+
+
+def test_symbolic_links_are_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    write_tree(outside, {"secret.py": "raise X('s')\n"})
+    folder = tmp_path / "tree"
+    write_tree(folder, {"a.py": "x\n"})
+    os.symlink(outside / "secret.py", folder / "link.py")
+    os.symlink(outside, folder / "linked")
+    found = read_source(folder, sha="a" * 40)
+    assert _paths(found) == ["a.py"]
+    assert found.skipped == {"symlink": ["link.py", "linked"]}
+
+
+def test_a_symbolic_link_in_git_is_skipped(git_repo: Repo) -> None:
+    repo, _ = git_repo({"a.py": "x\n"})
+    os.symlink("a.py", repo / "b.py")
+    _, sha = git_repo({})
+    assert read_source(repo, rev=sha).skipped == {"symlink": ["b.py"]}
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("tests/x.py", "test"), ("a/test/x.java", "test"), ("src/__tests__/x.ts", "test"), ("src/test/Foo.java", "test"),
+    ("test_x.py", "test"), ("x_test.py", "test"), ("x_test.go", "test"), ("x.test.ts", "test"),
+    ("x.spec.js", "test"), ("node_modules/y/index.js", "vendored"), ("vendor/a.go", "vendored"),
+    ("third_party/a.c", "vendored"),
+    (".venv/lib/site-packages/x.py", "vendored"), ("build/a.js", "build"), ("dist/a.js", "build"),
+    ("a.pb.go", "generated"),
+    ("a_pb2.py", "generated"), ("a.min.js", "generated"), ("src/main.py", None), ("src/testing.py", None),
+    ("latest/a.py", None),
+])
+def test_default_skips(path: str, reason: str | None) -> None:
+    assert skip_reason(path) == reason
+
+
+def test_include_tests_keeps_tests_but_not_vendored_code() -> None:
+    assert skip_reason("tests/x.py", include_tests=True) is None
+    assert skip_reason("vendor/x.go", include_tests=True) == "vendored"
+
+
+@pytest.mark.parametrize(("glob", "path"), [("contrib", "contrib/a.c"), ("contrib/*", "contrib/x/a.c"),
+                                            ("*.h", "inc/a.h"), ("regress*", "regress/a.c")])
+def test_exclude_globs_skip_files_and_folders(glob: str, path: str) -> None:
+    assert skip_reason(path, exclude=[glob]) == "excluded"
+    assert skip_reason("src/keep.c", exclude=[glob]) is None
+
+
+def test_generated_minified_and_large_files_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source_module, "MAX_FILE_BYTES", 10_000)
+    write_tree(tmp_path, {"gen.go": "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n",
+                          "app.js": "var a=1;" * 1000, "big.py": "x = 1\n" * 3000, "ok.py": "x = 1\n"})
+    found = read_source(tmp_path, sha="a" * 40)
+    assert _paths(found) == ["ok.py"]
+    assert found.skipped == {"minified": ["app.js"], "too-large": ["big.py"], "generated": ["gen.go"]}

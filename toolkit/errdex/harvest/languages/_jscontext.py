@@ -1,0 +1,110 @@
+"""Where a JavaScript or TypeScript site is: its enclosing function, the conditions guarding it, and what the
+declared types and parameters of its functions say about the names a message uses."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from errdex.harvest.languages._tree import text
+from errdex.harvest.sites import Shape
+
+__all__ = ["FUNCTIONS", "declared_shape", "enclosing_function", "guards", "is_parameter"]
+
+Node = tree_sitter.Node
+
+FUNCTIONS = ("function_declaration", "function_expression", "function", "arrow_function", "method_definition",
+             "generator_function_declaration", "generator_function")
+
+
+_TYPE_SHAPES: dict[str, Shape] = {"number": "float", "bigint": "int", "boolean": "word"}
+
+
+def declared_shape(name: Node) -> Shape:
+    """The shape a TypeScript parameter's declared type prints (``status: number``), else ``any``."""
+    wanted = text(name)
+    scope = name.parent
+    while scope is not None:
+        if scope.type in FUNCTIONS:
+            parameters = scope.child_by_field_name("parameters")
+            for parameter in parameters.named_children if parameters is not None else ():
+                pattern = parameter.child_by_field_name("pattern")
+                annotation = parameter.child_by_field_name("type")
+                if pattern is not None and text(pattern) == wanted:
+                    declared = text(annotation).lstrip(":").strip() if annotation is not None else ""
+                    return _TYPE_SHAPES.get(declared, "any")
+        scope = scope.parent
+    return "any"
+
+
+def is_parameter(name: Node) -> bool:
+    """Whether a name is a parameter of an enclosing function (a value, not a constant left unresolved)."""
+    wanted, scope = text(name), name.parent
+    while scope is not None:
+        if scope.type in FUNCTIONS:
+            parameters = scope.child_by_field_name("parameters") or scope.child_by_field_name("parameter")
+            found = parameters is not None and any(
+                text(p.child_by_field_name("pattern") or p.child_by_field_name("left") or p) == wanted
+                for p in ([parameters] if parameters.type == "identifier" else parameters.named_children))
+            if found:
+                return True
+        scope = scope.parent
+    return False
+
+
+def enclosing_function(node: Node) -> str | None:
+    """The enclosing classes and named functions, outermost first (``Class.method``)."""
+    names: list[str] = []
+    current = node.parent
+    while current is not None:
+        name: Node | None = None
+        if current.type in (*FUNCTIONS, "class_declaration", "class", "abstract_class_declaration"):
+            name = current.child_by_field_name("name")
+            if name is None and current.parent is not None and current.parent.type == "variable_declarator":
+                name = current.parent.child_by_field_name("name")
+            if name is None and current.parent is not None and current.parent.type == "pair":
+                name = current.parent.child_by_field_name("key")
+        if name is not None:
+            names.append(text(name))
+        current = current.parent
+    return ".".join(reversed(names)) or None
+
+
+def _condition(node: Node | None) -> str | None:
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return text(node)
+
+
+def guards(node: Node) -> tuple[str, ...]:
+    """The conditions that must hold for ``node`` to run, innermost last, quoted from the code."""
+    found: list[str] = []
+    child, current = node, node.parent
+    while current is not None and current.type not in FUNCTIONS:
+        condition = _guard(current, child)
+        if condition is not None:
+            found.append(condition)
+        child, current = current, current.parent
+    return tuple(reversed(found))
+
+
+def _guard(parent: Node, child: Node) -> str | None:
+    """The condition under which ``parent`` runs its part ``child``: an if's or while's body, an else branch
+    (``!(cond)``), the right side of ``&&``, a ternary's branch."""
+    kind = parent.type
+    test = parent.child_by_field_name("condition")
+    inside = test is not None and test.start_byte == child.start_byte
+    if kind in ("if_statement", "while_statement") and child.type != "else_clause" and not inside:
+        return _condition(test)
+    if kind == "else_clause" and parent.parent is not None and parent.parent.type == "if_statement":
+        inner = _condition(parent.parent.child_by_field_name("condition"))
+        return None if inner is None else f"!({inner})"
+    if kind == "binary_expression" and text(parent.child_by_field_name("operator") or parent) == "&&":
+        left = parent.child_by_field_name("left")
+        return text(left) if left is not None and child.start_byte > left.start_byte else None
+    if kind == "ternary_expression" and test is not None and not inside:
+        alternative = parent.child_by_field_name("alternative")
+        is_else = alternative is not None and child.start_byte == alternative.start_byte
+        return f"!({_condition(test)})" if is_else else _condition(test)
+    return None

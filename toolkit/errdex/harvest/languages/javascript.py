@@ -1,0 +1,372 @@
+"""JavaScript and TypeScript: throws, Error subclasses' messages, and console and logger calls.
+
+Sites: ``throw new X(message)`` and ``throw X(message)``; ``super(message)`` in the constructor of a class
+that extends an error class (the message a ``throw new XError(...)`` elsewhere writes is built there: the
+site is where its text is); log calls through ``console`` and logger objects (``logger.error``,
+``this.log.warn``; pino and winston style ``logger.error({obj}, "message")``: the message is the first
+argument that writes text). A log call with arguments after its message is read as a ``util.format``
+format (``%s``, ``%d``); ``console`` writes the arguments its format does not take after it, space-separated.
+
+Messages are read from string literals, ``+`` concatenation, template literals (nested; a conditional
+``${cond ? `text` : ""}`` is a :class:`~errdex.harvest.sites.Choice`), i18n wrappers (``t()``, ``_()``,
+``i18n.t()``) and names: a ``const NAME = "..."`` of the file, or a local variable assigned a literal earlier
+in the same function. The TypeScript finder reads ``.tsx`` files with the TSX grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_javascript
+import tree_sitter_typescript
+
+from errdex.harvest.formats import formatted, join
+from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
+from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
+from errdex.harvest.pattern import has_literal
+from errdex.harvest.sinks import Sink, normal_level
+from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
+
+__all__ = ["FINDERS", "JavaScriptFinder"]
+
+Node = tree_sitter.Node
+
+_LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
+_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
+#: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
+_LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
+_I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
+_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
+                   "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
+_MAX_DEPTH = 8
+_WRAPPERS = ("parenthesized_expression", "as_expression", "non_null_expression", "satisfies_expression")
+
+_LANGUAGES = {
+    "javascript": tree_sitter.Language(tree_sitter_javascript.language()),
+    "typescript": tree_sitter.Language(tree_sitter_typescript.language_typescript()),
+    "tsx": tree_sitter.Language(tree_sitter_typescript.language_tsx()),
+}
+
+
+
+def _unescape(escape: str) -> str:
+    """The character a JavaScript escape sequence stands for (``\\n``, ``\\u{1F600}``, ``\\'``)."""
+    m = _ESCAPE.fullmatch(escape)
+    if m is None:
+        return escape
+    body = m[1]
+    if body[0] in "ux" and len(body) > 1:
+        code = int(body.strip("u{}x") if body[0] == "u" else body[1:], 16)
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return _SIMPLE_ESCAPES.get(body, body)
+
+
+def _is_logger(receiver: str, made: frozenset[str]) -> bool:
+    """A logger by its name (``console``, ``this.logger``), or a name the file binds to a new logger
+    (``const audit = pino()``, in ``made``)."""
+    last = receiver.rsplit(".", 1)[-1]
+    return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
+
+
+def _is_error_class(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return last.endswith(("Error", "Exception", "Fault"))
+
+
+class _File:
+    """One file being read: its module constants and the sinks asked for."""
+
+    def __init__(self, root: Node, path: str, language: str, sinks: Sequence[Sink], levels: frozenset[str],
+                 constants: Mapping[str, str]) -> None:
+        self.path, self.language, self.levels, self.sinks, self.shared = path, language, levels, sinks, constants
+        self.constants: dict[str, Node] = {}
+        for statement in root.children:
+            declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" \
+                else statement
+            if declaration is not None and declaration.type == "lexical_declaration" \
+                    and text(declaration.children[0]) == "const":
+                for declarator in declaration.named_children:
+                    name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+                    if declarator.type == "variable_declarator" and name is not None and value is not None \
+                            and name.type == "identifier":
+                        self.constants[text(name)] = value
+        source = root.text or b""
+        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root) \
+            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
+        self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
+                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+        self.found = FileSites()
+        #: Messages not harvested, with the class built; kept unless the file's own class writes the text.
+        self.unexplained: list[tuple[str, Skipped]] = []
+        #: Error classes whose constructor writes the message (``super(`...`)``): their throws are not skips.
+        self.writers: set[str] = set()
+
+    # --- messages -------------------------------------------------------------------------------------
+
+    def message(self, node: Node, depth: int = 0) -> tuple[Part, ...]:
+        """The parts an expression writes; a Hole for what is not known."""
+        kind = node.type
+        if depth <= _MAX_DEPTH:
+            if kind == "string":
+                return join(Text(text(c) if c.type == "string_fragment" else _unescape(text(c)))
+                            for c in node.named_children)
+            if kind == "template_string":
+                return self.template(node, depth)
+            if kind in _WRAPPERS and node.named_child_count:
+                return self.message(node.named_children[0], depth + 1)
+            if kind == "binary_expression":
+                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+                operator = node.child_by_field_name("operator")
+                if left is not None and right is not None and operator is not None and operator.type == "+":
+                    return join((*self.message(left, depth + 1), *self.message(right, depth + 1)))
+            if kind == "ternary_expression":
+                choice = self.choice(node, depth)
+                if choice is not None:
+                    return (choice,)
+            if kind == "call_expression":
+                function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+                if function is not None and args is not None and text(function) in _I18N and args.named_children:
+                    return self.message(args.named_children[0], depth + 1)
+            if kind == "identifier":
+                value = self.resolve(node)
+                if value is not None:
+                    return value if isinstance(value, tuple) else self.message(value, depth + 1)
+                return (Hole("${" + compact(node) + "}", declared_shape(node)),)
+        return (Hole("${" + compact(node) + "}"),)
+
+    def template(self, node: Node, depth: int) -> tuple[Part, ...]:
+        out: list[Part] = []
+        for child in node.named_children:
+            if child.type == "string_fragment":
+                out.append(Text(text(child)))
+            elif child.type == "escape_sequence":
+                out.append(Text(_unescape(text(child))))
+            elif child.type == "template_substitution" and child.named_child_count:
+                out.extend(self.message(child.named_children[0], depth + 1))
+        return join(out)
+
+    def choice(self, node: Node, depth: int) -> Choice | None:
+        """``cond ? a : b`` as one of its branches, when a branch writes literal text."""
+        branches = [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+        if any(b is None for b in branches):
+            return None
+        options = tuple(self.message(b, depth + 1) for b in branches if b is not None)
+        if not any(any(isinstance(p, (Text, Choice)) for p in o) for o in options):
+            return None
+        return Choice(options)
+
+    def resolve(self, name: Node) -> Node | Template | None:
+        """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
+        wanted = text(name)
+        scope = name.parent
+        while scope is not None and scope.type not in FUNCTIONS:
+            scope = scope.parent
+        if scope is not None:
+            found: Node | None = None
+            stack = [scope.child_by_field_name("body")]
+            while stack:
+                current = stack.pop()
+                if current is None or current.start_byte >= name.start_byte:
+                    continue
+                target = value = None
+                if current.type == "variable_declarator":
+                    target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
+                elif current.type == "assignment_expression":
+                    target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if target is not None and value is not None and text(target) == wanted \
+                        and (found is None or current.start_byte > found.start_byte):
+                    found = value
+                if current.type not in FUNCTIONS and current.type != "class_declaration":
+                    stack.extend(current.children)
+            if found is not None:
+                return found
+        if wanted in self.constants:
+            return self.constants[wanted]
+        if wanted in self.shared:
+            return join([Text(self.shared[wanted])])
+        return None
+
+    # --- sites ----------------------------------------------------------------------------------------
+
+    def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, level: str | None,
+            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format") -> None:
+        """A site writing ``message``; ``after``: the arguments that follow it, which ``util.format`` reads
+        into the message's conversions; ``appends``: the rest are written after it, each after a space
+        (``console.error("failed:", err)``)."""
+        line = statement.start_point.row + 1
+        template = join(self.message(message))
+        if after:
+            template = formatted(template, style)
+        if appends:
+            left = len(after) - sum(isinstance(p, Hole) for p in template)
+            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
+                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        if not has_literal(template):
+            lone_name = message.type == "identifier" and self.resolve(message) is None \
+                and not is_parameter(message)
+            skip = Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal", text(message)[:200])
+            self.unexplained.append((error_class, skip))
+            return
+        self.found.sites.append(Site(
+            path=self.path, language=self.language, kind=kind, line=line,
+            end_line=statement.end_point.row + 1, template=template, level=level, error_class=error_class,
+            function=enclosing_function(node), guards=guards(node)))
+
+    def throw_site(self, node: Node) -> None:
+        if not node.named_children:
+            return
+        built = node.named_children[0]
+        if built.type == "new_expression":
+            callee = built.child_by_field_name("constructor")
+        elif built.type == "call_expression":
+            callee = built.child_by_field_name("function")
+        else:
+            return
+        args = built.child_by_field_name("arguments")
+        if callee is None or args is None or not args.named_children:
+            return
+        self.add(node, node, "throw", args.named_children[0], level=None, error_class=text(callee))
+
+    def value_site(self, node: Node) -> None:
+        """``new XError(message)`` not thrown where it is built (rejected, returned, given to a callback)."""
+        callee, args = node.child_by_field_name("constructor"), node.child_by_field_name("arguments")
+        parent = node.parent
+        if callee is None or args is None or not args.named_children or not _is_error_class(text(callee)) \
+                or (parent is not None and parent.type == "throw_statement"):
+            return
+        self.add(node, node, "return-error", args.named_children[0], level=None,
+                 error_class=text(callee))
+
+    def super_site(self, node: Node) -> None:
+        """``super(message)`` in the constructor of an error class."""
+        args = node.child_by_field_name("arguments")
+        owner = node.parent
+        while owner is not None and owner.type not in ("class_declaration", "class", "abstract_class_declaration"):
+            owner = owner.parent
+        if args is None or not args.named_children or owner is None:
+            return
+        heritage = next((c for c in owner.children if c.type == "class_heritage"), None)
+        parent = text(heritage).removeprefix("extends").strip().split()[0] if heritage is not None else ""
+        name = owner.child_by_field_name("name")
+        if not (_is_error_class(parent.split("<")[0]) or (name is not None and _is_error_class(text(name)))):
+            return
+        statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
+        self.writers.add(text(name) if name is not None else parent)
+        self.add(node, statement, "throw", args.named_children[0], level=None,
+                 error_class=text(name) if name is not None else parent)
+
+    def call_site(self, node: Node) -> None:
+        function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if function is None or args is None:
+            return
+        callee = text(function)
+        sink = _sink_for(self.sinks, callee, self.loggers)
+        if sink is None:
+            return
+        positional = [a for a in args.named_children if a.type != "comment"]
+        level = sink.level
+        if sink.level_arg is not None:
+            if sink.level_arg >= len(positional):
+                return
+            level = normal_level(text(positional[sink.level_arg]).strip("'\"`").rsplit(".", 1)[-1])
+        if level is None or level not in self.levels:
+            return
+        index = sink.format_arg
+        if sink.name.startswith("logger."):  # pino/winston: an object first, the message after it
+            index = next((i for i, a in enumerate(positional) if _writes_text(a)), len(positional))
+        if index >= len(positional):
+            return
+        named = sink.name.startswith("logger.") and sink.level_arg is None
+        statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
+        self.add(node, statement, "log", positional[index], after=positional[index + 1:],
+                 appends=callee.startswith("console."), style="util-format" if sink.style == "plain" else sink.style,
+                 level=callee.rsplit(".", 1)[-1].lower() if named else level,
+                 error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
+
+
+def _writes_text(node: Node) -> bool:
+    return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
+        and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
+
+
+def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
+    receiver, _, method = callee.rpartition(".")
+    for sink in sinks:
+        if sink.name.startswith("logger."):
+            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, made):
+                return sink
+        elif callee == sink.name or ("." not in sink.name and method == sink.name):
+            return sink
+    return None
+
+
+def _default_sinks() -> tuple[Sink, ...]:
+    return tuple(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS)
+
+
+@lru_cache(maxsize=4)
+def _made_loggers(language: str) -> tree_sitter.Query:
+    """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
+    name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
+    made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
+            f" (#any-of? @maker {query_strings(_LOGGER_MAKERS)})")
+    return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
+(assignment_expression left: (_) @target right: {made})""")
+
+
+@lru_cache(maxsize=64)
+def _query(language: str, names: frozenset[str]) -> tree_sitter.Query:
+    """Throws, ``super(...)`` calls, and calls of a function or method named like one of the sinks."""
+    quoted = query_strings(names)
+    return tree_sitter.Query(_LANGUAGES[language], f"""(throw_statement) @throw
+(call_expression function: (super)) @super
+(new_expression) @new
+(call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
+(call_expression function: (member_expression property: (property_identifier) @name)
+  (#any-of? @name {quoted})) @call""")
+
+
+class JavaScriptFinder:
+    """Finds throw and log sites in JavaScript (``language="javascript"``) or TypeScript files."""
+
+    def __init__(self, language: str, extensions: tuple[str, ...]) -> None:
+        self.name = language
+        self.extensions = extensions
+        self.default_sinks: tuple[Sink, ...] = _default_sinks()
+        self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
+
+    def constants(self, source: bytes) -> dict[str, str]:
+        """JavaScript names no constants to other files (a ``const`` resolves within its file)."""
+        return {}
+
+    def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
+             constants: Mapping[str, str]) -> FileSites:
+        grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
+        tree = self._parsers[grammar].parse(source)
+        root = tree.root_node
+        wanted = merged_sinks(self.default_sinks, sinks)
+        file = _File(root, path, self.name, wanted, levels, constants)
+        if root.has_error:
+            file.found.parse_error = first_error(root)
+        query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
+        captures = tree_sitter.QueryCursor(query).captures(root)
+        found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
+        readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
+                   "call": file.call_site}
+        for node, what in sorted(found, key=lambda item: item[0].start_byte):
+            readers[what](node)
+        file.found.skipped.extend(skip for built, skip in file.unexplained if built not in file.writers)
+        file.found.sites.sort(key=lambda s: (s.line, s.end_line))
+        return file.found
+
+
+
+FINDERS: dict[str, JavaScriptFinder] = {
+    "javascript": JavaScriptFinder("javascript", (".js", ".mjs", ".cjs", ".jsx")),
+    "typescript": JavaScriptFinder("typescript", (".ts", ".tsx", ".mts", ".cts")),
+}

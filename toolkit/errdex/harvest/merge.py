@@ -1,0 +1,193 @@
+"""Harvested drafts merged with what a records folder (or a bundle) holds already, and written.
+
+- a draft whose id the dataset holds refreshes only that record's mechanical fields
+  (:data:`~errdex.harvest.drafts.MECHANICAL_FIELDS`, and ``triggerScenarios`` while it is still the
+  harvest's own draft); its prose, status, slug, file and everything else a contributor wrote stay; when
+  nothing but the time would change the record is *unchanged* and its file is not touched;
+- a new id comes in as a draft, its slug derived from its message, with a numeric suffix (``-2``, ``-3``)
+  when the repository has that slug already;
+- nothing is deleted: a harvested record of the repository whose site is no longer found is reported *gone*.
+
+A folder is written all or nothing (a journal, as ``import`` does), under the records folder's lock; a bundle
+is written whole through a temporary file. Files are in canonical form, so the same harvest writes the same
+bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from errdex._files import JOURNAL, all_or_nothing, write_atomic
+from errdex._locks import records_lock
+from errdex.errors import DataError, UsageError, from_oserror
+from errdex.harvest.drafts import DRAFT_STATUS, MECHANICAL_FIELDS, drafted_trigger, record_id
+from errdex.records.canonical import canonical_text
+from errdex.records.envelope import is_envelope
+from errdex.records.paths import record_path, repo_key
+from errdex.records.slug import derive_slug, slug_variants
+from errdex.records.sources import is_bundle, iter_documents
+
+__all__ = ["Existing", "Merge", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
+
+_MAX_ORDINAL = 100  # how many equal messages in one file are looked for when telling a harvested id
+
+
+@dataclass
+class Existing:
+    """A record the dataset holds: its envelope, and the file it sits in (``in_bundle`` for a bundle line)."""
+
+    envelope: dict[str, Any]
+    path: Path
+    in_bundle: bool = False
+
+    @property
+    def record(self) -> dict[str, Any]:
+        record: dict[str, Any] = self.envelope["record"]
+        return record
+
+
+@dataclass
+class Merge:
+    """What a harvest changes: envelopes by id (every record, in id order, for a bundle), and the lists."""
+
+    envelopes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    new: list[tuple[str, Path | None]] = field(default_factory=list)
+    updated: list[tuple[str, Path | None, list[str]]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    gone: list[tuple[str, str, int]] = field(default_factory=list)  # id, filePath, lineNumber
+    in_bundle: list[str] = field(default_factory=list)  # refreshed records that sit in a bundle: not written
+    writes: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.new or self.updated)
+
+
+def read_existing(paths: Iterable[Path]) -> dict[str, Existing]:
+    """The records of these folders or bundles by id; an unreadable record stops the harvest (it could hide an
+    id or a slug that a draft would then take)."""
+    found: dict[str, Existing] = {}
+    targets = [path for path in paths if path.exists()]
+    if not targets:
+        return found
+    for doc in iter_documents(targets):
+        if doc.fs_path is not None and doc.fs_path.is_dir():
+            continue  # an empty records folder
+        if doc.problems or not is_envelope(doc.value) or not isinstance(doc.value["record"].get("id"), str):
+            line = doc.parsed.line_offset + 1
+            raise DataError(f"{doc.path}:{line}: not a readable record envelope; fix it (errdex validate) "
+                            "before harvesting into this folder")
+        assert doc.fs_path is not None  # read from a file
+        record_id_ = doc.value["record"]["id"]
+        if record_id_ in found:
+            raise DataError(f"{doc.path}: id {record_id_} is already used by {found[record_id_].path}")
+        found[record_id_] = Existing(doc.value, doc.fs_path, is_bundle(doc.fs_path.name))
+    return found
+
+
+def _harvested(record: dict[str, Any]) -> bool:
+    """Whether a record's id is the one a harvest gives its repository, file and message."""
+    repo, path, message = record.get("repo"), record.get("filePath"), record.get("errorMessage")
+    if not all(isinstance(value, str) for value in (repo, path, message)):
+        return False
+    return any(record.get("id") == record_id(str(repo), str(path), str(message), ordinal)
+               for ordinal in range(1, _MAX_ORDINAL + 1))
+
+
+def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The old record with the draft's mechanical fields, and the names of the fields that changed."""
+    merged = dict(old)
+    for name in MECHANICAL_FIELDS:
+        merged[name] = draft[name]
+    trigger = old.get("triggerScenarios")
+    if old.get("status") == DRAFT_STATUS and (not trigger or (isinstance(trigger, str) and drafted_trigger(trigger))):
+        merged["triggerScenarios"] = draft["triggerScenarios"]
+    changed = [name for name in merged if merged.get(name) != old.get(name)]
+    if changed:
+        merged["analyzedAt"] = merged["contentChangedAt"] = draft["analyzedAt"]
+    return merged, changed
+
+
+def _free_slug(message: str, repo: str, taken: set[tuple[str, str]]) -> str:
+    slug, number = derive_slug(message), 2
+    while (repo_key(repo), slug) in taken:
+        slug, number = slug_variants(message, number), number + 1
+    taken.add((repo_key(repo), slug))
+    return slug
+
+
+def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing], *, repo: str,
+                 folder: Path | None) -> Merge:
+    """Merge drafts (in harvest order) into the existing records; ``folder``: where new record files go (None
+    for a bundle)."""
+    merge = Merge(envelopes={key: item.envelope for key, item in existing.items()})
+    taken = {(repo_key(str(item.record.get("repo"))), str(item.record.get("slug")).lower())
+             for item in existing.values()}
+    harvested = {draft["id"] for draft in drafts}
+    for draft in drafts:
+        old = existing.get(draft["id"])
+        if old is None:
+            record = dict(draft, slug=_free_slug(draft["errorMessage"], repo, taken))
+            envelope = {"record": record, "datasetVersion": draft["analyzedAt"]}
+            target = record_path(folder, repo, record["slug"]) if folder is not None else None
+            merge.envelopes[record["id"]] = envelope
+            merge.new.append((record["id"], target))
+            if target is not None:
+                merge.writes.append((target, envelope))
+            continue
+        record, changed = _refresh(old.record, draft)
+        if not changed:
+            merge.unchanged.append(draft["id"])
+            continue
+        envelope = dict(old.envelope, record=record)
+        merge.envelopes[draft["id"]] = envelope
+        if folder is not None and old.in_bundle:
+            merge.in_bundle.append(draft["id"])
+            continue
+        merge.updated.append((draft["id"], old.path if folder is not None else None, changed))
+        if folder is not None:
+            merge.writes.append((old.path.resolve() if old.path.is_symlink() else old.path, envelope))
+    for key, item in sorted(existing.items()):
+        record = item.record
+        if key not in harvested and record.get("repo") == repo and _harvested(record):
+            merge.gone.append((key, str(record.get("filePath")), int(record.get("lineNumber") or 0)))
+    return merge
+
+
+def write_folder(merge: Merge, folder: Path) -> None:
+    """Write the merge's files into the records folder, every one or none."""
+    with all_or_nothing(folder / JOURNAL, command="harvest", untouched="nothing was written",
+                        describe=lambda exc: str(from_oserror(exc, action="write"))) as change:
+        for target, envelope in merge.writes:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            change.write(target, canonical_text(envelope).encode("utf-8", "surrogatepass"))
+
+
+def bundle_bytes(merge: Merge, bundle: Path) -> bytes:
+    """Every record of the merge as a JSONL bundle in id order (gzipped without a timestamp for ``.gz``)."""
+    text = "".join(canonical_text(merge.envelopes[key], bundle_line=True) + "\n" for key in sorted(merge.envelopes))
+    data = text.encode("utf-8", "surrogatepass")
+    return gzip.compress(data, compresslevel=9, mtime=0) if bundle.name.lower().endswith(".gz") else data
+
+
+def write_bundle(merge: Merge, bundle: Path) -> None:
+    """Write the bundle through a temporary file beside it."""
+    try:
+        write_atomic(bundle, bundle_bytes(merge, bundle))
+    except OSError as exc:
+        raise from_oserror(exc, bundle, action="write") from exc
+
+
+def locked(folder: Path) -> Any:
+    """The records folder's lock for a harvest (made first when the folder does not exist yet)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise from_oserror(exc, folder, action="create the records folder") from exc
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a folder (--out names the records folder)")
+    return records_lock([folder], what="harvest")

@@ -1,0 +1,293 @@
+"""A message template to its ``messagePattern`` (errdex's portable subset) and its ``errorMessage``.
+
+:func:`build` escapes every literal and makes every dynamic part a capture group shaped by what it prints
+(``int``: ``(-?[0-9]+)``, ``any``: ``(.+)``...). Adjacent holes (no text between them) become one group: no
+engine could tell where one ends and the next begins. A :class:`~errdex.harvest.sites.Choice` becomes an
+optional group or an alternation, non-capturing, so group numbers follow the holes in order.
+
+Two ``(.+)`` with a separator between them backtrack polynomially when a match fails late (EDX123, and the
+in-browser matcher refuses the pattern). :func:`build` runs errdex's own backtracking analysis on what it
+wrote and, for each hole it names, takes one character of the separator that follows the hole out of the
+hole's class (``([^)]+)\\)`` instead of ``(.+)\\)``), choosing closing brackets, quotes and punctuation
+before spaces and letters, until the analysis finds nothing.
+
+A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
+:class:`NoLiteralText`: such a pattern matches nearly every line (the caller records a ``no-literal`` skip);
+one whose pattern the matchers would not run (over the size bounds, EDX125) with :class:`PatternRefused`.
+
+A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
+(``(-?[0-9]+)``) does not match; so by default each such group also accepts its own placeholder
+(``(-?[0-9]+|%d)``) and the draft's pattern matches its whole errorMessage (EDX124). A contributor
+who gives the record a real example message drops that alternative. ``placeholders=False``: shapes only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
+from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
+
+__all__ = ["SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build", "display", "has_literal"]
+
+#: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
+SHAPE_PATTERNS: dict[Shape, str] = {
+    "any": ".+",
+    "int": "-?[0-9]+",
+    "uint": "[0-9]+",
+    "hex": "[0-9A-Fa-f]+",
+    "float": r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?",
+    "char": ".",
+    "word": "[^ ]+",
+    "quoted": r'"(?:[^"\\]|\\.)*"',
+}
+
+_METACHARACTERS = frozenset("\\^$.*+?()[]{}|/")
+_ESCAPES = {"\t": r"\t", "\n": r"\n", "\r": r"\r", "\f": r"\f", "\v": r"\v"}
+_CLASS_SPECIAL = frozenset("\\]^-[")
+# Characters to take out of a hole's class, best first: values rarely hold closing brackets and quotes.
+_PREFERENCE = ")]}>\"'`:=;,|@#<([{/!?.*+&%$~^-_ \t"
+_MAX_REPAIRS = 32
+_AT = re.compile(r"\(at ([0-9]+)\)")
+
+
+class NoLiteralText(ValueError):
+    """The template has no required literal text with a letter or digit in it."""
+
+
+class PatternRefused(ValueError):
+    """The pattern of a template is one the matchers would not run; ``reason`` is the :class:`Skipped` reason
+    (``too-large`` or ``not-portable``) and the message says why."""
+
+    def __init__(self, reason: Literal["too-large", "not-portable"], why: str) -> None:
+        super().__init__(why)
+        self.reason: Literal["too-large", "not-portable"] = reason
+
+
+def _escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _METACHARACTERS:
+            out.append("\\" + ch)
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            raise ValueError("the message holds a lone surrogate, which no portable pattern can match")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _class_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    return "\\" + ch if ch in _CLASS_SPECIAL else ch
+
+
+def _required_text(parts: tuple[Part, ...]) -> str:
+    """The literal text every way of writing ``parts`` writes."""
+    out = []
+    for part in parts:
+        if isinstance(part, Text):
+            out.append(part.text)
+        elif isinstance(part, Choice) and part.options and all(_required_text(o) for o in part.options):
+            out.append(min((_required_text(o) for o in part.options), key=len))
+    return "".join(out)
+
+
+def has_literal(template: Template) -> bool:
+    """Whether :func:`build` accepts the template: its required literal text has a letter or a digit."""
+    return any(ch.isalnum() for ch in _required_text(_trim(template)))
+
+
+def _trim(template: Template) -> Template:
+    """Line terminators at either end dropped: a log line never holds one (``"...\\n"`` in C)."""
+    parts = list(template)
+    if parts and isinstance(parts[0], Text):
+        parts[0] = Text(parts[0].text.lstrip("\r\n"))
+    if parts and isinstance(parts[-1], Text):
+        parts[-1] = Text(parts[-1].text.rstrip("\r\n"))
+    return tuple(p for p in parts if not (isinstance(p, Text) and not p.text))
+
+
+def _merge(parts: tuple[Part, ...]) -> list[Part]:
+    """Adjacent holes as one; a choice without any literal text is a hole too; adjacent texts joined."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, Choice) and not any(_has_text(o) for o in part.options):
+            if not any(part.options):
+                continue
+            part = Hole(display((part,)), "any")
+        if isinstance(part, Text):
+            if not part.text:
+                continue
+            if out and isinstance(out[-1], Text):
+                out[-1] = Text(out[-1].text + part.text)
+                continue
+        if isinstance(part, Hole) and out and isinstance(out[-1], Hole):
+            prev = out[-1]
+            shape: Shape = prev.shape if prev.shape == part.shape and part.shape in ("uint", "hex", "word") \
+                else "any"
+            out[-1] = Hole(prev.source + part.source, shape)
+            continue
+        out.append(part)
+    return out
+
+
+def _has_text(parts: tuple[Part, ...]) -> bool:
+    return any(bool(p.text) if isinstance(p, Text) else isinstance(p, Choice) and any(map(_has_text, p.options))
+               for p in parts)
+
+
+@dataclass
+class _Writer:
+    """Writes the pattern, remembering where each narrowable hole's body starts and what text follows it."""
+
+    exclusions: dict[int, str] = field(default_factory=dict)
+    placeholders: bool = False
+    sources: dict[int, str] = field(default_factory=dict)
+    offsets: dict[int, int] = field(default_factory=dict)
+    follows: dict[int, str] = field(default_factory=dict)
+    shapes: dict[int, Shape] = field(default_factory=dict)
+    chunks: list[str] = field(default_factory=list)
+    length: int = 0
+    holes: int = 0
+
+    def put(self, text: str) -> None:
+        self.chunks.append(text)
+        self.length += len(text)
+
+    def sequence(self, parts: list[Part], after: str) -> None:
+        for i, part in enumerate(parts):
+            if isinstance(part, Text):
+                self.put(_escape(part.text))
+            elif isinstance(part, Hole):
+                self.hole(part, _follow(parts[i + 1:], after))
+            else:
+                self.choice(part, _follow(parts[i + 1:], after))
+
+    def hole(self, hole: Hole, follow: str) -> None:
+        number = self.holes
+        self.holes += 1
+        self.shapes[number] = hole.shape
+        self.sources[number] = hole.source
+        self.follows[number] = follow
+        self.put("(")
+        self.offsets[number] = self.length
+        excluded = self.exclusions.get(number, "")
+        body = SHAPE_PATTERNS[hole.shape]
+        if hole.shape in ("any", "word") and excluded:
+            base = " " if hole.shape == "word" else ""
+            body = "[^" + "".join(_class_char(c) for c in base + excluded) + "]+"
+        if self.placeholders and re.fullmatch(body, hole.source, re.ASCII) is None:
+            body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
+        self.put(body + ")")
+
+    def choice(self, choice: Choice, after: str) -> None:
+        options = [_merge(o) for o in choice.options]
+        filled = [o for o in options if o]
+        self.put("(?:")
+        for i, option in enumerate(filled):
+            if i:
+                self.put("|")
+            self.sequence(option, after)
+        self.put(")?" if len(filled) < len(options) else ")")
+
+
+def _follow(rest: list[Part], after: str) -> str:
+    """The literal text that can come right after a part: the next text, or the first text of the next
+    choice's options and what follows it, or (at the end) what follows the enclosing sequence."""
+    for part in rest:
+        if isinstance(part, Text):
+            return part.text
+        if isinstance(part, Choice):
+            firsts = [_follow(_merge(o), "") for o in part.options]
+            return "".join(firsts) + _follow(rest[rest.index(part) + 1:], after)
+    return after
+
+
+def _write(parts: list[Part], exclusions: dict[int, str], placeholders: bool) -> _Writer:
+    writer = _Writer(exclusions=dict(exclusions), placeholders=placeholders)
+    writer.sequence(parts, "")
+    return writer
+
+
+def _narrow(writer: _Writer, offsets: list[int], exclusions: dict[int, str]) -> bool:
+    """Take one more separator character out of the first hole at one of ``offsets`` (the repeats a problem
+    names, left one first) that can be narrowed; False when none can."""
+    by_offset = {start: number for number, start in writer.offsets.items()}
+    rank = {c: i for i, c in enumerate(_PREFERENCE)}
+    for number in (by_offset[o] for o in offsets if o in by_offset):
+        if writer.shapes[number] not in ("any", "word"):
+            continue
+        taken = exclusions.get(number, "")
+        candidates = [c for c in dict.fromkeys(writer.follows[number]) if c not in taken]
+        if writer.shapes[number] == "word":
+            candidates = [c for c in candidates if c != " "]
+        if candidates:
+            source = writer.sources[number]
+            best = min(candidates, key=lambda c: (c in source, c.isalnum(), rank.get(c, len(rank)), c))
+            exclusions[number] = taken + best
+            return True
+    return False
+
+
+def _named_offsets(problem: PatternProblem) -> list[int]:
+    """The repeats a backtracking problem names: the left one (``at N`` in its message), then its own."""
+    named = [int(m) for m in _AT.findall(problem.message)]
+    return [*named, problem.offset]
+
+
+def build(template: Template, *, placeholders: bool = True) -> str:
+    """The portable ``messagePattern`` of ``template``.
+
+    ``placeholders`` (the default, for drafts): each group whose shape cannot match its hole as
+    :func:`display` writes it also accepts that (``(-?[0-9]+|%d)``), so the pattern matches the draft's whole
+    errorMessage (EDX124, an error) though its groups are shaped; False: the groups as their shapes only.
+
+    Raises :class:`NoLiteralText` when the template has no literal text with a letter or digit, and
+    :class:`PatternRefused` when the pattern falls outside what the matchers run (too large; a lone
+    surrogate in the text).
+    """
+    trimmed = _trim(template)
+    if not has_literal(trimmed):
+        raise NoLiteralText("the message has no literal text")
+    parts = _merge(trimmed)
+    exclusions: dict[int, str] = {}
+    try:
+        writer = _write(parts, exclusions, placeholders)
+    except ValueError as error:
+        raise PatternRefused("not-portable", str(error)) from None
+    pattern = "".join(writer.chunks)
+    for _ in range(_MAX_REPAIRS):
+        problems = backtracking_problems(pattern)
+        if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
+            break
+        writer = _write(parts, exclusions, placeholders)
+        pattern = "".join(writer.chunks)
+    too_large = size_problems(pattern)
+    if too_large:
+        raise PatternRefused("too-large", too_large[0].message)
+    unportable = portability_problems(pattern)
+    if unportable:
+        raise PatternRefused("not-portable", unportable[0].message)
+    return pattern
+
+
+def display(template: Template) -> str:
+    """The ``errorMessage`` of a template: text as written (without line terminators at either end, as
+    :func:`build` drops them), each hole as the code writes it, each choice as its longest option."""
+    out = []
+    for part in _trim(template):
+        if isinstance(part, Text):
+            out.append(part.text)
+        elif isinstance(part, Hole):
+            out.append(part.source)
+        else:
+            out.append(max((display(o) for o in part.options), key=len, default=""))
+    return "".join(out)
+

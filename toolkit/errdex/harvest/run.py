@@ -1,0 +1,277 @@
+"""The whole harvest: the files of a source, the sites in them, the drafts, merged into records and written.
+
+1. the files of SOURCE (:mod:`.source`), with the project's settings (:mod:`.config`);
+2. a constants pass: every file's finder gathers the string constants it offers the tree (C macros of the
+   headers, Java ``static final String``), by language;
+3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
+   that fails to parse is listed, never a reason to stop;
+4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
+   literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
+5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+from errdex import parallel
+from errdex.errors import UsageError
+from errdex.harvest.config import HarvestConfig, load_harvest_config
+from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
+from errdex.harvest.languages import FileSites, Finder, finder_for
+from errdex.harvest.merge import (
+    Merge,
+    bundle_bytes,
+    locked,
+    merge_drafts,
+    read_existing,
+    write_bundle,
+    write_folder,
+)
+from errdex.harvest.report import HarvestReport
+from errdex.harvest.sinks import Sink, parse_levels
+from errdex.harvest.sites import Site, Skipped, Template, Text
+from errdex.harvest.source import Source, SourceFile, read_source
+from errdex.patterns import refusal
+from errdex.records.sources import bundled_records_dir
+
+__all__ = ["harvest"]
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_REPO = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
+#: Files per task handed to a forked process.
+CHUNK_FILES = 64
+
+
+def _finder(path: str, cache: dict[str, Finder | None]) -> Finder | None:
+    """The file's finder; None when its language is not harvested (or its finder module is not there)."""
+    dot = path.rfind(".")
+    extension = path[dot:].lower() if dot > path.rfind("/") else ""
+    if extension not in cache:
+        try:
+            cache[extension] = finder_for(path)
+        except ModuleNotFoundError as exc:
+            if not (exc.name or "").startswith("errdex.harvest.languages."):
+                raise
+            cache[extension] = None
+    return cache[extension]
+
+
+def _pattern_builder() -> Callable[[Template], str]:
+    """``errdex.harvest.pattern.build``, looked up when a harvest runs: that module is written beside this one
+    (by another part of the work) and may not be there yet in a checkout of this part alone."""
+    try:
+        module = importlib.import_module("errdex.harvest.pattern")
+    except ModuleNotFoundError as exc:
+        raise UsageError("errdex.harvest.pattern (the pattern builder) is not installed; harvest needs it") from exc
+    build: Callable[[Template], str] = module.build
+    return build
+
+
+def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: frozenset[str],
+          constants: Mapping[str, str]) -> FileSites:
+    try:
+        return finder.find(file.data, file.path, sinks=sinks, levels=levels, constants=constants)
+    except (RecursionError, MemoryError) as exc:
+        return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large")
+    except Exception as exc:  # a finder's bug on one file must not stop the harvest of the tree
+        return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
+
+
+class _Finding:
+    """The sites of every file, in file order, the later chunks found in forked processes."""
+
+    def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
+                 levels: frozenset[str], constants: Mapping[str, Mapping[str, str]]) -> None:
+        self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
+        self.chunks = [list(range(i, min(i + CHUNK_FILES, len(files)))) for i in range(0, len(files), CHUNK_FILES)]
+
+    def one(self, number: int) -> FileSites:
+        file, finder = self.files[number]
+        return _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
+
+    def chunk(self, index: int) -> list[FileSites]:
+        return [self.one(number) for number in self.chunks[index]]
+
+    def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[FileSites]:
+        """Every file's sites; ``progress`` wraps the files this process handles (to show a counter)."""
+        shown = progress or iter
+        jobs = min(jobs, len(self.chunks))
+        if jobs < 2 or not parallel.can_fork():
+            return [self.one(number) for number in shown(range(len(self.files)))]
+        queue = parallel.WorkQueue(len(self.chunks))
+        children: list[parallel.Child] = []
+
+        def work(out: BinaryIO) -> None:
+            while (index := queue.next()) is not None:
+                pickle.dump((index, self.chunk(index)), out)
+                out.flush()
+
+        results: dict[int, list[FileSites]] = {}
+        try:
+            for _ in range(jobs - 1):
+                children.append(parallel.start_child(work))
+            for index in shown(iter(queue.next, None)):
+                results[index] = self.chunk(index)
+            for child in children:
+                for index, found in parallel.partial_items(child):
+                    results[index] = found
+            for index in range(len(self.chunks)):  # a chunk taken by a child that died is found here
+                if index not in results:
+                    results[index] = self.chunk(index)
+        finally:
+            queue.close()
+            for child in children:
+                parallel.stop_child(child)
+        return [sites for index in range(len(self.chunks)) for sites in results[index]]
+
+
+def _constants(files: Iterable[tuple[SourceFile, Finder]]) -> dict[str, dict[str, str]]:
+    """Language -> the string constants its files offer the tree (the first file in path order wins)."""
+    found: dict[str, dict[str, str]] = {}
+    for file, finder in files:
+        into = found.setdefault(finder.name, {})
+        try:
+            offered = finder.constants(file.data)
+        except Exception:  # the file's own parse failure is reported by find; its constants are lost
+            continue
+        for name, value in offered.items():
+            into.setdefault(name, value)
+    return found
+
+
+SkipReason = Literal["no-literal", "unresolved-constant", "not-portable", "too-large"]
+
+
+def _skip_reason(site: Site, message: str) -> SkipReason | None:
+    if not any(isinstance(part, Text) and part.text.strip() for part in site.template):
+        return "no-literal"
+    if not _ALNUM.intersection(message):
+        return "no-literal"  # punctuation only: nothing to name the record by or to match on
+    return None
+
+
+def _pattern(site: Site, message: str, build: Callable[[Template], str]) -> str | Skipped:
+    """The site's messagePattern, or why it is not harvested."""
+    reason = _skip_reason(site, message)
+    if reason is not None:
+        return Skipped(site.path, site.line, reason, message)
+    try:
+        pattern = build(site.template)
+    except ValueError as exc:
+        return Skipped(site.path, site.line, "not-portable", str(exc))
+    refused = refusal(pattern)
+    if refused is not None:
+        return Skipped(site.path, site.line, "not-portable", f"{pattern}: {refused}")
+    return pattern
+
+
+def _drafts(source: Source, found: Sequence[tuple[SourceFile, FileSites]], *, repo: str, analyzed_at: str,
+            report: HarvestReport) -> list[dict[str, Any]]:
+    """A draft per harvestable site, in file and line order; the rest counted in the report."""
+    build = _pattern_builder()
+    drafts: list[dict[str, Any]] = []
+    for file, sites in found:
+        report.skipped.extend(sites.skipped)
+        if sites.parse_error is not None:
+            report.parse_failures.append((file.path, sites.parse_error))
+        lines = source_lines(file.data)
+        seen: Counter[str] = Counter()
+        for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
+            message = message_text(site.template)
+            pattern = _pattern(site, message, build)
+            if isinstance(pattern, Skipped):
+                report.skipped.append(pattern)
+                continue
+            report.sites.setdefault(site.language, Counter())[site.kind] += 1
+            seen[message] += 1
+            drafts.append(draft_record(site, repo=repo, sha=source.sha, analyzed_at=analyzed_at, lines=lines,
+                                       pattern=pattern, ordinal=seen[message]))
+    return drafts
+
+
+def _settings(source: Path, rev: str | None, config: Path | None, log_levels: str | None, exclude: Sequence[str],
+              include_tests: bool) -> tuple[HarvestConfig, frozenset[str], tuple[str, ...], bool]:
+    settings = load_harvest_config(config=config, folder=source if rev is None and source.is_dir() else None)
+    try:
+        levels = parse_levels(log_levels if log_levels is not None else settings.log_levels)
+    except ValueError as exc:
+        raise UsageError(f"--log-levels: {exc}") from exc
+    return settings, levels, (*settings.exclude, *exclude), include_tests or bool(settings.include_tests)
+
+
+def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
+            out: str | Path | None = None, bundle: str | Path | None = None, log_levels: str | None = None,
+            config: str | Path | None = None, exclude: Sequence[str] = (), include_tests: bool = False,
+            jobs: int | None = None, check: bool = False,
+            progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> HarvestReport:
+    """Draft records from the throw and log sites of ``source`` (a folder or file, or a git repository read at
+    ``rev``) for the GitHub repository ``repo`` (owner/name), merged into the records folder ``out``
+    (default: the project's ``records/``) or the JSONL ``bundle``; ``check``: write nothing. See the module's
+    docstring for the steps and :class:`~errdex.harvest.report.HarvestReport` for what is returned."""
+    started = time.monotonic()
+    if out is not None and bundle is not None:
+        raise UsageError("give --out (a records folder) or --bundle (a JSONL file), not both")
+    if not _REPO.fullmatch(repo):
+        raise UsageError(f"--repo {repo!r} is not a GitHub repository as owner/name")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs {jobs}: give 1 or more processes")
+    root = Path(source)
+    settings, levels, globs, tests = _settings(root, rev, Path(config) if config else None, log_levels, exclude,
+                                               include_tests)
+    cache: dict[str, Finder | None] = {}
+    files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
+                        supported=lambda path: _finder(path, cache) is not None)
+    target = Path(bundle) if bundle is not None else Path(out) if out is not None else bundled_records_dir().resolve()
+    report = HarvestReport(str(source), repo, files.sha, str(target), check=check, files=len(files.files),
+                           skipped_files=files.skipped)
+    pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
+    report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
+                       for file, _ in pairs)
+    sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
+    finding = _Finding(pairs, sinks, levels, _constants(pairs))
+    found = finding.run(jobs or 1, progress)
+    drafts = _drafts(files, list(zip((file for file, _ in pairs), found, strict=True)), repo=repo,
+                     analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), report=report)
+    _merge_and_write(drafts, report, target, bundle is not None, check, repo)
+    report.elapsed_s = time.monotonic() - started
+    return report
+
+
+def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,
+                     check: bool, repo: str) -> None:
+    def merged() -> Merge:
+        merge = merge_drafts(drafts, read_existing([target]), repo=repo, folder=None if to_bundle else target)
+        report.new = [(key, str(path) if path else None) for key, path in merge.new]
+        report.updated = [(key, str(path) if path else None, fields) for key, path, fields in merge.updated]
+        report.unchanged, report.gone, report.in_bundle = len(merge.unchanged), merge.gone, merge.in_bundle
+        report.changed = merge.changed
+        return merge
+
+    if to_bundle:
+        merge = merged()
+        if target.exists():
+            try:
+                report.changed = merge.changed or target.read_bytes() != bundle_bytes(merge, target)
+            except OSError:
+                report.changed = True
+        else:
+            report.changed = True
+        if report.changed and not check:
+            write_bundle(merge, target)
+        return
+    if check:
+        merged()
+        return
+    with locked(target):  # what is compared is what is written over: no other run in between
+        merge = merged()
+        if merge.writes:
+            write_folder(merge, target)

@@ -1,0 +1,297 @@
+"""The files a harvest reads: a folder (or one file), or a git repository at a revision, filtered.
+
+A git repository (bare or not) named with ``--rev`` is read through git itself, without a checkout:
+``git rev-parse REV^{commit}`` gives the commit, ``git ls-tree -r -z -l`` its files and ``git cat-file
+--batch`` their bytes. A folder is walked in sorted order without following symbolic links; its commit is
+``--sha`` or, inside a git work tree, that tree's HEAD (paths are then relative to the work tree's top).
+
+Skipped by default (each counted under a reason): test code (``tests/``, ``test_*.py``, ``*_test.go``,
+``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
+``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``), generated files (a
+``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and minified JavaScript; symbolic
+links, submodules, and files over :data:`MAX_FILE_BYTES`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from errdex.errors import InputError, UsageError, from_oserror
+
+__all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "read_source", "skip_reason"]
+
+#: A source file larger than this is skipped ("too-large"): real code files are far smaller.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+_SHA = re.compile(r"[0-9a-f]{40}")
+_TEST_DIRS = frozenset({"tests", "test", "__tests__"})
+_VENDOR_DIRS = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv", ".tox", ".nox",
+                          "site-packages"})
+_BUILD_DIRS = frozenset({"build", "dist"})
+_TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.ts", "*.test.tsx", "*.test.js", "*.test.jsx",
+               "*.spec.ts", "*.spec.tsx", "*.spec.js", "*.spec.jsx")
+_GENERATED_FILES = ("*.pb.go", "*_pb2.py", "*.min.js", "*.min.mjs", "*.min.cjs")
+_GENERATED_LINE = re.compile(rb"Code generated .* DO NOT EDIT")
+_JS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file to harvest: ``path`` relative to the repository root (``/``-separated), and its bytes."""
+
+    path: str
+    data: bytes
+
+
+@dataclass
+class Source:
+    """The files of a source at one commit, and what was skipped (reason -> paths, in order)."""
+
+    sha: str
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: str, path: str) -> None:
+        self.skipped.setdefault(reason, []).append(path)
+
+
+def _minified(path: str, data: bytes) -> bool:
+    """JavaScript whose lines are very long on average (a bundler's output)."""
+    return path.endswith(_JS) and len(data) > 2048 and len(data) > 500 * (data.count(b"\n") + 1)
+
+
+def skip_reason(path: str, *, include_tests: bool = False, exclude: Sequence[str] = ()) -> str | None:
+    """Why a file is left out by its path alone (``test``, ``vendored``, ``build``, ``generated``,
+    ``excluded``), or None."""
+    parts = PurePosixPath(path).parts
+    folders, name = parts[:-1], parts[-1]
+    if any(fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(name, glob) for glob in exclude):
+        return "excluded"
+    for depth in range(1, len(folders) + 1):
+        folder = "/".join(folders[:depth])
+        if any(fnmatch.fnmatchcase(folder, glob) for glob in exclude):
+            return "excluded"
+    if any(folder in _VENDOR_DIRS for folder in folders):
+        return "vendored"
+    if any(folder in _BUILD_DIRS for folder in folders):
+        return "build"
+    if any(fnmatch.fnmatchcase(name, glob) for glob in _GENERATED_FILES):
+        return "generated"
+    if not include_tests and (any(folder in _TEST_DIRS for folder in folders)
+                              or any(fnmatch.fnmatchcase(name, glob) for glob in _TEST_FILES)):
+        return "test"
+    return None
+
+
+def _content_reason(path: str, data: bytes) -> str | None:
+    """Why a file is left out by what it holds (``generated``, ``minified``), or None."""
+    first = data[:512].split(b"\n", 1)[0]
+    if _GENERATED_LINE.search(first):
+        return "generated"
+    if _minified(path, data):
+        return "minified"
+    return None
+
+
+def _keep(source: Source, path: str, data: bytes) -> None:
+    reason = _content_reason(path, data)
+    if reason is None:
+        source.files.append(SourceFile(path, data))
+    else:
+        source.skip(reason, path)
+
+
+def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    try:
+        done = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), *args],
+                              capture_output=True, check=False)
+    except FileNotFoundError as exc:
+        raise UsageError("git is not installed (harvest reads a repository through git)") from exc
+    except OSError as exc:
+        raise from_oserror(exc, repo, action="run git in") from exc
+    if check and done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise InputError(f"{repo}: git {args[0]} failed: {message[-1] if message else done.returncode}")
+    return done
+
+
+def _git_dir(folder: Path) -> bool:
+    """Whether ``folder`` is a git repository itself (bare, or the top of a work tree)."""
+    done = _git(folder, "rev-parse", "--is-bare-repository", "--show-prefix", check=False)
+    if done.returncode != 0:
+        return False
+    bare, _, prefix = done.stdout.decode("utf-8", "replace").partition("\n")
+    return bare.strip() == "true" or prefix.strip() == ""
+
+
+def _commit(repo: Path, rev: str) -> str:
+    done = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    if done.returncode != 0:
+        raise UsageError(f"{repo}: no commit {rev!r} in this repository")
+    return done.stdout.decode("ascii").strip()
+
+
+def _tree(repo: Path, sha: str) -> Iterator[tuple[str, str, str, int]]:
+    """(mode, object, path, size) of every entry of the commit's tree, in git's (sorted) order."""
+    out = _git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", sha).stdout
+    for entry in filter(None, out.split(b"\0")):
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, obj, size = meta.split()
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if kind == b"blob":
+            yield mode.decode(), obj.decode(), path, int(size)
+        else:
+            yield mode.decode(), obj.decode(), path, -1
+
+
+def _blobs(repo: Path, objects: Sequence[str]) -> Iterator[bytes]:
+    """The bytes of each blob, in order, from one ``git cat-file --batch``: one request, then its answer."""
+    if not objects:
+        return
+    try:
+        process = subprocess.Popen(["git", "-c", "safe.directory=*", "-C", str(repo), "cat-file", "--batch"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError as exc:
+        raise from_oserror(exc, repo, action="run git cat-file in") from exc
+    assert process.stdin is not None and process.stdout is not None  # both were asked for as pipes
+    try:
+        for obj in objects:
+            process.stdin.write(obj.encode("ascii") + b"\n")
+            process.stdin.flush()
+            header = process.stdout.readline().split()
+            if len(header) != 3:
+                raise InputError(f"{repo}: git cat-file cannot read object {obj}")
+            data = process.stdout.read(int(header[2]))
+            process.stdout.read(1)  # the newline after the content
+            yield data
+    finally:
+        process.stdin.close()
+        process.stdout.close()
+        process.wait()
+
+
+def _from_git(repo: Path, rev: str, keep: Callable[[str], str | None]) -> Source:
+    source = Source(_commit(repo, rev))
+    wanted: list[str] = []
+    objects: list[str] = []
+    for mode, obj, path, size in _tree(repo, source.sha):
+        reason = "symlink" if mode == "120000" else "submodule" if mode == "160000" else keep(path)
+        if reason is None and size > MAX_FILE_BYTES:
+            reason = "too-large"
+        if reason is None:
+            wanted.append(path)
+            objects.append(obj)
+        elif reason != "unsupported":
+            source.skip(reason, path)
+    for path, data in zip(wanted, _blobs(repo, objects), strict=True):
+        _keep(source, path, data)
+    return source
+
+
+def _walk(root: Path) -> Iterator[tuple[str, Path]]:
+    """(relative path, path) of every entry below ``root`` that is not a folder, sorted, links not followed."""
+    pending = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as exc:
+            raise from_oserror(exc, folder, action="read the folder") from exc
+        folders = []
+        for entry in entries:
+            relative = f"{prefix}{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != ".git":
+                    folders.append((Path(entry.path), relative + "/"))
+            else:
+                yield relative, Path(entry.path)
+        pending.extend(reversed(folders))
+
+
+def _read_file(path: Path) -> bytes | str:
+    """The file's bytes, or why it is skipped (``symlink``, ``not-regular``, ``too-large``)."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return "symlink"
+    if not stat.S_ISREG(info.st_mode):
+        return "not-regular"
+    if info.st_size > MAX_FILE_BYTES:
+        return "too-large"
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise from_oserror(exc, path, action="read") from exc
+
+
+def _work_tree(folder: Path) -> tuple[str, str] | None:
+    """(HEAD commit, folder's path inside the work tree with a final ``/`` or "") when ``folder`` lies in a git
+    work tree with a commit; None otherwise."""
+    done = _git(folder, "rev-parse", "--show-prefix", "HEAD^{commit}", check=False)
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if done.returncode != 0 or len(lines) != 2 or not _SHA.fullmatch(lines[1].strip()):
+        return None
+    return lines[1].strip(), lines[0]
+
+
+def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None]) -> Source:
+    single = root.is_file()
+    folder = root.parent if single else root
+    prefix = ""
+    if sha is None:
+        found = _work_tree(folder)
+        if found is None:
+            raise UsageError(f"{root} is not in a git work tree: pass --sha with the commit it holds "
+                             "(or --rev to read a git repository)")
+        sha, prefix = found
+    source = Source(sha)
+    entries: Iterable[tuple[str, Path]] = [(root.name, root)] if single else _walk(root)
+    for relative, path in entries:
+        repo_path = prefix + relative
+        reason = keep(repo_path)
+        if reason is not None:
+            if reason != "unsupported":
+                source.skip(reason, repo_path)
+            continue
+        data = _read_file(path)
+        if isinstance(data, str):
+            source.skip(data, repo_path)
+        else:
+            _keep(source, repo_path, data)
+    return source
+
+
+def read_source(root: Path, *, rev: str | None = None, sha: str | None = None, exclude: Sequence[str] = (),
+                include_tests: bool = False, supported: Callable[[str], bool] = lambda path: True) -> Source:
+    """The files of ``root`` to harvest, sorted by path (see the module's docstring).
+
+    ``rev``: read the git repository ``root`` at that revision; otherwise ``root`` is a folder (or one file)
+    read as it is, at ``sha`` or its work tree's HEAD. ``supported(path)`` says whether a file's language is
+    harvested at all (files it refuses are not read, and not counted as skipped).
+    """
+    root = Path(root)
+    if rev is not None and sha is not None:
+        raise UsageError("give --rev (a git revision to read) or --sha (the commit a folder holds), not both")
+    if sha is not None and not _SHA.fullmatch(sha):
+        raise UsageError(f"--sha {sha!r} is not a full commit id (40 lowercase hexadecimal digits)")
+    if not root.exists():
+        raise InputError(f"{root}: no such file or folder")
+
+    def keep(path: str) -> str | None:
+        if not supported(path):
+            return "unsupported"
+        return skip_reason(path, include_tests=include_tests, exclude=exclude)
+
+    if rev is None and root.is_dir() and sha is None and _git(root, "rev-parse", "--is-bare-repository",
+                                                              check=False).stdout.strip() == b"true":
+        rev = "HEAD"  # a bare repository has no files to walk: read its HEAD
+    if rev is not None:
+        if not root.is_dir() or not _git_dir(root):
+            raise UsageError(f"{root} is not a git repository; --rev reads one (a folder takes --sha)")
+        return _from_git(root, rev, keep)
+    return _from_folder(root, sha, keep)
