@@ -15,6 +15,7 @@ from typing import cast
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
+from errdex.harvest.languages._tree import first_error
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
 __all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "unescape"]
@@ -111,18 +112,8 @@ def broken(root: Node) -> str | None:
     size = max(root.end_byte - root.start_byte, 1)
     errors = sum(child.end_byte - child.start_byte for child in root.children if child.type == "ERROR")
     if root.type == "ERROR" or errors * 2 > size:
-        return f"syntax error at line {_first_error(root)}"
+        return first_error(root)
     return None
-
-
-def _first_error(root: Node) -> int:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return node.start_point[0] + 1
-        stack.extend(reversed([child for child in node.children if child.has_error or child.is_missing]))
-    return 1
 
 
 _QUERIES: dict[tuple[int, tuple[str, ...]], Query] = {}
