@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import pytest
 
 from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.pattern import build
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Choice, Hole, Site, Text
 
@@ -187,3 +189,26 @@ def test_with_project_sinks_declarations_are_not_guessed() -> None:
     source = b'void log_warn(const char *fmt, ...);\nvoid f(void) { log_warn("low"); error("x"); }'
     sites = _find(source, sinks=(Sink("error", 0, "error"),)).sites
     assert [s.error_class for s in sites] == ["error"]
+
+
+def test_sshds_composed_auth_line_gets_a_pattern_that_matches_its_lines() -> None:
+    source = b'''void auth_log(Authctxt *authctxt, int authenticated, const char *method, const char *submethod) {
+	void (*authlog) (const char *fmt,...) = verbose;
+	char *authmsg;
+	if (authenticated == 1) authmsg = "Postponed"; else authmsg = authenticated ? "Accepted" : "Failed";
+	authlog("%s %s%s%s for %s%.100s from %.200s port %d %s%s%s",
+		authmsg, method, submethod != NULL ? "/" : "", submethod == NULL ? "" : submethod,
+		authctxt->valid ? "" : "invalid user ", authctxt->user, get_remote_ipaddr(), get_remote_port(),
+		compat20 ? "ssh2" : "ssh1", authctxt->info != NULL ? ": " : "",
+		authctxt->info != NULL ? authctxt->info : "");
+}'''
+    assert FINDER is not None
+    site = _find(source, sinks=FINDER.default_sinks).sites[0]
+    assert site.template[:4] == (Choice(((Text("Postponed"),), (Text("Accepted"),), (Text("Failed"),))),
+                                 Text(" "), Hole("%s/submethod"), Text(" for "))
+    pattern = build(site.template)
+    for line in ("Failed password for invalid user webmaster from 173.234.31.186 port 38926 ssh2",
+                 "Accepted password for fztu from 119.137.62.142 port 49116 ssh2",
+                 "Failed keyboard-interactive/pam for root from 10.0.0.1 port 22 ssh2",
+                 "Postponed publickey for git from 10.0.0.1 port 22 ssh2: RSA 12:34"):
+        assert re.fullmatch(pattern, line), (pattern, line)

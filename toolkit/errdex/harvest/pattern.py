@@ -121,7 +121,8 @@ def _merge(parts: tuple[Part, ...]) -> list[Part]:
         if isinstance(part, Choice) and not any(_has_text(o) for o in part.options):
             if not any(part.options):
                 continue
-            part = Hole(display((part,)), "any")
+            hole = Hole(display((part,)), "any")
+            part = Choice(((hole,), ())) if not all(part.options) else hole  # optional when it may be nothing
         if isinstance(part, Text):
             if not part.text:
                 continue

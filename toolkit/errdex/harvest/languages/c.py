@@ -170,7 +170,7 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "unresolved-constant" if macro else "no-literal",
                                                _text(fmt)[:80]))
             return
-        template = _fill_arguments(template, args[sink.format_arg + 1:])
+        template = _collapse(_fill_arguments(template, args[sink.format_arg + 1:]))
         function, guards = _context(node)
         self.result.sites.append(Site(
             path=self.path, language="c", kind="log", line=line, end_line=node.end_point[0] + 1,
@@ -221,6 +221,49 @@ def _fill_arguments(template: Template, args: Sequence[Node]) -> Template:
         if len(unique) == 1 and len(unique[0]) > 1:
             out[index] = Choice(unique)
     return tuple(part for part in out if part != Text(""))
+
+
+def _optional(part: Part) -> bool:
+    return isinstance(part, Choice) and () in part.options
+
+
+def _collapse(template: Template) -> Template:
+    """A hole, then only optional parts (choices that may print nothing), then a hole or an optional part
+    holding one, is one hole: nothing required tells them apart (``%s%s%s`` of ``method, submethod ? "/" :
+    "", submethod ? submethod : ""``), and a pattern with two holes there backtracks."""
+    out: list[Part] = []
+    index = 0
+    while index < len(template):
+        part = template[index]
+        end = index
+        if isinstance(part, Hole):
+            scan = index + 1
+            while scan < len(template) and _optional(template[scan]) or \
+                    scan < len(template) and isinstance(template[scan], Hole):
+                scan += 1
+            holding = [i for i in range(index + 1, scan) if _holds_hole(template[i])]
+            end = holding[-1] if holding else index
+        if end > index:
+            out.append(Hole("".join(_source(p) for p in template[index:end + 1])))
+            index = end + 1
+            continue
+        out.append(part)
+        index += 1
+    return tuple(out)
+
+
+def _holds_hole(part: Part) -> bool:
+    return isinstance(part, Hole) or isinstance(part, Choice) and any(
+        any(_holds_hole(p) for p in option) for option in part.options)
+
+
+def _source(part: Part) -> str:
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Hole):
+        return part.source
+    longest = max(part.options, key=lambda option: len("".join(_source(p) for p in option)))
+    return "".join(_source(p) for p in longest)
 
 
 def _string_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
