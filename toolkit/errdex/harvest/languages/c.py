@@ -238,8 +238,7 @@ def _collapse(template: Template) -> Template:
         end = index
         if isinstance(part, Hole):
             scan = index + 1
-            while scan < len(template) and _optional(template[scan]) or \
-                    scan < len(template) and isinstance(template[scan], Hole):
+            while scan < len(template) and (_optional(template[scan]) or isinstance(template[scan], Hole)):
                 scan += 1
             holding = [i for i in range(index + 1, scan) if _holds_hole(template[i])]
             end = holding[-1] if holding else index
@@ -253,8 +252,9 @@ def _collapse(template: Template) -> Template:
 
 
 def _holds_hole(part: Part) -> bool:
-    return isinstance(part, Hole) or isinstance(part, Choice) and any(
-        any(_holds_hole(p) for p in option) for option in part.options)
+    if isinstance(part, Choice):
+        return any(_holds_hole(p) for option in part.options for p in option)
+    return isinstance(part, Hole)
 
 
 def _source(part: Part) -> str:
