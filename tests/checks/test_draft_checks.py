@@ -71,3 +71,19 @@ def test_the_bundled_dataset_passes_with_its_empty_excerpts_as_warnings(cli: Any
         found = result.json()
         assert {(f["code"], f["severity"]) for f in found} == {("EDX136", "warning")}
         assert len(found) == 20
+
+
+def _far_message(status: str) -> dict[str, Any]:
+    """The seed with its message's text moved out of the excerpt, as a message built from a constant declared
+    far from the call would be."""
+    record = {**SEED_V4["record"], "status": status,
+              "sourceCode": "\n".join(f"  step({i});" for i in range(SEED_V4["record"]["sourceCodeEnd"]
+                                                                   - SEED_V4["record"]["sourceCodeStart"] + 1))}
+    return {**SEED_V4, "record": record}
+
+
+@pytest.mark.parametrize(("status", "severity"), [("draft", "warning"), ("active", "error")])
+def test_a_message_far_from_its_call_is_for_review_in_a_draft_and_an_error_once_active(
+        tmp_path: Path, status: str, severity: str) -> None:
+    write_envelope(tmp_path, _far_message(status))
+    assert [(c, s) for c, s, _, _ in _found(tmp_path) if c == "EDX135"] == [("EDX135", severity)]

@@ -121,6 +121,9 @@ class Check:
     #: Whether ``--strict`` makes this check's warnings errors; False for a warning the bundled dataset is known
     #: to give until data it waits for arrives (it stays a warning, and validate still passes).
     strict_promotes: ClassVar[bool] = True
+    #: The severity in a draft (status "draft"), when it differs: what harvest could not settle from the code is
+    #: for the contributor to review, not an error yet (``--strict`` still promotes it, as it refuses drafts).
+    draft_severity: ClassVar[Level | None] = None
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         return ()
