@@ -115,3 +115,42 @@ def test_a_cached_plan_finds_the_patterns_without_a_key_too(tmp_path: Any) -> No
     line = "q" * 20 + "disk full é"
     assert _found(first, line) == _found(second, line) == {"é": (30, 31), "disk full": (20, 29)}
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def _placed_records(*places: tuple[str, int]) -> list[dict[str, Any]]:
+    """Records of one pattern (so they tie), each written at one of ``places`` (file, line)."""
+    records = _records(*["Cannot open channel to ([0-9]+)"] * len(places))
+    return [{**record, "filePath": path, "lineNumber": number}
+            for record, (path, number) in zip(records, places, strict=True)]
+
+
+def _order(matcher: Matcher, line: str) -> list[int]:
+    """Line numbers of the records matched, in rank order, by match() and by match_block() (which agree)."""
+    order = [m.record["lineNumber"] for m in matcher.match(line)]
+    assert [[m.record["lineNumber"] for m in ms] for _, _, ms in matcher.match_block(line.encode())] == [order]
+    return order
+
+
+def test_a_tie_is_broken_by_the_class_and_line_log4j_prints() -> None:
+    matcher = Matcher(_placed_records(("src/quorum/QuorumCnxManager.java", 364),
+                                      ("src/quorum/QuorumCnxManager.java", 368)))
+    assert _order(matcher, "WARN [WorkerSender[myid=1]:QuorumCnxManager@368] - Cannot open channel to 2") == [368, 364]
+    assert _order(matcher, "WARN [main:QuorumCnxManager@364] - Cannot open channel to 2") == [364, 368]
+    # neither named: the record id decides, as before; a longer number or name is not the record's place
+    assert _order(matcher, "WARN [main:QuorumCnxManager@3680] - Cannot open channel to 2") == [364, 368]
+    assert _order(matcher, "WARN [main:MyQuorumCnxManager@368] - Cannot open channel to 2") == [364, 368]
+
+
+def test_a_tie_is_broken_by_a_file_name_and_line() -> None:
+    matcher = Matcher(_placed_records(("a/Conn.java", 10), ("b/Conn.java", 20), ("client.py", 42), ("main.go", 17)))
+    assert _order(matcher, "Cannot open channel to 2 (Conn.java:20)") == [20, 10, 42, 17]
+    assert _order(matcher, "client.py:42 Cannot open channel to 2") == [42, 10, 20, 17]
+    assert _order(matcher, "main.go:17: Cannot open channel to 2") == [17, 10, 20, 42]
+
+
+def test_without_a_tie_the_order_is_unchanged() -> None:
+    records = _placed_records(("Net.java", 5), ("Net.java", 9))
+    records[1]["messagePattern"] = "Cannot open channel to 2"  # more literal text: ranks first whatever the line says
+    matcher = Matcher(records)
+    assert _order(matcher, "[main:Net@5] - Cannot open channel to 2") == [9, 5]
+    assert [m.record["lineNumber"] for m in Matcher(records[:1]).match("[main:Net@5] Cannot open channel to 2")] == [5]

@@ -35,7 +35,7 @@ from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.readers import LineFinder, line_end
 
-__all__ = ["Match", "Matcher", "rank_key"]
+__all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
@@ -103,6 +103,38 @@ class Match:
 def rank_key(match: Match) -> tuple[int, int, str]:
     """Most literal characters first, then fewest variable parts, then record id."""
     return (-match.literal_chars, match.variable_parts, match.view["id"])
+
+
+def _placed(record: dict[str, Any], line: str) -> bool:
+    """Whether the line names the record's file (with or without its extension), ``@`` or ``:`` and its
+    ``lineNumber``: log4j ``Class@368``, ``Class.java:368``, Python ``client.py:42``, Go ``main.go:17:``."""
+    path, number = record.get("filePath"), record.get("lineNumber")
+    if not isinstance(path, str) or type(number) is not int or number <= 0:
+        return False
+    base = path.replace("\\", "/").rsplit("/", 1)[-1]
+    for needle in {f"{name}{mark}{number}" for name in (base, base.rsplit(".", 1)[0]) if name for mark in "@:"}:
+        start = line.find(needle)
+        while start >= 0:  # not inside a longer name or number
+            end, before = start + len(needle), line[start - 1] if start else " "
+            if not (before.isalnum() or before == "_") and not line[end:end + 1].isdigit():
+                return True
+            start = line.find(needle, start + 1)
+    return False
+
+
+def prefer_placed(matches: list[Match], line: str | bytes) -> list[Match]:
+    """Ranked ``matches`` with those tied for first place whose file and line the line names (:func:`_placed`)
+    moved ahead of the others tied (two statements that write one message); nothing else moves. Reads the
+    records only on such a tie."""
+    top = rank_key(matches[0])[:2] if len(matches) > 1 else None
+    tied = 0
+    while tied < len(matches) and rank_key(matches[tied])[:2] == top:
+        tied += 1
+    if tied < 2:
+        return matches
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    matches[:tied] = sorted(matches[:tied], key=lambda m: not _placed(m.record, text))  # stable: ties keep order
+    return matches
 
 
 def _analyse(pattern: str) -> list[Any]:
@@ -329,7 +361,8 @@ class Matcher:
         return found, stop[0]
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
-        """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first."""
+        """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first (a tie for
+        first place broken by where the line says it was written: :func:`prefer_placed`)."""
         found = []
         ascii_only = line.isascii()
         groups: tuple[str | None, ...]
@@ -351,7 +384,7 @@ class Matcher:
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             found.append(self.rebuild(index, (start, end), groups))
         found.sort(key=rank_key)
-        return found
+        return prefer_placed(found, line)
 
     def rebuild(self, index: int, span: tuple[int, int], groups: tuple[str | None, ...]) -> Match:
         """The match of the record at ``index`` (a :attr:`Match.index`) with this span and groups."""

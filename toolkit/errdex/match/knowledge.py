@@ -12,7 +12,7 @@ from typing import Any
 
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
-from errdex.match.engine import Match, Matcher, rank_key
+from errdex.match.engine import Match, Matcher, prefer_placed, rank_key
 from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
@@ -121,7 +121,7 @@ class KnowledgeBase:
         for text in self._json_fields(line):
             for found in self.matcher.match(text):
                 best.setdefault(found.view["id"], found)
-        return sorted(best.values(), key=rank_key)
+        return prefer_placed(sorted(best.values(), key=rank_key), line)
 
     def match_block(self, block: bytes) -> Iterator[tuple[int, str, list[Match]]]:
         """``(line index, line text, matches)`` for each matching line of a block, in order; one scan for the block.
