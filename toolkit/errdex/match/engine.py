@@ -33,9 +33,10 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
+from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
 
-__all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]
+__all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
@@ -98,43 +99,6 @@ class Match:
             "span": list(self.span),
             "groups": list(self.groups),
         }
-
-
-def rank_key(match: Match) -> tuple[int, int, str]:
-    """Most literal characters first, then fewest variable parts, then record id."""
-    return (-match.literal_chars, match.variable_parts, match.view["id"])
-
-
-def _placed(record: dict[str, Any], line: str) -> bool:
-    """Whether the line names the record's file (with or without its extension), ``@`` or ``:`` and its
-    ``lineNumber``: log4j ``Class@368``, ``Class.java:368``, Python ``client.py:42``, Go ``main.go:17:``."""
-    path, number = record.get("filePath"), record.get("lineNumber")
-    if not isinstance(path, str) or type(number) is not int or number <= 0:
-        return False
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    for needle in {f"{name}{mark}{number}" for name in (base, base.rsplit(".", 1)[0]) if name for mark in "@:"}:
-        start = line.find(needle)
-        while start >= 0:  # not inside a longer name or number
-            end, before = start + len(needle), line[start - 1] if start else " "
-            if not (before.isalnum() or before == "_") and not line[end:end + 1].isdigit():
-                return True
-            start = line.find(needle, start + 1)
-    return False
-
-
-def prefer_placed(matches: list[Match], line: str | bytes) -> list[Match]:
-    """Ranked ``matches`` with those tied for first place whose file and line the line names (:func:`_placed`)
-    moved ahead of the others tied (two statements that write one message); nothing else moves. Reads the
-    records only on such a tie."""
-    top = rank_key(matches[0])[:2] if len(matches) > 1 else None
-    tied = 0
-    while tied < len(matches) and rank_key(matches[tied])[:2] == top:
-        tied += 1
-    if tied < 2:
-        return matches
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    matches[:tied] = sorted(matches[:tied], key=lambda m: not _placed(m.record, text))  # stable: ties keep order
-    return matches
 
 
 def _analyse(pattern: str) -> list[Any]:
