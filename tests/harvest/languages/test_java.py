@@ -7,6 +7,7 @@ import importlib.util
 import pytest
 
 from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages.java_calls import one_of
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Choice, Hole, Site, Text
 
@@ -180,3 +181,59 @@ def test_a_project_sink_replaces_the_default_of_its_name() -> None:
     source = b'class A { void f() { anything.info("x"); } }'
     sinks = (*FINDER.default_sinks, Sink("info", 0, "warning", "plain"))
     assert [(s.line, s.level) for s in _find(source, sinks=sinks).sites] == [(1, "warning")]
+
+
+ENVIRONMENT = b'''package p;
+public class Environment {
+    public static void logEnv(String msg, Logger log) {
+        for (Entry e : list()) {
+            log.info(msg + e.toString());
+        }
+    }
+    static void trace(Logger log, String msg) { log.trace(msg); }
+    static void counted(String msg, int n) { LOG.info("n=" + n + msg); }
+    void own() { trace(LOG, "traced here"); counted("not the message", 1); }
+}
+'''
+
+
+def test_a_message_from_a_parameter_takes_the_literal_the_same_file_passes() -> None:
+    sites = _find(ENVIRONMENT).sites
+    # line 9: the parameter is not where the message starts, so it stays a hole
+    assert [(s.line, s.template) for s in sites] == [(8, (Text("traced here"),)),
+                                                     (9, (Text("n="), Hole("n"), Hole("msg")))]
+    assert sites[0].function == "Environment.trace"
+
+
+def test_a_message_from_a_parameter_takes_the_literals_the_tree_passes_shared_text_kept_whole() -> None:
+    assert FINDER is not None
+    callers = b'''class ZooKeeperServer { static { Environment.logEnv("Server environment:", LOG); } }
+class ZooKeeper { static { Environment.logEnv("Client environment:", LOG); } }'''
+    constants = FINDER.constants(callers)
+    assert all(key.startswith("\0") for key in constants)  # no key a Java name could have
+    site = _at(_find(ENVIRONMENT, constants=constants).sites, 5)
+    assert site.template == (Choice(((Text("Client"),), (Text("Server"),))), Text(" environment:"),
+                             Hole("e.toString()"))
+    one = FINDER.constants(callers.splitlines()[0])
+    assert _at(_find(ENVIRONMENT, constants=one).sites, 5).template == (Text("Server environment:"),
+                                                                       Hole("e.toString()"))
+
+
+def test_only_literals_passed_for_the_method_by_class_name_and_arity_count() -> None:
+    assert FINDER is not None
+    callers = b'''class B { void f() {
+        Environment.logEnv(prefix, LOG);
+        env.logEnv("an object: type unknown", LOG);
+        Other.logEnv("another class", LOG);
+        Environment.logEnv("three", LOG, 3);
+    } }'''
+    sites = _find(ENVIRONMENT, constants=FINDER.constants(callers)).sites
+    assert [s.line for s in sites] == [8, 9]  # logEnv stays a site without literal text (skipped)
+    assert any(s.line == 5 for s in _find(ENVIRONMENT, constants=FINDER.constants(callers)).skipped)
+
+
+def test_literals_keep_the_text_they_share_and_choose_where_they_differ() -> None:
+    assert one_of(["only"]) == [Text("only")]
+    assert one_of(["sent x.", "sent y and z."]) == [Text("sent "), Choice(((Text("x"),), (Text("y and z"),))),
+                                                      Text(".")]
+    assert one_of(["ab", "abab"]) == [Text("ab"), Choice(((), (Text("ab"),))), Text("")]

@@ -19,6 +19,7 @@ import tree_sitter_java
 
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
 
@@ -74,6 +75,7 @@ class _File:
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
         self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in DEFAULT_SINKS)
+        self.forwarded = Forwarded(tree_constants, passed(root))
         self.result = FileSites()
 
     # -- messages ----------------------------------------------------------------------------------------
@@ -134,6 +136,8 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
             return
         parts = self.pieces(message, locals_)
+        if kind == "log":
+            parts = self._from_callers(message, parts)
         if style == "slf4j" and any(isinstance(p, Text) and _MESSAGE_FORMAT.search(p.text) for p in parts) \
                 and not any(isinstance(p, Text) and "{}" in p.text for p in parts):
             style = "message-format"  # JUL's log(Level, "x {0}", param) reads its message as MessageFormat
@@ -146,6 +150,22 @@ class _File:
         self.result.sites.append(Site(
             path=self.path, language="java", kind=kind, line=line, end_line=node.end_point[0] + 1,
             template=finish(parts), level=level, error_class=error_class, function=function, guards=guards))
+
+    def _from_callers(self, message: Node, parts: list[Piece]) -> list[Piece]:
+        """A message that starts with a ``String`` parameter of its method (``log.info(msg + e)``) starts
+        with the literals the method's callers pass for it (see :func:`~errdex.harvest.languages.java_calls.one_of`)."""
+        first: Node | None = message
+        while first is not None and first.type in ("binary_expression", "parenthesized_expression"):
+            if first.type == "binary_expression" and _text(first.child_by_field_name("operator")) != "+":
+                return parts
+            first = first.child_by_field_name("left") if first.type == "binary_expression" \
+                else (first.named_children[0] if first.named_child_count == 1 else None)
+        if first is None or first.type != "identifier" or not parts or parts[0] != Hole(_text(first)):
+            return parts
+        literals = self.forwarded.literals(first)
+        if not literals:
+            return parts
+        return [*one_of(literals), *parts[1:]]
 
     def throw(self, node: Node, locals_: Mapping[str, str]) -> None:
         created = next((c for c in node.named_children if c.type == "object_creation_expression"), None)
@@ -323,7 +343,10 @@ class JavaFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
-        return _file_constants(_PARSER.parse(source).root_node) if b"final" in source else {}
+        if b"final" not in source and b'"' not in source:
+            return {}
+        root = _PARSER.parse(source).root_node
+        return {**_file_constants(root), **passed(root)}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
