@@ -55,9 +55,9 @@ def test_openssh_lines_trace_to_the_call_that_supplies_their_text(data: Path, op
     assert result.rate >= OPENSSH_FLOOR, result.summary()
 
 
-#: What is measured today, rounded down (the issue's targets: 97% and 95%). ZooKeeper measures 99.4%: two log
+#: What is measured today, rounded down (the issue's targets: 97% and 95%). ZooKeeper measures 99.95%: two log
 #: calls with one message (QuorumCnxManager 364 and 368, NIOServerCnxn 338 and 354) are told apart by the
-#: ``Class@line`` log4j prints (the matcher's tie-break); its misses are Environment.logEnv, whose message is
-#: its caller's argument, and one PrepRequestProcessor line whose ``request.toString()`` holds colons.
+#: ``Class@line`` log4j prints (the matcher's tie-break), Environment.logEnv's message comes from its callers'
+#: literals; its one miss is a PrepRequestProcessor line whose ``request.toString()`` holds colons.
 ZOOKEEPER_FLOOR = 0.99
 OPENSSH_FLOOR = 0.99
