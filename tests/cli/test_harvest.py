@@ -75,3 +75,18 @@ def test_a_bad_config_is_one_line(cli: Callable[..., CliResult], app: Path, tmp_
     result = cli("harvest", str(app), "--repo", "acme/app", "--sha", "d" * 40, "--config", str(config),
                  "--check")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "sinks[0].level" in result.stderr
+
+
+def test_path_prefix_sets_the_file_path_and_url(cli: Callable[..., CliResult], app: Path, tmp_path: Path) -> None:
+    bundle = tmp_path / "d.jsonl"
+    result = cli("harvest", str(app / "src"), "--repo", "acme/app", "--sha", "d" * 40, "--path-prefix",
+                 "pkg/app/src", "--bundle", str(bundle), "-q")
+    assert result.exit_code == 0
+    records = [json.loads(line)["record"] for line in bundle.read_text().splitlines()]
+    assert {record["filePath"] for record in records} == {"pkg/app/src/a.fake"}
+    assert all(f"/blob/{'d' * 40}/pkg/app/src/a.fake#L" in record["githubUrl"] for record in records)
+
+
+def test_a_bad_path_prefix_is_one_line(cli: Callable[..., CliResult], app: Path) -> None:
+    result = cli("harvest", str(app), "--repo", "acme/app", "--sha", "d" * 40, "--path-prefix", "../up", "--check")
+    assert result.exit_code == 2 and "'..'" in result.stderr and result.stderr.count("\n") == 1

@@ -151,3 +151,38 @@ def test_generated_minified_and_large_files_are_skipped(tmp_path: Path, monkeypa
     found = read_source(tmp_path, sha="a" * 40)
     assert _paths(found) == ["ok.py"]
     assert found.skipped == {"minified": ["app.js"], "too-large": ["big.py"], "generated": ["gen.go"]}
+
+
+def test_a_path_prefix_puts_a_folder_at_its_place_in_the_repository(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"client.ts": "throw new Error('x');\n", "lib/a.py": "x\n"})
+    found = read_source(tmp_path / "client.ts", sha="c" * 40, path_prefix="packages/createos/src")
+    assert _paths(found) == ["packages/createos/src/client.ts"]
+    found = read_source(tmp_path, sha="c" * 40, path_prefix="./pkg//src/")
+    assert _paths(found) == ["pkg/src/client.ts", "pkg/src/lib/a.py"]
+    assert _paths(read_source(tmp_path, sha="c" * 40, path_prefix="")) == ["client.ts", "lib/a.py"]
+
+
+def test_a_path_prefix_replaces_the_work_trees_own(git_repo: Repo) -> None:
+    repo, sha = git_repo(FILES)
+    found = read_source(repo / "src", path_prefix="moved/src")
+    assert found.sha == sha and _paths(found) == ["moved/src/a.py", "moved/src/b.go"]
+
+
+def test_a_path_prefix_skips_by_the_repository_path(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "x\n"})
+    found = read_source(tmp_path, sha="c" * 40, path_prefix="vendor/lib")
+    assert _paths(found) == [] and found.skipped == {"vendored": ["vendor/lib/a.py"]}
+
+
+@pytest.mark.parametrize(("prefix", "message"), [("/abs/src", "absolute"), ("a/../b", "'..'"),
+                                                 ("a\\b", "'/'")])
+def test_a_path_prefix_outside_the_repository_is_refused(tmp_path: Path, prefix: str, message: str) -> None:
+    write_tree(tmp_path, {"a.py": "x\n"})
+    with pytest.raises(UsageError, match=message):
+        read_source(tmp_path, sha="c" * 40, path_prefix=prefix)
+
+
+def test_a_path_prefix_is_for_a_folder_not_a_repository(git_repo: Repo) -> None:
+    repo, _ = git_repo(FILES)
+    with pytest.raises(UsageError, match="--path-prefix"):
+        read_source(repo, rev="HEAD", path_prefix="src")

@@ -28,6 +28,8 @@ def _lines(report: HarvestReport) -> list[str]:
 @click.option("--repo", required=True, metavar="OWNER/NAME", help="The GitHub repository SOURCE is (for ids and URLs).")
 @click.option("--rev", metavar="REV", help="Read the git repository SOURCE (bare or not) at this revision.")
 @click.option("--sha", metavar="SHA", help="The commit a folder holds (needed outside a git work tree).")
+@click.option("--path-prefix", metavar="DIR",
+              help="SOURCE's own path inside the repository, put in front of every file's path (a folder).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Records folder to merge into (default: the project's records/).")
 @click.option("--bundle", type=click.Path(dir_okay=False, path_type=Path),
@@ -44,7 +46,8 @@ def _lines(report: HarvestReport) -> list[str]:
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the harvest would change something.")
 @format_option("text", "json")
 @quiet_option
-def harvest_command(source: Path, repo: str, rev: str | None, sha: str | None, out: Path | None,
+def harvest_command(source: Path, repo: str, rev: str | None, sha: str | None, path_prefix: str | None,
+                    out: Path | None,
                     bundle: Path | None, log_levels: str | None, config: Path | None, exclude: tuple[str, ...],
                     include_tests: bool, jobs: int | None, check: bool, fmt: str, quiet: bool) -> int:
     """Draft records from a codebase's own throw and log sites.
@@ -60,11 +63,12 @@ def harvest_command(source: Path, repo: str, rev: str | None, sha: str | None, o
     Example:
       errdex harvest ../openssh.git --repo openssh/openssh-portable --rev V_6_6_P1 --config sshd.toml
       errdex harvest src/ --repo owner/name --sha 0123abcd... --bundle drafts.jsonl
+      errdex harvest copy/ --repo owner/name --sha 0123abcd... --path-prefix pkg/src
       errdex harvest . --repo owner/name --check
     """
     report = harvest(source, repo=repo, rev=rev, sha=sha, out=out, bundle=bundle, log_levels=log_levels,
                      config=config, exclude=exclude, include_tests=include_tests, jobs=jobs, check=check,
-                     progress=progress("harvesting", quiet=quiet))
+                     path_prefix=path_prefix, progress=progress("harvesting", quiet=quiet))
     if fmt == "json":
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

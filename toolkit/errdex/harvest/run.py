@@ -211,11 +211,12 @@ def _settings(source: Path, rev: str | None, config: Path | None, log_levels: st
 def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
             out: str | Path | None = None, bundle: str | Path | None = None, log_levels: str | None = None,
             config: str | Path | None = None, exclude: Sequence[str] = (), include_tests: bool = False,
-            jobs: int | None = None, check: bool = False,
+            jobs: int | None = None, check: bool = False, path_prefix: str | None = None,
             progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> HarvestReport:
     """Draft records from the throw and log sites of ``source`` (a folder or file, or a git repository read at
     ``rev``) for the GitHub repository ``repo`` (owner/name), merged into the records folder ``out``
-    (default: the project's ``records/``) or the JSONL ``bundle``; ``check``: write nothing. See the module's
+    (default: the project's ``records/``) or the JSONL ``bundle``; ``check``: write nothing;
+    ``path_prefix``: the folder's path inside ``repo``, put in front of every file's path. See the module's
     docstring for the steps and :class:`~errdex.harvest.report.HarvestReport` for what is returned."""
     started = time.monotonic()
     if out is not None and bundle is not None:
@@ -229,7 +230,7 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
                                                include_tests)
     cache: dict[str, Finder | None] = {}
     files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
-                        supported=lambda path: _finder(path, cache) is not None)
+                        supported=lambda path: _finder(path, cache) is not None, path_prefix=path_prefix)
     target = Path(bundle) if bundle is not None else Path(out) if out is not None else bundled_records_dir().resolve()
     report = HarvestReport(str(source), repo, files.sha, str(target), check=check, files=len(files.files),
                            skipped_files=files.skipped)

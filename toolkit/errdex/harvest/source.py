@@ -4,6 +4,8 @@ A git repository (bare or not) named with ``--rev`` is read through git itself, 
 ``git rev-parse REV^{commit}`` gives the commit, ``git ls-tree -r -z -l`` its files and ``git cat-file
 --batch`` their bytes. A folder is walked in sorted order without following symbolic links; its commit is
 ``--sha`` or, inside a git work tree, that tree's HEAD (paths are then relative to the work tree's top).
+``--path-prefix DIR`` names the folder's own path inside its repository (a copy of one folder, or one file,
+taken out of the repository): it is put in front of every file's path, in place of the work tree's.
 
 Skipped by default (each counted under a reason): test code (``tests/``, ``test_*.py``, ``*_test.go``,
 ``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
@@ -25,7 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from errdex.errors import InputError, UsageError, from_oserror
 
-__all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "read_source", "skip_reason"]
+__all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "path_prefix_of", "read_source", "skip_reason"]
 
 #: A source file larger than this is skipped ("too-large"): real code files are far smaller.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -239,16 +241,35 @@ def _work_tree(folder: Path) -> tuple[str, str] | None:
     return lines[1].strip(), lines[0]
 
 
-def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None]) -> Source:
+def path_prefix_of(given: str) -> str:
+    """``given`` as a folder path inside a repository: ``/``-separated, with a final ``/`` ("" for none).
+
+    An absolute path, a ``..`` part or a backslash is refused: the result is joined to repository paths and
+    URLs as it is."""
+    if "\\" in given:
+        raise UsageError(f"--path-prefix {given!r}: separate folders with '/'")
+    if given.startswith("/"):
+        raise UsageError(f"--path-prefix {given!r} is absolute: give the folder's path inside its repository")
+    parts = [part for part in given.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise UsageError(f"--path-prefix {given!r} climbs out with '..': give the folder's path inside its "
+                         "repository")
+    return "".join(f"{part}/" for part in parts)
+
+
+def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None],
+                 path_prefix: str | None = None) -> Source:
     single = root.is_file()
     folder = root.parent if single else root
-    prefix = ""
+    prefix = path_prefix or ""
     if sha is None:
         found = _work_tree(folder)
         if found is None:
             raise UsageError(f"{root} is not in a git work tree: pass --sha with the commit it holds "
                              "(or --rev to read a git repository)")
-        sha, prefix = found
+        sha = found[0]
+        if path_prefix is None:
+            prefix = found[1]
     source = Source(sha)
     entries: Iterable[tuple[str, Path]] = [(root.name, root)] if single else _walk(root)
     for relative, path in entries:
@@ -267,16 +288,22 @@ def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None])
 
 
 def read_source(root: Path, *, rev: str | None = None, sha: str | None = None, exclude: Sequence[str] = (),
-                include_tests: bool = False, supported: Callable[[str], bool] = lambda path: True) -> Source:
+                include_tests: bool = False, supported: Callable[[str], bool] = lambda path: True,
+                path_prefix: str | None = None) -> Source:
     """The files of ``root`` to harvest, sorted by path (see the module's docstring).
 
     ``rev``: read the git repository ``root`` at that revision; otherwise ``root`` is a folder (or one file)
-    read as it is, at ``sha`` or its work tree's HEAD. ``supported(path)`` says whether a file's language is
-    harvested at all (files it refuses are not read, and not counted as skipped).
+    read as it is, at ``sha`` or its work tree's HEAD. ``path_prefix``: the folder's path inside its
+    repository, put in front of every file's path (folder mode only; it replaces the work tree's).
+    ``supported(path)`` says whether a file's language is harvested at all (files it refuses are not read, and
+    not counted as skipped).
     """
     root = Path(root)
     if rev is not None and sha is not None:
         raise UsageError("give --rev (a git revision to read) or --sha (the commit a folder holds), not both")
+    if rev is not None and path_prefix is not None:
+        raise UsageError("--path-prefix is for a folder; --rev reads a whole repository from its top")
+    prefix = None if path_prefix is None else path_prefix_of(path_prefix)
     if sha is not None and not _SHA.fullmatch(sha):
         raise UsageError(f"--sha {sha!r} is not a full commit id (40 lowercase hexadecimal digits)")
     if not root.exists():
@@ -291,7 +318,9 @@ def read_source(root: Path, *, rev: str | None = None, sha: str | None = None, e
                                                               check=False).stdout.strip() == b"true":
         rev = "HEAD"  # a bare repository has no files to walk: read its HEAD
     if rev is not None:
+        if prefix is not None:
+            raise UsageError(f"{root} is a bare git repository: --path-prefix is for a folder")
         if not root.is_dir() or not _git_dir(root):
             raise UsageError(f"{root} is not a git repository; --rev reads one (a folder takes --sha)")
         return _from_git(root, rev, keep)
-    return _from_folder(root, sha, keep)
+    return _from_folder(root, sha, keep, prefix)
