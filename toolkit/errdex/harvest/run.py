@@ -86,63 +86,89 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
         return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
 
 
+#: What a file's pass returns: its sites, and per site in (line, end line) order its message and pattern.
+Found = tuple[FileSites, list[tuple[Site, str, str | Skipped]]]
+
+
+def _chunked_map(count: int, one: Callable[[int], Any], jobs: int,
+                 progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Any]:
+    """``[one(n) for n in range(count)]``, with ``jobs`` > 1 the later chunks of ``CHUNK_FILES`` computed in
+    forked processes: the same result in the same order. ``progress`` wraps what this process handles."""
+    shown = progress or iter
+    chunks = [range(i, min(i + CHUNK_FILES, count)) for i in range(0, count, CHUNK_FILES)]
+    jobs = min(jobs, len(chunks))
+    if jobs < 2 or not parallel.can_fork():
+        return [one(number) for number in shown(range(count))]
+    queue = parallel.WorkQueue(len(chunks))
+    children: list[parallel.Child] = []
+
+    def chunk(index: int) -> list[Any]:
+        return [one(number) for number in chunks[index]]
+
+    def work(out: BinaryIO) -> None:
+        while (index := queue.next()) is not None:
+            pickle.dump((index, chunk(index)), out)
+            out.flush()
+
+    results: dict[int, list[Any]] = {}
+    try:
+        for _ in range(jobs - 1):
+            children.append(parallel.start_child(work))
+        for index in shown(iter(queue.next, None)):
+            results[index] = chunk(index)
+        for child in children:
+            for index, found in parallel.partial_items(child):
+                results[index] = found
+        for index in range(len(chunks)):  # a chunk taken by a child that died is found here
+            if index not in results:
+                results[index] = chunk(index)
+    finally:
+        queue.close()
+        for child in children:
+            parallel.stop_child(child)
+    return [item for index in range(len(chunks)) for item in results[index]]
+
+
 class _Finding:
-    """The sites of every file, in file order, the later chunks found in forked processes."""
+    """The sites of every file and their patterns, in file order (the patterns are built where the sites are
+    found, so that with ``jobs`` > 1 that work is shared by the processes too)."""
 
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
                  levels: frozenset[str], constants: Mapping[str, Mapping[str, str]]) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
-        self.chunks = [list(range(i, min(i + CHUNK_FILES, len(files)))) for i in range(0, len(files), CHUNK_FILES)]
+        self.build: Callable[[Template], str] | None = None
 
-    def one(self, number: int) -> FileSites:
+    def one(self, number: int) -> Found:
         file, finder = self.files[number]
-        return _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
+        sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
+        if self.build is None:
+            self.build = _pattern_builder()
+        patterns: list[tuple[Site, str, str | Skipped]] = []
+        for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
+            message = message_text(site.template)
+            patterns.append((site, message, _pattern(site, message, self.build)))
+        return sites, patterns
 
-    def chunk(self, index: int) -> list[FileSites]:
-        return [self.one(number) for number in self.chunks[index]]
-
-    def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[FileSites]:
-        """Every file's sites; ``progress`` wraps the files this process handles (to show a counter)."""
-        shown = progress or iter
-        jobs = min(jobs, len(self.chunks))
-        if jobs < 2 or not parallel.can_fork():
-            return [self.one(number) for number in shown(range(len(self.files)))]
-        queue = parallel.WorkQueue(len(self.chunks))
-        children: list[parallel.Child] = []
-
-        def work(out: BinaryIO) -> None:
-            while (index := queue.next()) is not None:
-                pickle.dump((index, self.chunk(index)), out)
-                out.flush()
-
-        results: dict[int, list[FileSites]] = {}
-        try:
-            for _ in range(jobs - 1):
-                children.append(parallel.start_child(work))
-            for index in shown(iter(queue.next, None)):
-                results[index] = self.chunk(index)
-            for child in children:
-                for index, found in parallel.partial_items(child):
-                    results[index] = found
-            for index in range(len(self.chunks)):  # a chunk taken by a child that died is found here
-                if index not in results:
-                    results[index] = self.chunk(index)
-        finally:
-            queue.close()
-            for child in children:
-                parallel.stop_child(child)
-        return [sites for index in range(len(self.chunks)) for sites in results[index]]
+    def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
+        """Every file's sites and patterns; ``progress`` wraps the files this process handles."""
+        self.build = _pattern_builder()  # before any fork: a missing builder is the caller's error
+        return _chunked_map(len(self.files), self.one, jobs, progress)
 
 
-def _constants(files: Iterable[tuple[SourceFile, Finder]]) -> dict[str, dict[str, str]]:
-    """Language -> the string constants its files offer the tree (the first file in path order wins)."""
+def _file_constants(file: SourceFile, finder: Finder) -> dict[str, str]:
+    try:
+        return finder.constants(file.data)
+    except Exception:  # the file's own parse failure is reported by find; its constants are lost
+        return {}
+
+
+def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, dict[str, str]]:
+    """Language -> the string constants its files offer the tree (the first file in path order wins); with
+    ``jobs`` > 1 gathered by forked processes too."""
+    offers = _chunked_map(len(files), lambda number: _file_constants(*files[number]), jobs)
     found: dict[str, dict[str, str]] = {}
-    for file, finder in files:
+    for (_, finder), offered in zip(files, offers, strict=True):
         into = found.setdefault(finder.name, {})
-        try:
-            offered = finder.constants(file.data)
-        except Exception:  # the file's own parse failure is reported by find; its constants are lost
-            continue
         for name, value in offered.items():
             into.setdefault(name, value)
     return found
@@ -174,20 +200,17 @@ def _pattern(site: Site, message: str, build: Callable[[Template], str]) -> str 
     return pattern
 
 
-def _drafts(source: Source, found: Sequence[tuple[SourceFile, FileSites]], *, repo: str, analyzed_at: str,
+def _drafts(source: Source, found: Sequence[tuple[SourceFile, Found]], *, repo: str, analyzed_at: str,
             report: HarvestReport) -> list[dict[str, Any]]:
     """A draft per harvestable site, in file and line order; the rest counted in the report."""
-    build = _pattern_builder()
     drafts: list[dict[str, Any]] = []
-    for file, sites in found:
+    for file, (sites, patterns) in found:
         report.skipped.extend(sites.skipped)
         if sites.parse_error is not None:
             report.parse_failures.append((file.path, sites.parse_error))
-        lines = source_lines(file.data)
+        lines = source_lines(file.data) if patterns else []
         seen: Counter[str] = Counter()
-        for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
-            message = message_text(site.template)
-            pattern = _pattern(site, message, build)
+        for site, message, pattern in patterns:
             if isinstance(pattern, Skipped):
                 report.skipped.append(pattern)
                 continue
@@ -238,7 +261,7 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
                        for file, _ in pairs)
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    finding = _Finding(pairs, sinks, levels, _constants(pairs))
+    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1))
     found = finding.run(jobs or 1, progress)
     drafts = _drafts(files, list(zip((file for file, _ in pairs), found, strict=True)), repo=repo,
                      analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), report=report)
