@@ -164,10 +164,12 @@ def _file_constants(file: SourceFile, finder: Finder) -> dict[str, str]:
 
 def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, dict[str, str]]:
     """Language -> the string constants its files offer the tree (the first file in path order wins); with
-    ``jobs`` > 1 gathered by forked processes too."""
-    offers = _chunked_map(len(files), lambda number: _file_constants(*files[number]), jobs)
-    found: dict[str, dict[str, str]] = {}
-    for (_, finder), offered in zip(files, offers, strict=True):
+    ``jobs`` > 1 gathered by forked processes too. A finder whose ``offers_constants`` is false (its
+    constants resolve within the file) is not asked."""
+    offering = [pair for pair in files if getattr(pair[1], "offers_constants", True)]
+    offers = _chunked_map(len(offering), lambda number: _file_constants(*offering[number]), jobs)
+    found: dict[str, dict[str, str]] = {finder.name: {} for _, finder in files}
+    for (_, finder), offered in zip(offering, offers, strict=True):
         into = found.setdefault(finder.name, {})
         for name, value in offered.items():
             into.setdefault(name, value)

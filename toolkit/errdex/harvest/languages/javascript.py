@@ -340,6 +340,9 @@ class JavaScriptFinder:
         self.default_sinks: tuple[Sink, ...] = _default_sinks()
         self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
 
+    #: Its constants resolve within the file: the harvest's constants pass skips its files.
+    offers_constants = False
+
     def constants(self, source: bytes) -> dict[str, str]:
         """JavaScript names no constants to other files (a ``const`` resolves within its file)."""
         return {}

@@ -338,6 +338,9 @@ class PythonFinder:
     def __init__(self) -> None:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
+    #: Its constants resolve within the file: the harvest's constants pass skips its files.
+    offers_constants = False
+
     def constants(self, source: bytes) -> dict[str, str]:
         """Python names no constants to other files (module constants resolve within their file)."""
         return {}
