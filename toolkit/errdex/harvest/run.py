@@ -47,8 +47,12 @@ __all__ = ["harvest"]
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _REPO = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
-#: Files per task handed to a forked process.
+#: Files per task handed to a forked process, at most; a task also ends once its files hold CHUNK_BYTES,
+#: so that a few large files do not leave one process working alone at the end.
 CHUNK_FILES = 64
+CHUNK_BYTES = 64 * 1024
+#: Tasks one harvest hands out, at most (the work queue's pipe holds 16,384).
+_MAX_CHUNKS = 8192
 
 
 def _finder(path: str, cache: dict[str, Finder | None]) -> Finder | None:
@@ -90,12 +94,29 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
 Found = tuple[FileSites, list[tuple[Site, str, str | Skipped]]]
 
 
-def _chunked_map(count: int, one: Callable[[int], Any], jobs: int,
+def _chunks(sizes: Sequence[int]) -> list[range]:
+    """Consecutive runs of file numbers, each of at most CHUNK_FILES files and about CHUNK_BYTES bytes."""
+    budget = max(CHUNK_BYTES, sum(sizes) // _MAX_CHUNKS + 1)
+    chunks: list[range] = []
+    start = held = 0
+    for number, size in enumerate(sizes):
+        held += size
+        if held >= budget or number + 1 - start >= CHUNK_FILES:
+            chunks.append(range(start, number + 1))
+            start, held = number + 1, 0
+    if start < len(sizes):
+        chunks.append(range(start, len(sizes)))
+    return chunks
+
+
+def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
                  progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Any]:
-    """``[one(n) for n in range(count)]``, with ``jobs`` > 1 the later chunks of ``CHUNK_FILES`` computed in
-    forked processes: the same result in the same order. ``progress`` wraps what this process handles."""
+    """``[one(n) for n in range(len(sizes))]`` (``sizes``: each file's bytes), with ``jobs`` > 1 the later
+    chunks (:func:`_chunks`) computed in forked processes: the same result in the same order. ``progress``
+    wraps what this process handles."""
     shown = progress or iter
-    chunks = [range(i, min(i + CHUNK_FILES, count)) for i in range(0, count, CHUNK_FILES)]
+    count = len(sizes)
+    chunks = _chunks(sizes)
     jobs = min(jobs, len(chunks))
     if jobs < 2 or not parallel.can_fork():
         return [one(number) for number in shown(range(count))]
@@ -137,6 +158,7 @@ class _Finding:
                  levels: frozenset[str], constants: Mapping[str, Mapping[str, str]]) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
         self.build: Callable[[Template], str] | None = None
+        self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
 
     def one(self, number: int) -> Found:
         file, finder = self.files[number]
@@ -146,13 +168,13 @@ class _Finding:
         patterns: list[tuple[Site, str, str | Skipped]] = []
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
-            patterns.append((site, message, _pattern(site, message, self.build)))
+            patterns.append((site, message, _pattern(site, message, self.build, self.memo)))
         return sites, patterns
 
     def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
         """Every file's sites and patterns; ``progress`` wraps the files this process handles."""
         self.build = _pattern_builder()  # before any fork: a missing builder is the caller's error
-        return _chunked_map(len(self.files), self.one, jobs, progress)
+        return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
 
 def _file_constants(file: SourceFile, finder: Finder) -> dict[str, str]:
@@ -167,7 +189,8 @@ def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dic
     ``jobs`` > 1 gathered by forked processes too. A finder whose ``offers_constants`` is false (its
     constants resolve within the file) is not asked."""
     offering = [pair for pair in files if getattr(pair[1], "offers_constants", True)]
-    offers = _chunked_map(len(offering), lambda number: _file_constants(*offering[number]), jobs)
+    offers = _chunked_map([len(file.data) for file, _ in offering], lambda number: _file_constants(*offering[number]),
+                          jobs)
     found: dict[str, dict[str, str]] = {finder.name: {} for _, finder in files}
     for (_, finder), offered in zip(offering, offers, strict=True):
         into = found.setdefault(finder.name, {})
@@ -187,19 +210,31 @@ def _skip_reason(site: Site, message: str) -> SkipReason | None:
     return None
 
 
-def _pattern(site: Site, message: str, build: Callable[[Template], str]) -> str | Skipped:
-    """The site's messagePattern, or why it is not harvested."""
+def _checked(template: Template, build: Callable[[Template], str]) -> str | tuple[SkipReason, str]:
+    """The template's pattern, or why a matcher would refuse it (reason, detail)."""
+    try:
+        pattern = build(template)
+    except ValueError as exc:
+        return "not-portable", str(exc)
+    refused = refusal(pattern)
+    if refused is not None:
+        return "not-portable", f"{pattern}: {refused}"
+    return pattern
+
+
+def _pattern(site: Site, message: str, build: Callable[[Template], str],
+             memo: dict[Template, str | tuple[SkipReason, str]] | None = None) -> str | Skipped:
+    """The site's messagePattern, or why it is not harvested; ``memo`` keeps each template's outcome (a
+    message written at several sites is built and checked once)."""
     reason = _skip_reason(site, message)
     if reason is not None:
         return Skipped(site.path, site.line, reason, message)
-    try:
-        pattern = build(site.template)
-    except ValueError as exc:
-        return Skipped(site.path, site.line, "not-portable", str(exc))
-    refused = refusal(pattern)
-    if refused is not None:
-        return Skipped(site.path, site.line, "not-portable", f"{pattern}: {refused}")
-    return pattern
+    outcome = memo.get(site.template) if memo is not None else None
+    if outcome is None:
+        outcome = _checked(site.template, build)
+        if memo is not None:
+            memo[site.template] = outcome
+    return outcome if isinstance(outcome, str) else Skipped(site.path, site.line, *outcome)
 
 
 def _drafts(source: Source, found: Sequence[tuple[SourceFile, Found]], *, repo: str, analyzed_at: str,
