@@ -44,6 +44,8 @@ DEFAULT_SINKS: tuple[Sink, ...] = (
     Sink("warn", 0, "warning"),
     Sink("warnx", 0, "warning"),
 )
+#: The same, for membership tests by hash (a sink is a frozen dataclass).
+_DEFAULT_SET: frozenset[Sink] = frozenset(DEFAULT_SINKS)
 
 _I18N = frozenset({"_", "gettext", "N_", "dgettext", "ngettext"})
 _INTTYPES = {f"PRI{conv}{size}": f"{length}{conv}"
@@ -256,7 +258,7 @@ class CFinder:
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree: tree_sitter.Tree | None = None
-        if all(sink in DEFAULT_SINKS for sink in sinks):
+        if all(sink in _DEFAULT_SET for sink in sinks):
             # no project sinks: the tree's own printf-like log functions are found by their declarations
             own = c_sinks.sinks_of(constants)
             if b"..." in source:

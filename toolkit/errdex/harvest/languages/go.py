@@ -50,6 +50,8 @@ DEFAULT_SINKS: tuple[Sink, ...] = (
     Sink("panic", 0, None, "plain"),
     *_method_sinks(),
 )
+#: The same, for membership tests by hash (a sink is a frozen dataclass).
+_DEFAULT_SET: frozenset[Sink] = frozenset(DEFAULT_SINKS)
 _KINDS: dict[str, SiteKind] = {"errors.New": "return-error", "fmt.Errorf": "return-error", "panic": "panic"}
 _WRAPPERS = {"fmt.Sprintf": "go", "fmt.Errorf": "go", "errors.New": "plain", "fmt.Sprint": "plain",
              "fmt.Sprintln": "plain"}
@@ -121,7 +123,7 @@ class _File:
         self.sinks: dict[str, Sink] = {}
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
-        self.defaults = frozenset(name for name, sink in self.sinks.items() if sink in DEFAULT_SINKS)
+        self.defaults = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
         self.result = FileSites()
         self.consumed: set[int] = set()
 

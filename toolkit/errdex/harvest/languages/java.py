@@ -43,6 +43,8 @@ DEFAULT_SINKS: tuple[Sink, ...] = (
     Sink("print", 0, "info", "plain"),
     Sink("printf", 0, "info", "printf"),  # read as Java's String.format
 )
+#: The same, for membership tests by hash (a sink is a frozen dataclass).
+_DEFAULT_SET: frozenset[Sink] = frozenset(DEFAULT_SINKS)
 #: ``System.err.println(...)`` is an error, ``System.out.println(...)`` information.
 _STREAMS = {"System.err": "error", "System.out": "info"}
 _PRINTS = frozenset({"println", "print", "printf"})
@@ -74,7 +76,7 @@ class _File:
         self.sinks: dict[str, Sink] = {}
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
-        self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in DEFAULT_SINKS)
+        self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
         self.forwarded = Forwarded(tree_constants, passed(root))
         self.result = FileSites()
 
