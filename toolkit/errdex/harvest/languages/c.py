@@ -21,6 +21,7 @@ import tree_sitter_c
 
 from errdex.harvest.languages import FileSites, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, Skipped, Template, Text
@@ -29,6 +30,8 @@ __all__ = ["DEFAULT_SINKS", "FINDER", "CFinder", "macro_value"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_c.language())
 _PARSER = tree_sitter.Parser(_LANGUAGE)
+#: The constants pass's trees, kept for the sites pass.
+_TREES = KeptTrees(_PARSER)
 Node = tree_sitter.Node
 
 #: printf, fprintf (to stderr, as an error), syslog (level from its first argument), perror, BSD err/warn.
@@ -252,7 +255,7 @@ class CFinder:
     def constants(self, source: bytes) -> dict[str, str]:
         if b"#define" not in source and b"..." not in source:
             return {}  # neither a macro nor a variadic function: nothing to parse for
-        root = _PARSER.parse(source).root_node
+        root = _TREES.parse(source, keep=True).root_node
         return {**_defines(root, {}), **c_sinks.declared(root)}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
@@ -262,12 +265,12 @@ class CFinder:
             # no project sinks: the tree's own printf-like log functions are found by their declarations
             own = c_sinks.sinks_of(constants)
             if b"..." in source:
-                tree = _PARSER.parse(source)
+                tree = _TREES.parse(source)
                 own += c_sinks.sinks_of(c_sinks.declared(tree.root_node))
             sinks = [*own, *sinks]
         if not any(sink.name.encode() in source for sink in sinks):
             return FileSites()  # no sink is named here: no site, and no need to parse
-        tree = tree or _PARSER.parse(source)
+        tree = tree or _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):

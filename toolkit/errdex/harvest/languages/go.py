@@ -21,6 +21,7 @@ import tree_sitter_go
 
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
 
@@ -28,6 +29,8 @@ __all__ = ["DEFAULT_SINKS", "FINDER", "GoFinder"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_go.language())
 _PARSER = tree_sitter.Parser(_LANGUAGE)
+#: The constants pass's trees, kept for the sites pass.
+_TREES = KeptTrees(_PARSER)
 Node = tree_sitter.Node
 
 _LOGGERS = frozenset({"log", "logger", "slog", "logrus", "klog", "glog", "zap", "sugar", "zlog", "lg", "Log",
@@ -230,11 +233,11 @@ class GoFinder:
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
     def constants(self, source: bytes) -> dict[str, str]:
-        return _constants(_PARSER.parse(source).root_node) if b"const" in source else {}
+        return _constants(_TREES.parse(source, keep=True).root_node) if b"const" in source else {}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
-        tree = _PARSER.parse(source)
+        tree = _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):

@@ -19,6 +19,7 @@ import tree_sitter_java
 
 from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
@@ -27,6 +28,8 @@ __all__ = ["DEFAULT_SINKS", "FINDER", "JavaFinder"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
 _PARSER = tree_sitter.Parser(_LANGUAGE)
+#: The constants pass's trees, kept for the sites pass.
+_TREES = KeptTrees(_PARSER)
 Node = tree_sitter.Node
 
 _LOGGER_NAMES = frozenset({"LOG", "log", "logger", "LOGGER", "Log", "_log", "_logger", "LOGGER_"})
@@ -347,12 +350,12 @@ class JavaFinder:
     def constants(self, source: bytes) -> dict[str, str]:
         if b"final" not in source and b'"' not in source:
             return {}
-        root = _PARSER.parse(source).root_node
+        root = _TREES.parse(source, keep=True).root_node
         return {**_file_constants(root), **passed(root)}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
-        tree = _PARSER.parse(source)
+        tree = _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, constants)
         state.result.parse_error = broken(tree.root_node)
         _visit(tree.root_node, state)
