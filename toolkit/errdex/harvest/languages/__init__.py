@@ -6,7 +6,8 @@ A language module defines ``FINDER``, an object with:
 - ``default_sinks`` (the language's common loggers and reporters, as :class:`~errdex.harvest.sinks.Sink`);
 - ``constants(source: bytes) -> dict[str, str]``: the string constants a file offers the whole tree (C
   ``#define NAME "text"`` in headers; Java ``static final String``; none for most languages), gathered in a
-  first pass so that a message naming one elsewhere resolves;
+  first pass so that a message naming one elsewhere resolves (a language whose constants are all same-file
+  sets ``offers_constants = False``, and the first pass skips its files);
 - ``find(source: bytes, path: str, *, sinks, levels, constants) -> FileSites``: every site of the file.
 
 Modules load only when a file of their language is harvested (the grammar wheels are imported there).
