@@ -7,7 +7,6 @@ tree), ``throw CLASS $NAME`` (a constant), ``bad`` (the file fails to parse), ``
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 import types
@@ -86,29 +85,10 @@ class FakeFinder:
         return result
 
 
-def standin_build(template: tuple[Part, ...]) -> str:
-    """A minimal pattern builder (the real one is errdex.harvest.pattern): text escaped, holes as groups."""
-    out = []
-    for part in template:
-        if isinstance(part, Text):
-            out.append(re.sub(r"([\\^$.*+?()\[\]{}|/])", r"\\\1", part.text))
-        elif isinstance(part, Hole):
-            out.append("(.+?)")
-        else:
-            options = ["".join(standin_build(option) for option in [opt]) for opt in part.options]
-            out.append("(?:" + "|".join(options) + ")")
-    return "".join(out)
-
-
 def install(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the fake finder for ``.fake`` files, and the stand-in pattern builder when the real one is
-    missing."""
+    """Register the fake finder for ``.fake`` files."""
     module = types.ModuleType("errdex.harvest.languages.fake")
     module.FINDER = FakeFinder()  # type: ignore[attr-defined]  # a module made at run time
     monkeypatch.setitem(sys.modules, "errdex.harvest.languages.fake", module)
     monkeypatch.setitem(languages.LANGUAGE_MODULES, "fake", "fake")
     monkeypatch.setitem(languages._BY_EXTENSION, ".fake", "fake")
-    if importlib.util.find_spec("errdex.harvest.pattern") is None:
-        standin = types.ModuleType("errdex.harvest.pattern")
-        standin.build = standin_build  # type: ignore[attr-defined]  # a module made at run time
-        monkeypatch.setitem(sys.modules, "errdex.harvest.pattern", standin)

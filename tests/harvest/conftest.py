@@ -17,7 +17,7 @@ _GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_CO
 
 @pytest.fixture
 def fake_finder(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ``.fake`` finder registered (and a stand-in pattern builder while the real one is missing)."""
+    """The ``.fake`` finder registered."""
     _fake.install(monkeypatch)
 
 

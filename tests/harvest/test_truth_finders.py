@@ -24,15 +24,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 from errdex.harvest.languages import FileSites, finder_for
 from errdex.harvest.sinks import Sink, normal_level, parse_levels
 from errdex.harvest.sites import Hole, Part, Site, Text
 from tests.harvest.truth import ROOT, Expected, openssh_expected, shared_data, zookeeper_expected
-
-# the finders read format strings through harvest.formats (another part of the issue, merged separately)
-pytest.importorskip("errdex.harvest.formats", reason="errdex.harvest.formats is not merged yet")
 
 #: Floors a little under the rates measured (ZooKeeper 1989/2000: 11 lines log a parameter with no literal
 #: text; OpenSSH 1350/1350 with the wrappers taken off).

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
-
 from errdex.harvest.languages import FileSites, finder_for
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Hole, Site, Text
-
-# the finder reads every format string through harvest.formats
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("errdex.harvest.formats") is None,
-                                reason="errdex.harvest.formats (format strings) is not merged yet")
 
 FINDER = finder_for("a.go")
 SOURCE = b'''package srv

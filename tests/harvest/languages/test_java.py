@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
-
 from errdex.harvest.languages import FileSites, finder_for
 from errdex.harvest.languages.java_calls import one_of
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Choice, Hole, Site, Text
 
 FINDER = finder_for("A.java")
-# the finders read every format string (an SLF4J message with arguments too) through harvest.formats
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("errdex.harvest.formats") is None,
-                                reason="errdex.harvest.formats (format strings) is not merged yet")
-
 SOURCE = b'''
 package p;
 class Server {

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import pickle
 import re
@@ -36,6 +35,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
+from errdex.harvest.pattern import build
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -56,28 +56,12 @@ _MAX_CHUNKS = 8192
 
 
 def _finder(path: str, cache: dict[str, Finder | None]) -> Finder | None:
-    """The file's finder; None when its language is not harvested (or its finder module is not there)."""
+    """The file's finder; None when its language is not harvested."""
     dot = path.rfind(".")
     extension = path[dot:].lower() if dot > path.rfind("/") else ""
     if extension not in cache:
-        try:
-            cache[extension] = finder_for(path)
-        except ModuleNotFoundError as exc:
-            if not (exc.name or "").startswith("errdex.harvest.languages."):
-                raise
-            cache[extension] = None
+        cache[extension] = finder_for(path)
     return cache[extension]
-
-
-def _pattern_builder() -> Callable[[Template], str]:
-    """``errdex.harvest.pattern.build``, looked up when a harvest runs: that module is written beside this one
-    (by another part of the work) and may not be there yet in a checkout of this part alone."""
-    try:
-        module = importlib.import_module("errdex.harvest.pattern")
-    except ModuleNotFoundError as exc:
-        raise UsageError("errdex.harvest.pattern (the pattern builder) is not installed; harvest needs it") from exc
-    build: Callable[[Template], str] = module.build
-    return build
 
 
 def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: frozenset[str],
@@ -157,23 +141,19 @@ class _Finding:
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
                  levels: frozenset[str], constants: Mapping[str, Mapping[str, str]]) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
-        self.build: Callable[[Template], str] | None = None
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
 
     def one(self, number: int) -> Found:
         file, finder = self.files[number]
         sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
-        if self.build is None:
-            self.build = _pattern_builder()
         patterns: list[tuple[Site, str, str | Skipped]] = []
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
-            patterns.append((site, message, _pattern(site, message, self.build, self.memo)))
+            patterns.append((site, message, _pattern(site, message, build, self.memo)))
         return sites, patterns
 
     def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
         """Every file's sites and patterns; ``progress`` wraps the files this process handles."""
-        self.build = _pattern_builder()  # before any fork: a missing builder is the caller's error
         return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
 

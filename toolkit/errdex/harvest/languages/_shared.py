@@ -7,14 +7,13 @@ literal text that is a format string in some style (``%s`` of printf, ``{}`` of 
 
 from __future__ import annotations
 
-import importlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
+from errdex.harvest.formats import join, parts
 from errdex.harvest.languages._tree import first_error
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
@@ -33,39 +32,13 @@ class Raw:
 Piece = Text | Hole | Choice | Raw
 
 
-def _format_reader() -> Callable[[str, str], Template] | None:
-    """``errdex.harvest.formats.parts``; None while that module (another helper's) is not merged here."""
-    try:
-        module = importlib.import_module("errdex.harvest.formats")
-    except ImportError:
-        return None
-    return cast("Callable[[str, str], Template]", module.parts)
-
-
-_READ = _format_reader()
-
-
 def _read(raw: Raw) -> Template:
-    if _READ is None:
-        # No format reader yet: the whole format string stays one clearly marked hole (its source is the
-        # format as written), so nothing is guessed about its conversions.
-        return (Hole(raw.text),)
-    return _READ(raw.text, raw.style)
+    return parts(raw.text, raw.style)
 
 
 def finish(pieces: Iterable[Piece]) -> Template:
     """The template of a message: Raw formats read, adjacent texts merged, empty texts dropped."""
-    out: list[Part] = []
-    for piece in pieces:
-        for part in _read(piece) if isinstance(piece, Raw) else (piece,):
-            if isinstance(part, Text):
-                if not part.text:
-                    continue
-                if out and isinstance(out[-1], Text):
-                    out[-1] = Text(out[-1].text + part.text)
-                    continue
-            out.append(part)
-    return tuple(out)
+    return join(part for piece in pieces for part in (_read(piece) if isinstance(piece, Raw) else (piece,)))
 
 
 def has_text(pieces: Iterable[Piece | Part]) -> bool:
