@@ -25,11 +25,13 @@ import signal
 import stat
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from errdex.errors import DataError, ErrdexError, InputError, UsageError, from_oserror
+from errdex.errors import ConfigError, DataError, ErrdexError, InputError, UsageError, from_oserror
 
 __all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replacing",
            "stage", "write_atomic"]
@@ -63,6 +65,20 @@ def read_regular(path: Path, *, limit: int, error: type[ErrdexError], what: str)
         raise error(f"{path}: file is over {limit:,} bytes; {what} holds at most {limit:,} bytes")
     return data
 
+
+
+def read_toml(path: Path, *, limit: int, what: str) -> dict[str, Any]:
+    """The TOML table in ``path`` (read as :func:`read_regular` reads, a UTF-8 BOM allowed, as Windows editors
+    write it), or a :class:`ConfigError` of one line naming the file: not UTF-8, not TOML, nested too deep."""
+    raw = read_regular(path, limit=limit, error=ConfigError, what=what)
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: not valid TOML: nested too deep") from exc
 
 def crash_point(name: str) -> None:
     """Die here as ``kill -9`` would when ``$ERRDEX_CRASH_AT`` names this point (for crash tests)."""

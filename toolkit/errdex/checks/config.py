@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import read_regular
+from errdex._files import read_regular, read_toml
 from errdex.checks.base import Check
 from errdex.checks.registry import registry
 from errdex.errors import ConfigError, UsageError
@@ -96,15 +96,7 @@ def load_config(path: Path | None) -> ValidationConfig:
     """Read a configuration file (``None``: the defaults)."""
     if path is None:
         return ValidationConfig()
-    raw = read_regular(path, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a configuration file")
-    try:
-        data = tomllib.loads(raw.decode("utf-8-sig"))  # a BOM, as Windows editors write it
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
-    except RecursionError as exc:
-        raise ConfigError(f"{path}: not valid TOML: nested too deep") from exc
+    data: Any = read_toml(path, limit=MAX_CONFIG_BYTES, what="a configuration file")
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("errdex", {})
         where = f"{path} [tool.errdex]"

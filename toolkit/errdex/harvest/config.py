@@ -20,12 +20,11 @@ else is a :class:`~errdex.errors.ConfigError` of one line naming the file and th
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, get_args
 
-from errdex._files import read_regular
+from errdex._files import read_toml
 from errdex.errors import ConfigError
 from errdex.harvest.sinks import FormatStyle, Sink, normal_level, parse_levels
 
@@ -49,15 +48,7 @@ class HarvestConfig:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    raw = read_regular(path, limit=MAX_CONFIG_BYTES, error=ConfigError, what="a harvest configuration")
-    try:
-        return tomllib.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start + 1}); save it as UTF-8") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
-    except RecursionError as exc:
-        raise ConfigError(f"{path}: not valid TOML: nested too deep") from exc
+    return read_toml(path, limit=MAX_CONFIG_BYTES, what="a harvest configuration")
 
 
 def _index(value: Any, where: str) -> int:
