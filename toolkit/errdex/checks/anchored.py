@@ -130,7 +130,7 @@ class AnchoredLine(Check):
         if raising:
             where = ", ".join(f"{s.line}" if s.line == s.end_line else f"{s.line}-{s.end_line}" for s in raising)
             yield Problem("lineNumber", f"lineNumber {line} is not inside the statement that raises the message; "
-                                        f"{path} raises it at line {where} at {sha[:12]}")
+                                        f"{path} at {sha[:12]} raises it at line {where}")
         else:
             yield Problem("lineNumber", f"no statement of {path} at {sha[:12]} raises the message; "
                                         "fix filePath, lineNumber or the message")
