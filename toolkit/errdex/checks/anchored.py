@@ -66,6 +66,7 @@ def _anchor(ctx: RecordContext) -> tuple[AnchorSource, str, str] | None:
 @register
 class SourceExcerpt(Check):
     code, name = "EDX137", "source-excerpt"
+    needs_source = True
     rule = "with `--source`: `sourceCode` is the file's lines `sourceCodeStart`-`sourceCodeEnd` at `analyzedSha`"
     summary = ("With --source: sourceCode is exactly the lines sourceCodeStart-sourceCodeEnd of filePath at "
                "analyzedSha.")
@@ -112,6 +113,7 @@ def _raises(ctx: RecordContext, statement: Statement) -> bool:
 @register
 class AnchoredLine(Check):
     code, name = "EDX138", "line-in-statement"
+    needs_source = True
     rule = "with `--source`: `lineNumber` is inside the statement that raises the message, at `analyzedSha`"
     summary = "With --source: lineNumber is inside the statement that raises the record's message."
 
@@ -139,6 +141,7 @@ class AnchoredLine(Check):
 @register
 class AnchoredUrl(Check):
     code, name = "EDX139", "url-at-commit"
+    needs_source = True
     rule = "with `--source`: `githubUrl` names `analyzedSha` and `filePath`, a file there at that commit"
     summary = "With --source: githubUrl names the record's commit and file, and the file exists at that commit."
 

@@ -77,6 +77,8 @@ def _shape(value: Any) -> str | None:
 class _Run:
     def __init__(self, checks: dict[str, type[Check]], config: ValidationConfig,
                  source: AnchorSource | None = None) -> None:
+        if source is None:
+            checks = {code: cls for code, cls in checks.items() if not cls.needs_source}
         self.enabled = checks
         self.instances = [cls() for cls in checks.values() if cls.stage == "record"]
         self.config = config
