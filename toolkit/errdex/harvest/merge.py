@@ -4,7 +4,11 @@
   (:data:`~errdex.harvest.drafts.MECHANICAL_FIELDS`, and ``triggerScenarios`` while it is still the
   harvest's own draft); its prose, status, slug, file and everything else a contributor wrote stay; when
   nothing but the time would change the record is *unchanged* and its file is not touched;
-- a new id comes in as a draft, its slug derived from its message, with a numeric suffix (``-2``, ``-3``)
+- a draft whose id the dataset does not hold, at the place of a harvested record of the same repository (same
+  ``filePath`` and ``lineNumber`` at the same ``analyzedSha``), refreshes that record as above: ``errdex sync``
+  keeps a record's id when it accepts a rewording or follows a rename, and the next harvest must not add it
+  again under the id its new message or file gives;
+- any other new id comes in as a draft, its slug derived from its message, with a numeric suffix (``-2``, ``-3``)
   when the repository has that slug already;
 - nothing is deleted: a harvested record of the repository whose site is no longer found is reported *gone*.
 
@@ -31,7 +35,7 @@ from errdex.records.paths import record_path, repo_key
 from errdex.records.slug import derive_slug, slug_variants
 from errdex.records.sources import is_bundle, iter_documents
 
-__all__ = ["Existing", "Merge", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
+__all__ = ["Existing", "Merge", "is_harvested", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
 
 _MAX_ORDINAL = 100  # how many equal messages in one file are looked for when telling a harvested id
 
@@ -98,6 +102,24 @@ def _harvested(record: dict[str, Any]) -> bool:
                for ordinal in range(1, _MAX_ORDINAL + 1))
 
 
+def is_harvested(record: dict[str, Any]) -> bool:
+    """Whether a record came from a harvest: its id is the one a harvest gives its repository, file and message,
+    or it is still a draft (a synced draft keeps its id when its message or file changes)."""
+    return record.get("status") == DRAFT_STATUS or _harvested(record)
+
+
+def _places(existing: dict[str, Existing], repo: str, ids: set[str]) -> dict[tuple[str, int, str], str]:
+    """(filePath, lineNumber, analyzedSha) -> id of each harvested record of ``repo`` no draft names by id."""
+    places: dict[tuple[str, int, str], str] = {}
+    for key, item in sorted(existing.items()):
+        record = item.record
+        path, line, sha = record.get("filePath"), record.get("lineNumber"), record.get("analyzedSha")
+        if (key not in ids and record.get("repo") == repo and isinstance(path, str) and isinstance(line, int)
+                and isinstance(sha, str) and is_harvested(record)):
+            places.setdefault((path, line, sha), key)
+    return places
+
+
 def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The old record with the draft's mechanical fields, and the names of the fields that changed."""
     merged = dict(old)
@@ -128,8 +150,13 @@ def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing]
     taken = {(repo_key(str(item.record.get("repo"))), str(item.record.get("slug")).lower())
              for item in existing.values()}
     harvested = {draft["id"] for draft in drafts}
+    places = _places(existing, repo, harvested)
     for draft in drafts:
-        old = existing.get(draft["id"])
+        key = draft["id"]
+        if key not in existing:  # the record a sync left at this place, under its first id
+            key = places.pop((draft["filePath"], draft["lineNumber"], draft["analyzedSha"]), key)
+            harvested.add(key)
+        old = existing.get(key)
         if old is None:
             record = dict(draft, slug=_free_slug(draft["errorMessage"], repo, taken))
             envelope = {"record": record, "datasetVersion": draft["analyzedAt"]}
@@ -141,19 +168,19 @@ def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing]
             continue
         record, changed = _refresh(old.record, draft)
         if not changed:
-            merge.unchanged.append(draft["id"])
+            merge.unchanged.append(key)
             continue
         envelope = dict(old.envelope, record=record)
-        merge.envelopes[draft["id"]] = envelope
+        merge.envelopes[key] = envelope
         if folder is not None and old.in_bundle:
-            merge.in_bundle.append(draft["id"])
+            merge.in_bundle.append(key)
             continue
-        merge.updated.append((draft["id"], old.path if folder is not None else None, changed))
+        merge.updated.append((key, old.path if folder is not None else None, changed))
         if folder is not None:
             merge.writes.append((old.path.resolve() if old.path.is_symlink() else old.path, envelope))
     for key, item in sorted(existing.items()):
         record = item.record
-        if key not in harvested and record.get("repo") == repo and _harvested(record):
+        if key not in harvested and record.get("repo") == repo and is_harvested(record):
             merge.gone.append((key, str(record.get("filePath")), int(record.get("lineNumber") or 0)))
     return merge
 
