@@ -84,9 +84,6 @@ def _add_new(found: DriftReport, existing: dict[str, Existing], into: Path, repo
              plan: _Plan) -> None:
     """The new sites merged in as drafts by harvest's merge, into the folder or bundle ``into``."""
     bundle = is_bundle(into.name)
-    if not bundle and not into.is_dir():
-        raise UsageError(f"--add-new adds drafts to a records folder or a bundle; {into} is neither "
-                         "(give one first in --records)")
     merge: Merge = merge_drafts([site.draft for site in found.new_sites], existing, repo=found.repo,
                                 folder=None if bundle else into)
     for key, target in merge.new:
@@ -126,6 +123,9 @@ def _targets(records: Sequence[str | Path], add_new: bool) -> list[Path]:
     for number, target in enumerate(targets):
         if not target.exists() and not (add_new and number == 0 and is_bundle(target.name)):
             raise UsageError(f"--records {target}: no such records folder, record file or bundle")
+    if add_new and not (is_bundle(targets[0].name) or targets[0].is_dir()):
+        raise UsageError(f"--add-new adds drafts to a records folder or a bundle; {targets[0]} is neither "
+                         "(give one first in --records)")
     return targets
 
 
