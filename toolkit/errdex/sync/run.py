@@ -38,13 +38,16 @@ class _Plan:
     files: dict[Path, dict[str, Any]] = field(default_factory=dict)
     bundles: dict[Path, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
+    def bundle(self, path: Path, existing: dict[str, Existing]) -> dict[str, dict[str, Any]]:
+        """The envelopes the bundle at ``path`` will hold, by id (what it holds now, to begin with)."""
+        return self.bundles.setdefault(path, {key: item.envelope for key, item in existing.items()
+                                              if item.in_bundle and item.path == path})
+
     def put(self, old: Existing, envelope: dict[str, Any], existing: dict[str, Existing]) -> None:
-        if not old.in_bundle:
+        if old.in_bundle:
+            self.bundle(old.path, existing)[envelope["record"]["id"]] = envelope
+        else:
             self.files[old.path.resolve() if old.path.is_symlink() else old.path] = envelope
-            return
-        held = self.bundles.setdefault(old.path, {key: item.envelope for key, item in existing.items()
-                                                  if item.in_bundle and item.path == old.path})
-        held[envelope["record"]["id"]] = envelope
 
 
 def _where(item: Drifted) -> tuple[str, str]:
@@ -89,9 +92,7 @@ def _add_new(found: DriftReport, existing: dict[str, Existing], into: Path, repo
     for key, target in merge.new:
         envelope = merge.envelopes[key]
         if target is None:
-            held = plan.bundles.setdefault(into, {k: item.envelope for k, item in existing.items()
-                                                  if item.in_bundle and item.path == into})
-            held[key] = envelope
+            plan.bundle(into, existing)[key] = envelope
         else:
             plan.files[target] = envelope
         report.added.append((key, str(target or into)))
