@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from errdex.harvest.drafts import draft_record, source_lines
+from errdex.harvest.drafts import draft_record, record_id, source_lines
 from errdex.harvest.merge import Existing, is_harvested, merge_drafts
 from errdex.harvest.sites import Site, Text
 
@@ -53,3 +53,25 @@ def test_a_hand_written_record_at_the_place_is_left_to_its_author(tmp_path: Path
     assert not is_harvested(hand)
     merge = merge_drafts([_draft("Boom.")], _existing(hand, tmp_path), repo=REPO, folder=tmp_path)
     assert [key for key, _ in merge.new] == [_draft("Boom.")["id"]] and not merge.updated
+
+
+def test_ordinal_ids_that_changed_places_stay_with_their_records(tmp_path: Path) -> None:
+    # two sites of one message; sync moved the second record (ordinal 2) to line 5, where the first site now is
+    first, second = _draft("Boom.", line=10), _draft("Boom.", line=20)
+    second = second | {"id": record_id(REPO, "src/a.ts", "Boom.", 2), "slug": "boom-2", "lineNumber": 5}
+    held = {**_existing(first, tmp_path), **_existing(second, tmp_path)}
+    drafts = [_draft("Boom.", line=5), _draft("Boom.", line=10) | {"id": record_id(REPO, "src/a.ts", "Boom.", 2)}]
+    merge = merge_drafts(drafts, held, repo=REPO, folder=tmp_path)
+    assert not merge.new and merge.unchanged == [first["id"]]
+    assert [key for key, _, _ in merge.updated] == [second["id"]]  # its excerpt, drafted at line 20, refreshed
+    assert merge.envelopes[second["id"]]["record"]["lineNumber"] == 5
+    assert merge.envelopes[first["id"]]["record"]["lineNumber"] == 10
+
+
+def test_a_new_site_whose_id_a_placed_record_holds_gets_a_free_ordinal(tmp_path: Path) -> None:
+    placed = _draft("Boom.", line=5)  # id of ordinal 1, at line 5
+    drafts = [_draft("Boom.", line=5), _draft("Boom.", line=7)]  # the second site, new, drafted with ordinal 1 too
+    merge = merge_drafts(drafts, _existing(placed, tmp_path), repo=REPO, folder=tmp_path)
+    assert merge.unchanged == [placed["id"]]
+    assert [key for key, _ in merge.new] == [record_id(REPO, "src/a.ts", "Boom.", 2)]
+    assert merge.envelopes[record_id(REPO, "src/a.ts", "Boom.", 2)]["record"]["lineNumber"] == 7
