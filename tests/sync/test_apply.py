@@ -106,3 +106,14 @@ def test_a_place_in_a_file_drift_cannot_read_is_refused() -> None:
     with pytest.raises(DataError, match=r"src/client\.ts is not in"):
         applied(record, drifted(record, "moved"), report([], files={}))
     assert MESSAGE in record["sourceCode"]
+
+
+def test_a_drafts_own_trigger_follows_the_code_and_a_contributors_does_not() -> None:
+    record = draft(10, "a" * 40, text="\n".join(NEW_LINES[3:])) | {"triggerScenarios": "raised in old()"}
+    item = drifted(record, "moved")
+    synced, changed = applied(record, item, report([]))
+    assert synced["triggerScenarios"] == "raised in getSandbox()" and "triggerScenarios" in changed
+    written = record | {"triggerScenarios": "When the sandbox answers for another one."}
+    assert applied(written, item, report([]))[0]["triggerScenarios"] == written["triggerScenarios"]
+    active = record | {"status": "active"}
+    assert applied(active, item, report([]))[0]["triggerScenarios"] == "raised in old()"

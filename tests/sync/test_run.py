@@ -177,3 +177,12 @@ def test_missing_records_and_a_file_for_new_drafts_are_refused(tmp_path: Path) -
     paths = write_folder(tmp_path / "records", records)
     with pytest.raises(UsageError, match="--add-new adds drafts"):
         sync(drift=_drift(*records), records=[paths[records[0]["id"]]], add_new=True)
+
+
+def test_a_new_site_that_is_a_record_already_is_not_added_twice(tmp_path: Path) -> None:
+    records = _records()
+    folder = tmp_path / "records"
+    write_folder(folder, records)
+    again = NewSite(site(10, "Lease expired."), records[1])  # drift calls it new; its id is a record's
+    done = sync(drift=report([], [again]), records=[folder], add_new=True)
+    assert not done.added and not done.changed and "are records already" in done.notes[0]

@@ -2,13 +2,15 @@
 
 - *unchanged* at another commit, and *moved*: only ``filePath``, ``lineNumber``, ``sourceCodeStart``/``End``,
   ``sourceCode``, ``githubUrl``, ``analyzedSha`` are rewritten (and ``analyzedAt``/``contentChangedAt``, the
-  time of the change, when any of them changed). A hand-written record keeps its own excerpt window: as many
-  lines before its ``lineNumber`` and after the statement's last line as it had, clamped to the file; a
-  harvested record's window is the harvest's, taken from the draft drift made of the site;
+  time of the change, when any of them changed), and a draft's ``triggerScenarios`` while it is still the
+  harvest's own text (quoted from the code, as harvest refreshes it). A hand-written record keeps its own
+  excerpt window: as many lines before its ``lineNumber`` and after the statement's last line as it had,
+  clamped to the file; a harvested record's window is the harvest's, taken from the draft drift made of it;
 - *reworded*: nothing, unless accepted; then as moved, and ``errorMessage``/``messagePattern`` from the draft;
 - *vanished*: nothing, unless retired; then ``status`` withdrawn and a ``statusReason`` naming the commit.
 
-Nothing else is ever touched: prose, status (but for retiring), tags, scenarios stay byte for byte.
+Nothing else is ever touched: prose (a contributor's ``triggerScenarios`` too), status (but for retiring), tags,
+scenarios stay byte for byte.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from errdex.checks.base import RecordContext
 from errdex.checks.source import expected_github_url
 from errdex.drift.outcomes import Drifted, DriftReport, Place
 from errdex.errors import DataError
-from errdex.harvest.drafts import excerpt
+from errdex.harvest.drafts import drafted_trigger, excerpt
 from errdex.harvest.merge import is_harvested
-from errdex.records.vocabulary import RETIRED_STATUSES
+from errdex.records.vocabulary import DRAFT_STATUS, RETIRED_STATUSES
 
 __all__ = ["PLACE_FIELDS", "RETIRED", "applied", "retire_reason"]
 
@@ -77,6 +79,10 @@ def _placed(record: dict[str, Any], item: Drifted, report: DriftReport) -> dict[
     fields: dict[str, Any] = {"filePath": new.path, "lineNumber": line, "sourceCode": code, "sourceCodeStart": start,
                               "sourceCodeEnd": end, "analyzedSha": report.sha}
     fields["githubUrl"] = expected_github_url(RecordContext({**record, **fields}, "", "", None))
+    trigger = record.get("triggerScenarios")
+    if (item.draft is not None and record.get("status") == DRAFT_STATUS
+            and (not trigger or (isinstance(trigger, str) and drafted_trigger(trigger)))):
+        fields["triggerScenarios"] = item.draft["triggerScenarios"]  # the harvest's own words, not prose yet
     return fields
 
 

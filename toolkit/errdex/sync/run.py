@@ -96,6 +96,10 @@ def _add_new(found: DriftReport, existing: dict[str, Existing], into: Path, repo
         else:
             plan.files[target] = envelope
         report.added.append((key, str(target or into)))
+    known = len(found.new_sites) - len(merge.new)
+    if known:
+        report.notes.append(f"{known} of the new sites drift found are records already (their id, or the place "
+                            "of a record synced to this commit): not added")
 
 
 def _plan(found: DriftReport, targets: Sequence[Path], report: SyncReport, *, accept_reworded: bool,
