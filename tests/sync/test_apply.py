@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from errdex.errors import DataError
-from errdex.sync.apply import applied, retire_reason
+from errdex.sync.apply import applied, enveloped, retire_reason
 from tests.sync._build import (
     MESSAGE,
     NEW_LINES,
@@ -117,3 +117,12 @@ def test_a_drafts_own_trigger_follows_the_code_and_a_contributors_does_not() -> 
     assert applied(written, item, report([]))[0]["triggerScenarios"] == written["triggerScenarios"]
     active = record | {"status": "active"}
     assert applied(active, item, report([]))[0]["triggerScenarios"] == "raised in old()"
+
+
+def test_the_envelope_never_predates_the_change() -> None:
+    record = hand_record()
+    synced, _ = applied(record, drifted(record, "moved"), report([]))
+    envelope = enveloped({"record": record, "datasetVersion": "2026-12-01T00:00:00Z"}, synced)
+    assert envelope["datasetVersion"] == synced["contentChangedAt"] == "2027-01-01T00:00:00Z"
+    later = enveloped({"record": record, "datasetVersion": "2028-01-01T00:00:00Z"}, synced)
+    assert later["datasetVersion"] == "2028-01-01T00:00:00Z" and later["record"] is synced

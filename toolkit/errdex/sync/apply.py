@@ -16,6 +16,7 @@ scenarios stay byte for byte.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from errdex.checks.base import RecordContext
@@ -24,9 +25,10 @@ from errdex.drift.outcomes import Drifted, DriftReport, Place
 from errdex.errors import DataError
 from errdex.harvest.drafts import drafted_trigger, excerpt
 from errdex.harvest.merge import is_harvested
+from errdex.records.timestamps import parse_rfc3339
 from errdex.records.vocabulary import DRAFT_STATUS, RETIRED_STATUSES
 
-__all__ = ["PLACE_FIELDS", "RETIRED", "applied", "retire_reason"]
+__all__ = ["PLACE_FIELDS", "RETIRED", "applied", "enveloped", "retire_reason"]
 
 #: The fields a sync rewrites for a record whose statement moved (its timestamps besides).
 PLACE_FIELDS: tuple[str, ...] = ("filePath", "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd",
@@ -105,3 +107,19 @@ def applied(record: dict[str, Any], item: Drifted, report: DriftReport, *, accep
     if changed:
         synced["analyzedAt"] = synced["contentChangedAt"] = report.analyzed_at
     return (synced, changed) if changed else (record, [])
+
+
+def enveloped(envelope: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """The record's envelope with the synced record; its ``datasetVersion`` moved up to the record's
+    ``contentChangedAt`` when that is later (EDX142: a dataset cannot hold a change made after it), as a new
+    draft's is its ``analyzedAt``."""
+    synced = dict(envelope, record=record)
+    version, changed = envelope.get("datasetVersion"), record.get("contentChangedAt")
+    if isinstance(version, str) and isinstance(changed, str) and _moment(changed) > _moment(version):
+        synced["datasetVersion"] = changed
+    return synced
+
+
+def _moment(text: str) -> datetime:
+    moment = parse_rfc3339(text)
+    return moment if moment is not None else datetime.min.replace(tzinfo=UTC)

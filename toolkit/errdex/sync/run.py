@@ -22,7 +22,7 @@ from errdex.errors import DataError, UsageError, from_oserror
 from errdex.harvest.merge import Existing, Merge, bundle_bytes, merge_drafts, read_existing
 from errdex.records.canonical import canonical_text
 from errdex.records.sources import bundled_records_dir, is_bundle
-from errdex.sync.apply import applied
+from errdex.sync.apply import applied, enveloped
 from errdex.sync.report import Change, Kept, SyncReport
 
 __all__ = ["DriftFunction", "sync"]
@@ -79,7 +79,7 @@ def _apply(found: DriftReport, existing: dict[str, Existing], report: SyncReport
             else:
                 report.unchanged += 1
             continue
-        plan.put(old, dict(old.envelope, record=record), existing)
+        plan.put(old, enveloped(old.envelope, record), existing)
         report.changes.append(Change(item.record_id, item.kind, str(old.path), tuple(changed), *_where(item)))
 
 
