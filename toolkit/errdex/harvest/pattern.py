@@ -29,6 +29,7 @@ from typing import Literal
 
 from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
+from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
 __all__ = ["SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build", "display", "has_literal"]
 
@@ -51,6 +52,8 @@ _CLASS_SPECIAL = frozenset("\\]^-[")
 _PREFERENCE = ")]}>\"'`:=;,|@#<([{/!?.*+&%$~^-_ \t"
 _MAX_REPAIRS = 32
 _AT = re.compile(r"\(at ([0-9]+)\)")
+#: Shapes whose group holds one repeat of a class (or of ``.``), and ``char``, which holds none.
+_ONE_REPEAT: frozenset[Shape] = frozenset({"any", "int", "uint", "hex", "word"})
 
 
 class NoLiteralText(ValueError):
@@ -243,6 +246,30 @@ def _named_offsets(problem: PatternProblem) -> list[int]:
     return [*named, problem.offset]
 
 
+def _may_backtrack(parts: list[Part]) -> bool:
+    """False when the pattern written for ``parts`` has no backtracking problem, which holds exactly when
+    there is no choice and at most one group with a repeat, of a shape in :data:`_ONE_REPEAT`: escaped text
+    holds no repeat, a lone unbounded repeat over a class splits text against nothing, and the only other
+    repeat (``-?`` of ``int``) is neither nullable eight times in a row nor wide. Most messages have one
+    hole: the analysis (a parse and the facts of every node) is then not needed."""
+    repeats = 0
+    for part in parts:
+        if isinstance(part, Choice):
+            return True
+        if isinstance(part, Hole) and part.shape != "char":
+            if part.shape not in _ONE_REPEAT:
+                return True
+            repeats += 1
+    return repeats > 1
+
+
+def _may_be_too_large(pattern: str) -> bool:
+    """False when the size analysis cannot find anything: a pattern :func:`build` writes has no counted
+    repeat (only ``+``, ``*`` and ``?``), so only its length and its alternations (at most one per ``|``)
+    can be over the bounds."""
+    return len(pattern) > MAX_LENGTH or pattern.count("|") > MAX_ALTERNATIONS
+
+
 def build(template: Template, *, placeholders: bool = True) -> str:
     """The portable ``messagePattern`` of ``template``.
 
@@ -264,13 +291,13 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     except ValueError as error:
         raise PatternRefused("not-portable", str(error)) from None
     pattern = "".join(writer.chunks)
-    for _ in range(_MAX_REPAIRS):
+    for _ in range(_MAX_REPAIRS if _may_backtrack(parts) else 0):
         problems = backtracking_problems(pattern)
         if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
             break
         writer = _write(parts, exclusions, placeholders)
         pattern = "".join(writer.chunks)
-    too_large = size_problems(pattern)
+    too_large = size_problems(pattern) if _may_be_too_large(pattern) else []
     if too_large:
         raise PatternRefused("too-large", too_large[0].message)
     unportable = portability_problems(pattern)

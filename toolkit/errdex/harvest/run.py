@@ -35,7 +35,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import build
+from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -149,7 +149,7 @@ class _Finding:
         patterns: list[tuple[Site, str, str | Skipped]] = []
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
-            patterns.append((site, message, _pattern(site, message, build, self.memo)))
+            patterns.append((site, message, _pattern(site, message, build_pattern, self.memo)))
         return sites, patterns
 
     def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
@@ -196,6 +196,8 @@ def _checked(template: Template, build: Callable[[Template], str]) -> str | tupl
         pattern = build(template)
     except ValueError as exc:
         return "not-portable", str(exc)
+    if build is build_pattern:
+        return pattern  # it raises on every size or portability problem, the only ones refusal() names
     refused = refusal(pattern)
     if refused is not None:
         return "not-portable", f"{pattern}: {refused}"
