@@ -246,21 +246,23 @@ def _named_offsets(problem: PatternProblem) -> list[int]:
     return [*named, problem.offset]
 
 
-def _may_backtrack(parts: list[Part]) -> bool:
-    """False when the pattern written for ``parts`` has no backtracking problem, which holds exactly when
-    there is no choice and at most one group with a repeat, of a shape in :data:`_ONE_REPEAT`: escaped text
-    holds no repeat, a lone unbounded repeat over a class splits text against nothing, and the only other
-    repeat (``-?`` of ``int``) is neither nullable eight times in a row nor wide. Most messages have one
-    hole: the analysis (a parse and the facts of every node) is then not needed."""
+def _plain(parts: list[Part]) -> bool:
+    """Whether the pattern written for ``parts`` is known to have no backtracking and no portability
+    problem without analysing it: there is no choice and at most one group with a repeat, of a shape in
+    :data:`_ONE_REPEAT`. Escaped text holds no repeat, anchor, flag or escape the portable subset refuses
+    (:func:`_escape` writes controls as ``\\xHH``, never ``\\0``), a lone unbounded repeat over a class
+    splits text against nothing, the only other repeat (``-?`` of ``int``) is neither nullable eight times
+    in a row nor wide, and the groups sit in no repeat. Most messages have one hole: the analyses (a parse
+    and the facts of every node, twice) are then not needed."""
     repeats = 0
     for part in parts:
         if isinstance(part, Choice):
-            return True
+            return False
         if isinstance(part, Hole) and part.shape != "char":
             if part.shape not in _ONE_REPEAT:
-                return True
+                return False
             repeats += 1
-    return repeats > 1
+    return repeats <= 1
 
 
 def _may_be_too_large(pattern: str) -> bool:
@@ -291,7 +293,8 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     except ValueError as error:
         raise PatternRefused("not-portable", str(error)) from None
     pattern = "".join(writer.chunks)
-    for _ in range(_MAX_REPAIRS if _may_backtrack(parts) else 0):
+    plain = _plain(parts)
+    for _ in range(0 if plain else _MAX_REPAIRS):
         problems = backtracking_problems(pattern)
         if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
             break
@@ -300,7 +303,7 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     too_large = size_problems(pattern) if _may_be_too_large(pattern) else []
     if too_large:
         raise PatternRefused("too-large", too_large[0].message)
-    unportable = portability_problems(pattern)
+    unportable = [] if plain else portability_problems(pattern)
     if unportable:
         raise PatternRefused("not-portable", unportable[0].message)
     return pattern
