@@ -69,20 +69,23 @@ class PatternRefused(ValueError):
         self.reason: Literal["too-large", "not-portable"] = reason
 
 
+def _escape_table() -> dict[int, str]:
+    table = {ord(ch): "\\" + ch for ch in _METACHARACTERS}
+    table.update({code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)})
+    table.update({ord(ch): escaped for ch, escaped in _ESCAPES.items()})
+    return table
+
+
+#: What :func:`_escape` writes for each character it does not keep as it is.
+_ESCAPE_TABLE = _escape_table()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _escape(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _METACHARACTERS:
-            out.append("\\" + ch)
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        elif 0xD800 <= ord(ch) <= 0xDFFF:
-            raise ValueError("the message holds a lone surrogate, which no portable pattern can match")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """``text`` as pattern literals: metacharacters after a backslash, controls as ``\\t`` or ``\\xHH``."""
+    if _SURROGATE.search(text):
+        raise ValueError("the message holds a lone surrogate, which no portable pattern can match")
+    return text.translate(_ESCAPE_TABLE)
 
 
 def _class_char(ch: str) -> str:
