@@ -71,16 +71,18 @@ class _File:
     """One file's lookups: its constants, its logger fields, its sinks."""
 
     def __init__(self, root: Node, path: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 tree_constants: Mapping[str, str]) -> None:
+                 tree_constants: Mapping[str, str], offered: tuple[dict[str, str], dict[str, str]] | None = None
+                 ) -> None:
         self.path = path
         self.levels = levels
-        self.constants = {**tree_constants, **_file_constants(root)}
+        own, calls = offered if offered is not None else (_file_constants(root), passed(root))
+        self.constants = {**tree_constants, **own}
         self.loggers = _LOGGER_NAMES | _logger_fields(root)
         self.sinks: dict[str, Sink] = {}
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
         self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
-        self.forwarded = Forwarded(tree_constants, passed(root))
+        self.forwarded = Forwarded(tree_constants, calls)
         self.result = FileSites()
 
     # -- messages ----------------------------------------------------------------------------------------
@@ -340,6 +342,11 @@ def _visit(root: Node, state: _File) -> None:
             state.call(current, scope)
 
 
+#: id(source) -> (source, its static final Strings, the literals its calls pass), from the constants pass,
+#: taken by the sites pass of the same bytes (in this process or a child forked after it).
+_OFFERED: dict[int, tuple[bytes, dict[str, str], dict[str, str]]] = {}
+
+
 class JavaFinder:
     """The Java finder (see the module docstring)."""
 
@@ -351,12 +358,16 @@ class JavaFinder:
         if b"final" not in source and b'"' not in source:
             return {}
         root = _TREES.parse(source, keep=True).root_node
-        return {**_file_constants(root), **passed(root)}
+        own, calls = _file_constants(root), passed(root)
+        _OFFERED[id(source)] = (source, own, calls)
+        return {**own, **calls}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree = _TREES.parse(source)
-        state = _File(tree.root_node, path, sinks, levels, constants)
+        kept = _OFFERED.pop(id(source), None)  # what the constants pass read from these very bytes
+        offered = kept[1:] if kept is not None and kept[0] is source else None
+        state = _File(tree.root_node, path, sinks, levels, constants, offered)
         state.result.parse_error = broken(tree.root_node)
         _visit(tree.root_node, state)
         return state.result
