@@ -42,6 +42,21 @@ def _placed(record: dict[str, Any], line: str) -> bool:
             if not (before.isalnum() or before == "_") and not line[end:end + 1].isdigit():
                 return True
             start = line.find(needle, start + 1)
+    return _names_module(path.replace("\\", "/"), line)
+
+
+def _names_module(path: str, line: str) -> bool:
+    """Whether the line names a Python file's module as ``logging`` prints ``%(name)s`` for
+    ``getLogger(__name__)``: ``pkg.sub.mod`` for ``sub/mod.py`` (the file's path, maybe under a package)."""
+    if not path.endswith(".py"):
+        return False
+    module = path[:-3].removesuffix("/__init__").replace("/", ".")
+    start = line.find(module)
+    while start >= 0:  # a whole dotted name, or its tail
+        before, after = line[start - 1:start] or " ", line[start + len(module):start + len(module) + 1]
+        if (before == "." or not (before.isalnum() or before == "_")) and not (after.isalnum() or after in "._"):
+            return True
+        start = line.find(module, start + 1)
     return False
 
 
