@@ -35,7 +35,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import build
+from errdex.harvest.pattern import build, has_literal
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -183,7 +183,8 @@ SkipReason = Literal["no-literal", "unresolved-constant", "not-portable", "too-l
 
 
 def _skip_reason(site: Site, message: str) -> SkipReason | None:
-    if not any(isinstance(part, Text) and part.text.strip() for part in site.template):
+    if not any(isinstance(part, Text) and part.text.strip() for part in site.template) \
+            and not has_literal(site.template):  # a choice of texts ("Processing %s" or "Collecting %s")
         return "no-literal"
     if not _ALNUM.intersection(message):
         return "no-literal"  # punctuation only: nothing to name the record by or to match on
