@@ -10,6 +10,7 @@ arguments after the message is ``%``-formatted by ``logging``; one without print
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -22,7 +23,7 @@ from errdex.harvest.languages import FileSites
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
-from errdex.harvest.sites import Hole, Part, Site, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
 __all__ = ["FINDER", "PythonFinder"]
 
@@ -36,6 +37,8 @@ _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", 
 #: Calls whose result is a logger: a name bound to one is a logger too.
 _LOGGER_MAKERS = ("getLogger", "get_logger", "getChild", "LoggerAdapter", "get_task_logger", "bind")
 _MAX_DEPTH = 8
+_ALIAS = re.compile(rb"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+\.(?:%s))[ \t]*(?:#.*)?$" % "|".join(_LOG_METHODS).encode(),
+                    re.MULTILINE)
 #: Keyword arguments that hold an exception's message when it is given no positional one.
 _MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "description", "text", "error"})
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
@@ -73,6 +76,9 @@ class _File:
         self.loggers = frozenset(text(target) for target, maker in _pairs(made)
                                  if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
         self.found = FileSites()
+        #: ``meth = logger.debug`` (then ``meth("...", x)``): a name bound to a logger's method, and that method.
+        self.aliases = {m.group(1).decode(): m.group(2).decode() for m in _ALIAS.finditer(source)
+                        if _is_logger(m.group(2).decode().rsplit(".", 1)[0], self.loggers)}
 
     # --- messages -------------------------------------------------------------------------------------
 
@@ -100,6 +106,9 @@ class _File:
                     attr, obj = function.child_by_field_name("attribute"), function.child_by_field_name("object")
                     if attr is not None and obj is not None and text(attr) == "format":
                         return self.formatted(obj, "str-format", depth)
+                    if attr is not None and obj is not None and text(attr) == "join" and args.named_children \
+                            and obj.type == "string":
+                        return self.joined(self.literal(obj), args.named_children[0], depth + 1)
                     if attr is not None and obj is not None and text(attr) in _TEXT_METHODS:
                         inner = self.message(obj, depth + 1)
                         return _applied(inner, _TEXT_METHODS[text(attr)]) or _hole(node)
@@ -115,9 +124,28 @@ class _File:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
         return _hole(node)
 
+    def joined(self, separator: tuple[Part, ...], items: Node, depth: int) -> tuple[Part, ...]:
+        """``SEP.join(items)`` of a list literal, a list literal ``+`` more items, or a name bound to one: the
+        elements with the separator between them, what follows the known ones a hole."""
+        if items.type == "identifier":
+            value = self.resolve(items)
+            if isinstance(value, Node) and value.type in ("list", "binary_operator"):
+                items = value
+        rest: tuple[Part, ...] = ()
+        if items.type == "binary_operator" and text(items.child_by_field_name("operator")) == "+":
+            left, right = items.child_by_field_name("left"), items.child_by_field_name("right")
+            if left is not None and right is not None and left.type == "list":
+                items, rest = left, (Choice(((*separator, *_hole(right)), ())),)  # the list added may be empty
+        if items.type != "list" or depth > _MAX_DEPTH:
+            return _hole(items)
+        out: list[Part] = []
+        for number, element in enumerate(e for e in items.named_children if e.type != "comment"):
+            out.extend((*(separator if number else ()), *self.message(element, depth + 1)))
+        return join((*out, *rest))
+
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
-        """A format string (a literal or a name bound to one) read in ``style``."""
-        return formatted(join(self.message(node, depth + 1)), style)
+        """A format string (a literal or a name bound to one) read in ``style`` (each option of a choice too)."""
+        return _formatted(join(self.message(node, depth + 1)), style)
 
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
@@ -146,27 +174,19 @@ class _File:
         return join(out)
 
     def resolve(self, name: Node) -> Node | Template | None:
-        """What a name holds: a literal assigned to it earlier in its function, or a module constant."""
+        """What a name holds: what it is assigned earlier in its function (one of several values when the
+        last assignment is in a branch: ``if ...: message = "Processing %s" else: message = "Collecting %s"``),
+        or a module constant."""
         wanted = text(name)
         scope = name.parent
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
         if scope is not None and scope.type == "function_definition":
-            found: Node | None = None
-            stack = [scope.child_by_field_name("body")]
-            while stack:
-                current = stack.pop()
-                if current is None or current.start_byte >= name.start_byte:
-                    continue
-                if current.type == "assignment":
-                    left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-                    if left is not None and right is not None and text(left) == wanted \
-                            and (found is None or current.start_byte > found.start_byte):
-                        found = right
-                if current.type not in ("function_definition", "class_definition", "lambda"):
-                    stack.extend(current.children)
-            if found is not None:
-                return found
+            values = _reaching(_assignments(scope, wanted, name.start_byte), name)
+            if len(values) == 1:
+                return values[0]
+            if values:
+                return (Choice(tuple(join(self.message(v, 1)) for v in values)),)
         if wanted in self.constants:
             return self.constants[wanted]
         if wanted in self.shared:
@@ -202,7 +222,8 @@ class _File:
         function, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if function is None or args is None or args.type != "argument_list":
             return
-        first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")), None)
+        first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")
+                      and text(a) not in ("self", "cls")), None)  # ClosedPoolError(self, "Pool is closed.")
         if first is None:  # HTTPException(status_code=404, detail="...")
             first = next((a.child_by_field_name("value") for a in args.named_children if a.type == "keyword_argument"
                           and text(a.child_by_field_name("name")) in _MESSAGE_KEYWORDS), None)
@@ -215,6 +236,7 @@ class _File:
         if function is None or args is None or args.type != "argument_list":
             return
         callee = text(function)
+        callee = self.aliases.get(callee, callee)
         positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
         sink = self.sink_for(callee)
         if sink is None:
@@ -247,6 +269,46 @@ class _File:
 
 
 _TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
+
+
+def _formatted(template: Template, style: str) -> Template:
+    """:func:`formatted`, and the texts of each choice's options read in ``style`` too."""
+    return formatted(tuple(Choice(tuple(_formatted(o, style) for o in p.options)) if isinstance(p, Choice) else p
+                           for p in template), style)
+
+
+def _assignments(scope: Node, wanted: str, before: int) -> list[Node]:
+    """The assignments ``wanted = ...`` of a function's own body that start before byte ``before``, in order."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before:
+            continue
+        if current.type == "assignment":
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            if left is not None and right is not None and text(left) == wanted:
+                found.append(current)
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _reaching(assignments: list[Node], use: Node) -> list[Node]:
+    """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
+    sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
+    values: list[Node] = []
+    for assignment in reversed(assignments):
+        right = assignment.child_by_field_name("right")
+        if right is not None:
+            values.append(right)
+        block = assignment.parent
+        while block is not None and block.type not in ("block", "module"):
+            block = block.parent
+        if block is None or block.parent is None or block.parent.type == "function_definition" \
+                or (block.start_byte <= use.start_byte < block.end_byte):
+            break  # always runs before the use: nothing earlier reaches it
+    return list(reversed(values))
 
 
 def _hole(node: Node) -> tuple[Part, ...]:
@@ -338,23 +400,28 @@ class PythonFinder:
     def __init__(self) -> None:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
-    #: Its constants resolve within the file: the harvest's constants pass skips its files.
-    offers_constants = False
+    #: What the tree learns from its files: the module functions that forward their message to a logger.
+    offers_constants = True
 
     def constants(self, source: bytes) -> dict[str, str]:
-        """Python names no constants to other files (module constants resolve within their file)."""
-        return {}
+        """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
+        *args)``), each as a key no Python name can have (``"\\0sink:write_output"``) and the level it logs at:
+        their callers in every file are sinks. Module constants resolve within their file."""
+        if b"def " not in source:
+            return {}
+        return {_WRAPPER_KEY + m.group(1).decode(): normal_level(m.group(5).decode()) or "info"
+                for m in _WRAPPER.finditer(source) if _is_logger(m.group(4).decode())}
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
-        wanted = merged_sinks(self.default_sinks, sinks)
+        wanted = merged_sinks((*self.default_sinks, *_wrappers(constants)), sinks)
         file = _File(root, path, wanted, levels, constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        captures = tree_sitter.QueryCursor(_query(frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
-                                           ).captures(root)
+        names = frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | frozenset(file.aliases)
+        captures = tree_sitter.QueryCursor(_query(names)).captures(root)
         for node in sorted(captures.get("raise", []) + captures.get("call", []), key=lambda n: n.start_byte):
             if node.type == "raise_statement":
                 file.raise_site(node)
@@ -362,6 +429,21 @@ class PythonFinder:
                 file.call_site(node)
         file.found.sites.sort(key=lambda s: (s.line, s.end_line))
         return file.found
+
+
+_WRAPPER_KEY = "\0sink:"
+#: A module function whose first parameter is the message it hands a logger with the rest of its arguments.
+_WRAPPER = re.compile(
+    rb"^def (\w+)\(\s*(\w+)\s*(?::[^,)]*)?,\s*\*(?P<args>\w+)[^)]*\)[^:\n]*:[ \t]*\n"  # def f(msg, *args...):
+    rb"(?:[ \t]+(?:#.*|\"\"\"[^\n]*)?\n)*"                                         # comments, a docstring line
+    rb"[ \t]+(?:return )?([\w.]+)\.(%s)\(\s*\2\s*,\s*\*(?P=args)\b" % "|".join(_LOG_METHODS).encode(),
+    re.MULTILINE)
+
+
+def _wrappers(constants: Mapping[str, str]) -> list[Sink]:
+    """The wrappers :meth:`PythonFinder.constants` found in the tree, as sinks (their message comes first)."""
+    return [Sink(key[len(_WRAPPER_KEY):], level=value, style="python-percent")
+            for key, value in constants.items() if key.startswith(_WRAPPER_KEY)]
 
 
 _MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, f"""(assignment left: (_) @target right: (call function: [
