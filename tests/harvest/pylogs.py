@@ -22,12 +22,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-__all__ = ["DRIVER", "build_wheel", "run_pip_workload"]
+__all__ = ["ASYNCIO_DRIVER", "DRIVER", "HANDLER", "build_wheel", "run_asyncio_workload", "run_pip_workload"]
 
-#: The subprocess: pip's own logging set up as usual, then the two-file handler added to its root logger.
-DRIVER = r'''
+#: The handler every workload's subprocess logs through: each record to the log and its origin to the truth.
+HANDLER = r'''
 import json, logging, sys
-from pip._internal.utils import logging as pip_logging
 
 LOG, TRUTH = open(sys.argv[1], "w", encoding="utf-8"), open(sys.argv[2], "w", encoding="utf-8")
 FORMAT = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -53,6 +52,11 @@ class Twice(logging.Handler):
 
 
 HANDLER = Twice(logging.DEBUG)
+'''
+
+#: pip's own logging set up as usual, then the handler added to its root logger, for each command.
+DRIVER = HANDLER + r'''
+from pip._internal.utils import logging as pip_logging
 setup = pip_logging.setup_logging
 
 
@@ -154,12 +158,78 @@ def run_pip_workload(work: Path, python: str = sys.executable) -> tuple[Path, Pa
     return log, truth
 
 
+#: asyncio in debug mode on 127.0.0.1: a server and clients, name resolution, a subprocess, a slow callback,
+#: an exception nobody retrieved, a connection refused, and the loop closed.
+ASYNCIO_DRIVER = HANDLER + r'''
+import asyncio, gc, os, time
+logging.getLogger().setLevel(logging.DEBUG)
+logging.getLogger().addHandler(HANDLER)
+logging.getLogger("asyncio").setLevel(logging.DEBUG)
+
+
+async def echo(reader, writer):
+    data = await reader.read(100)
+    writer.write(data)
+    await writer.drain()
+    writer.close()
+    await writer.wait_closed()
+
+
+async def failing():
+    raise ValueError("nobody awaits me")
+
+
+async def main():
+    loop = asyncio.get_running_loop()
+    loop.slow_callback_duration = 0.05
+    server = await asyncio.start_server(echo, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    for number in range(3):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"hello %d" % number)
+        await writer.drain()
+        await reader.read(100)
+        writer.close()
+        await writer.wait_closed()
+    await loop.getaddrinfo("127.0.0.1", port)
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await process.wait()
+    loop.call_soon(time.sleep, 0.1)  # a slow callback
+    await asyncio.sleep(0.2)
+    task = loop.create_task(failing())
+    await asyncio.sleep(0)
+    del task
+    gc.collect()
+    try:
+        await asyncio.open_connection("127.0.0.1", 9)
+    except OSError:
+        pass
+    server.close()
+    await server.wait_closed()
+
+
+asyncio.run(main(), debug=True)
+gc.collect()
+LOG.close()
+TRUTH.close()
+'''
+
+
+def run_asyncio_workload(work: Path, python: str = sys.executable) -> tuple[Path, Path]:
+    """Run the asyncio program in ``work``; (log, truth) paths."""
+    log, truth = work / "asyncio.log", work / "asyncio-truth.jsonl"
+    env = {**os.environ, "PYTHONASYNCIODEBUG": "1", "PYTHONHASHSEED": "0"}
+    subprocess.run([python, "-X", "dev", "-c", ASYNCIO_DRIVER, str(log), str(truth)], cwd=work, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=60)
+    return log, truth
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for path in run_pip_workload(args.out.resolve()):
+    for path in (*run_pip_workload(args.out.resolve()), *run_asyncio_workload(args.out.resolve())):
         print(path)
 
 

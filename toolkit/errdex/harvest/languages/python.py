@@ -124,6 +124,25 @@ class _File:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
         return _hole(node)
 
+    def spliced(self, template: Template, arguments: Sequence[Node]) -> Template:
+        """A ``%``-formatted template with each ``%s`` whose argument is a literal, or a name bound to one
+        in its function, replaced by that text (``logger.info('%s: %r', debug_log, transport)`` after
+        ``debug_log = f'execute program {program!r}'``). Left as it is unless its holes are plain positional
+        conversions, one an argument."""
+        holes = [p for p in template if isinstance(p, Hole)]
+        if len(holes) != len(arguments) or any(not p.source.startswith("%") or "(" in p.source or "*" in p.source
+                                               for p in holes) or any(isinstance(p, Choice) for p in template):
+            return template
+        values = iter(arguments)
+        out: list[Part] = []
+        for part in template:
+            argument = next(values) if isinstance(part, Hole) else None
+            known = self.message(argument, 1) if argument is not None and isinstance(part, Hole) \
+                and part.source == "%s" \
+                and argument.type in ("identifier", "string", "concatenated_string") else None
+            out.extend(known if known is not None and has_literal(known) else (part,))
+        return join(out)
+
     def joined(self, separator: tuple[Part, ...], items: Node, depth: int) -> tuple[Part, ...]:
         """``SEP.join(items)`` of a list literal, a list literal ``+`` more items, or a name bound to one: the
         elements with the separator between them, what follows the known ones a hole."""
@@ -183,6 +202,7 @@ class _File:
             scope = scope.parent
         if scope is not None and scope.type == "function_definition":
             values = _reaching(_assignments(scope, wanted, name.start_byte), name)
+            values = [v for v in values if v.type != "none"] or values  # ``x = None`` then ``if ...: x = "..."``
             if len(values) == 1:
                 return values[0]
             if values:
@@ -196,12 +216,14 @@ class _File:
     # --- sites ----------------------------------------------------------------------------------------
 
     def add(self, node: Node, statement: Node, kind: str, message: Node | None, *, style: str | None,
-            level: str | None, error_class: str) -> None:
+            level: str | None, error_class: str, arguments: Sequence[Node] = ()) -> None:
         line = statement.start_point.row + 1
         if message is None:
             return
         if style is not None:
             template = self.formatted(message, style, 0)
+            if style == "python-percent":
+                template = self.spliced(template, arguments)
         else:
             template = join(self.message(message))
         if not has_literal(template):
@@ -254,6 +276,7 @@ class _File:
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
         named = sink.name.startswith("logger.") and sink.level_arg is None
         self.add(node, statement, "log", positional[sink.format_arg], style=style,
+                 arguments=positional[sink.format_arg + 1:],
                  level=callee.rsplit(".", 1)[-1].lower() if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
