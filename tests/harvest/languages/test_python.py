@@ -258,3 +258,19 @@ def test_a_nested_build_package_of_python_files_is_source() -> None:
     assert skip_reason("pip/_internal/operations/build/build_tracker.py") is None
     assert skip_reason("build/lib/pkg/mod.py") == "build"
     assert skip_reason("packages/app/dist/index.js") == "build"
+
+
+def test_a_message_of_several_lines_is_found_by_its_first_line() -> None:
+    found = _find('''
+        def f(x, h):
+            logger.error("first line %s\\nsecond %s", x, x)
+            logger.error("""Something failed.
+                Details: %s""", x)
+            logger.error("%s:\\n--hash=%s", x, h)
+            logger.error("done\\n")
+        ''')
+    first, second, third, fourth = (s.template for s in found.sites)
+    assert first == (Text("first line "), Hole("%s"))
+    assert second == (Text("Something failed."),)
+    assert third == (Hole("%s"), Text(":\n--hash="), Hole("%s"))  # its first line has no text of its own
+    assert fourth == (Text("done\n"),)

@@ -226,6 +226,7 @@ class _File:
                 template = self.spliced(template, arguments)
         else:
             template = join(self.message(message))
+        template = _first_line(template)
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not _is_parameter(message)
@@ -292,6 +293,17 @@ class _File:
 
 
 _TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
+
+
+def _first_line(template: Template) -> Template:
+    """What a message writes up to its first line break: ``logging`` writes a message of several lines as
+    that many lines, and a log is matched line by line, so the first line is the one to find. The template as
+    it is when that first line has no literal text of its own (``"%s:\\n--hash=%s"``)."""
+    for number, part in enumerate(template):
+        if isinstance(part, Text) and "\n" in part.text.rstrip("\r\n"):
+            head = (*template[:number], Text(part.text.split("\n", 1)[0]))
+            return join(head) if has_literal(head) else template
+    return template
 
 
 def _formatted(template: Template, style: str) -> Template:
