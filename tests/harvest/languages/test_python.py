@@ -274,3 +274,15 @@ def test_a_message_of_several_lines_is_found_by_its_first_line() -> None:
     assert second == (Text("Something failed."),)
     assert third == (Hole("%s"), Text(":\n--hash="), Hole("%s"))  # its first line has no text of its own
     assert fourth == (Text("done\n"),)
+
+
+def test_a_class_constant_named_through_self_cls_or_the_class() -> None:
+    found = _find('''
+        class Pool:
+            CLOSED = "Pool %s is closed"
+            def get(self, name):
+                logger.warning(self.CLOSED, name)
+                logger.warning(Pool.CLOSED, name)
+                logger.warning(self.other.CLOSED_TOO, name)
+        ''')
+    assert [s.template for s in found.sites] == [(Text("Pool "), Hole("%s"), Text(" is closed"))] * 2

@@ -10,7 +10,6 @@ arguments after the message is ``%``-formatted by ``logging``; one without print
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -20,6 +19,15 @@ import tree_sitter_python
 
 from errdex.harvest.formats import formatted, join, str_format_field
 from errdex.harvest.languages import FileSites
+from errdex.harvest.languages._pycontext import (
+    assignments,
+    class_constants,
+    enclosing_function,
+    guards,
+    is_parameter,
+    reaching,
+)
+from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrapper_sinks, wrappers
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
@@ -29,29 +37,13 @@ __all__ = ["FINDER", "PythonFinder"]
 
 Node = tree_sitter.Node
 
-_LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "notice", "info", "verbose",
-                "debug", "trace")
-_LOGGER_NAMES = frozenset({"logging", "logger", "log", "logger_", "_log", "_logger", "LOG", "LOGGER", "log_"})
 _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "lazy_gettext", "t", "_t",
                    "_LI", "_LE", "_LW", "_LC", "N_", "pgettext"})
-#: Calls whose result is a logger: a name bound to one is a logger too.
-_LOGGER_MAKERS = ("getLogger", "get_logger", "getChild", "LoggerAdapter", "get_task_logger", "bind")
-_MAX_DEPTH = 8
-_ALIAS = re.compile(rb"^[ \t]*(\w+)[ \t]*=[ \t]*([\w.]+\.(?:%s))[ \t]*(?:#.*)?$" % "|".join(_LOG_METHODS).encode(),
-                    re.MULTILINE)
 #: Keyword arguments that hold an exception's message when it is given no positional one.
+_MAX_DEPTH = 8
 _MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "description", "text", "error"})
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
-
-
-def _is_logger(receiver: str, made: frozenset[str] = frozenset()) -> bool:
-    """``logger``, ``self.logger``, ``LOG``, ``self._audit_log``, ``logging``: a logger by its name; or a name
-    the file binds to a logger (``audit = logging.getLogger("audit")``, in ``made``); or
-    ``logging.getLogger(...)`` itself."""
-    last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith(("logger", "_log")) or receiver in made \
-        or any(maker + "(" in receiver for maker in _LOGGER_MAKERS)
 
 
 class _File:
@@ -70,15 +62,16 @@ class _File:
                 if assignment.type == "assignment" and left is not None and right is not None \
                         and left.type == "identifier":
                     self.constants[text(left)] = right
+        #: ``NAME = "..."`` in the body of a top-level class: ``self.NAME``, ``cls.NAME``, ``Class.NAME``.
+        self.attributes = class_constants(root)
         source = root.text or b""
         made = tree_sitter.QueryCursor(_MADE_LOGGERS).matches(root) \
-            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
+            if any(m.encode() in source for m in LOGGER_MAKERS) else []  # the query costs; most files make none
         self.loggers = frozenset(text(target) for target, maker in _pairs(made)
-                                 if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+                                 if text(maker).rsplit(".", 1)[-1] in LOGGER_MAKERS)
         self.found = FileSites()
         #: ``meth = logger.debug`` (then ``meth("...", x)``): a name bound to a logger's method, and that method.
-        self.aliases = {m.group(1).decode(): m.group(2).decode() for m in _ALIAS.finditer(source)
-                        if _is_logger(m.group(2).decode().rsplit(".", 1)[0], self.loggers)}
+        self.aliases = aliases(source, self.loggers)
 
     # --- messages -------------------------------------------------------------------------------------
 
@@ -118,6 +111,9 @@ class _File:
                     return self.message(first, depth + 1)
                 if first is not None and last == "dedent":
                     return _applied(self.message(first, depth + 1), textwrap.dedent) or _hole(node)
+        if kind == "attribute" and text(node.child_by_field_name("attribute")) in self.attributes \
+                and (node.child_by_field_name("object") or node).type == "identifier":
+            return self.message(self.attributes[text(node.child_by_field_name("attribute"))], depth + 1)
         if kind == "identifier":
             value = self.resolve(node)
             if value is not None:
@@ -201,7 +197,7 @@ class _File:
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
         if scope is not None and scope.type == "function_definition":
-            values = _reaching(_assignments(scope, wanted, name.start_byte), name)
+            values = reaching(assignments(scope, wanted, name.start_byte), name)
             values = [v for v in values if v.type != "none"] or values  # ``x = None`` then ``if ...: x = "..."``
             if len(values) == 1:
                 return values[0]
@@ -229,14 +225,14 @@ class _File:
         template = _first_line(template)
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
-                and not _is_parameter(message)
+                and not is_parameter(message)
             self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
                                               text(message)[:200]))
             return
         self.found.sites.append(Site(
             path=self.path, language="python", kind="throw" if kind == "throw" else "log", line=line,
             end_line=statement.end_point.row + 1, template=template, level=level, error_class=error_class,
-            function=_function(node), guards=_guards(node)))
+            function=enclosing_function(node), guards=guards(node)))
 
     def raise_site(self, node: Node) -> None:
         call = node.named_children[0] if node.named_children else None
@@ -285,7 +281,7 @@ class _File:
         receiver, _, method = callee.rpartition(".")
         for sink in self.sinks:
             if sink.name.startswith("logger."):
-                if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, self.loggers):
+                if receiver and method == sink.name[len("logger."):] and is_logger(receiver, self.loggers):
                     return sink
             elif callee == sink.name or ("." not in sink.name and method == sink.name):
                 return sink
@@ -312,38 +308,8 @@ def _formatted(template: Template, style: str) -> Template:
                            for p in template), style)
 
 
-def _assignments(scope: Node, wanted: str, before: int) -> list[Node]:
-    """The assignments ``wanted = ...`` of a function's own body that start before byte ``before``, in order."""
-    found: list[Node] = []
-    stack = [scope.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None or current.start_byte >= before:
-            continue
-        if current.type == "assignment":
-            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-            if left is not None and right is not None and text(left) == wanted:
-                found.append(current)
-        if current.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(current.children)
-    return sorted(found, key=lambda n: n.start_byte)
 
 
-def _reaching(assignments: list[Node], use: Node) -> list[Node]:
-    """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
-    sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
-    values: list[Node] = []
-    for assignment in reversed(assignments):
-        right = assignment.child_by_field_name("right")
-        if right is not None:
-            values.append(right)
-        block = assignment.parent
-        while block is not None and block.type not in ("block", "module"):
-            block = block.parent
-        if block is None or block.parent is None or block.parent.type == "function_definition" \
-                or (block.start_byte <= use.start_byte < block.end_byte):
-            break  # always runs before the use: nothing earlier reaches it
-    return list(reversed(values))
 
 
 def _hole(node: Node) -> tuple[Part, ...]:
@@ -358,71 +324,12 @@ def _applied(parts: tuple[Part, ...], change: Callable[[str], str]) -> tuple[Par
     return join([Text(change("".join(p.text for p in parts if isinstance(p, Text))))])
 
 
-def _is_parameter(name: Node) -> bool:
-    """Whether a name is a parameter of its function (not a constant left unresolved, but a value)."""
-    scope = name.parent
-    while scope is not None and scope.type != "function_definition":
-        scope = scope.parent
-    parameters = scope.child_by_field_name("parameters") if scope is not None else None
-    wanted = text(name)
-    return parameters is not None and any(
-        text(p) == wanted or text(p.child_by_field_name("name")) == wanted or
-        (p.named_children and text(p.named_children[0]) == wanted) for p in parameters.named_children)
 
 
-def _function(node: Node) -> str | None:
-    """The enclosing classes and functions, outermost first (``Class.method``)."""
-    names: list[str] = []
-    current = node.parent
-    while current is not None:
-        if current.type in ("function_definition", "class_definition"):
-            name = current.child_by_field_name("name")
-            if name is not None:
-                names.append(text(name))
-        current = current.parent
-    return ".".join(reversed(names)) or None
 
 
-def _guards(node: Node) -> tuple[str, ...]:
-    """The conditions of the enclosing if/elif/else/while branches, innermost last, quoted."""
-    guards: list[str] = []
-    child, current = node, node.parent
-    while current is not None and current.type not in ("function_definition", "class_definition"):
-        if current.type in ("if_statement", "while_statement") and child.type == "block":
-            condition = current.child_by_field_name("condition")
-            if condition is not None:
-                guards.append(text(condition))
-        elif current.type in ("elif_clause", "else_clause") and current.parent is not None:
-            own = current.child_by_field_name("condition")
-            if own is not None and child.type == "block":
-                guards.append(text(own))
-            for earlier in _earlier_conditions(current.parent, current):
-                guards.append(f"not ({earlier})")
-        child, current = current, current.parent
-    return tuple(reversed(guards))
 
 
-def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
-    """The conditions of the if and elif branches before ``branch``, nearest first."""
-    out: list[str] = []
-    condition = statement.child_by_field_name("condition")
-    if condition is not None:
-        out.append(text(condition))
-    for clause in statement.children:
-        if clause.start_byte >= branch.start_byte:
-            break
-        if clause.type == "elif_clause":
-            own = clause.child_by_field_name("condition")
-            if own is not None:
-                out.append(text(own))
-    return list(reversed(out))
-
-
-def _default_sinks() -> tuple[Sink, ...]:
-    sinks = [Sink(f"logger.{m}", level=normal_level(m), style="python-percent") for m in _LOG_METHODS]
-    sinks.append(Sink("logger.log", format_arg=1, level=None, level_arg=0, style="python-percent"))
-    sinks.append(Sink("warnings.warn", level="warning", style="plain"))  # printed on stderr by default
-    return tuple(sinks)
 
 
 class PythonFinder:
@@ -430,7 +337,7 @@ class PythonFinder:
 
     name = "python"
     extensions: tuple[str, ...] = (".py",)
-    default_sinks: tuple[Sink, ...] = _default_sinks()
+    default_sinks: tuple[Sink, ...] = default_sinks()
 
     def __init__(self) -> None:
         self._parser = tree_sitter.Parser(_LANGUAGE)
@@ -442,16 +349,13 @@ class PythonFinder:
         """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
         *args)``), each as a key no Python name can have (``"\\0sink:write_output"``) and the level it logs at:
         their callers in every file are sinks. Module constants resolve within their file."""
-        if b"def " not in source:
-            return {}
-        return {_WRAPPER_KEY + m.group(1).decode(): normal_level(m.group(5).decode()) or "info"
-                for m in _WRAPPER.finditer(source) if _is_logger(m.group(4).decode())}
+        return wrappers(source)
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              constants: Mapping[str, str]) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
-        wanted = merged_sinks((*self.default_sinks, *_wrappers(constants)), sinks)
+        wanted = merged_sinks((*self.default_sinks, *wrapper_sinks(constants)), sinks)
         file = _File(root, path, wanted, levels, constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
@@ -466,24 +370,9 @@ class PythonFinder:
         return file.found
 
 
-_WRAPPER_KEY = "\0sink:"
-#: A module function whose first parameter is the message it hands a logger with the rest of its arguments.
-_WRAPPER = re.compile(
-    rb"^def (\w+)\(\s*(\w+)\s*(?::[^,)]*)?,\s*\*(?P<args>\w+)[^)]*\)[^:\n]*:[ \t]*\n"  # def f(msg, *args...):
-    rb"(?:[ \t]+(?:#.*|\"\"\"[^\n]*)?\n)*"                                         # comments, a docstring line
-    rb"[ \t]+(?:return )?([\w.]+)\.(%s)\(\s*\2\s*,\s*\*(?P=args)\b" % "|".join(_LOG_METHODS).encode(),
-    re.MULTILINE)
-
-
-def _wrappers(constants: Mapping[str, str]) -> list[Sink]:
-    """The wrappers :meth:`PythonFinder.constants` found in the tree, as sinks (their message comes first)."""
-    return [Sink(key[len(_WRAPPER_KEY):], level=value, style="python-percent")
-            for key, value in constants.items() if key.startswith(_WRAPPER_KEY)]
-
-
 _MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, f"""(assignment left: (_) @target right: (call function: [
   (identifier) @maker (attribute attribute: (identifier) @maker)]
-  (#any-of? @maker {query_strings(_LOGGER_MAKERS)})))""")
+  (#any-of? @maker {query_strings(LOGGER_MAKERS)})))""")
 
 
 def _pairs(matches: list[tuple[int, dict[str, list[Node]]]]) -> list[tuple[Node, Node]]:
