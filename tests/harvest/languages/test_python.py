@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.languages.python import FINDER
 from errdex.harvest.pattern import build, display
 from errdex.harvest.sinks import DEFAULT_LEVELS, LEVELS, Sink
@@ -14,12 +14,12 @@ from errdex.patterns import python_regex
 
 
 def _find(source: str, *, levels: frozenset[str] = DEFAULT_LEVELS, sinks: tuple[Sink, ...] = ()) -> FileSites:
-    return FINDER.find(textwrap.dedent(source).encode(), "pkg/mod.py", sinks=sinks, levels=levels, constants={})
+    return FINDER.find(textwrap.dedent(source).encode(), "pkg/mod.py", sinks=sinks, levels=levels, facts=TreeFacts())
 
 
 def test_the_finder_is_found_by_extension() -> None:
     assert finder_for("a/b.py") is FINDER
-    assert FINDER.constants(b"X = 'a'") == {}  # module constants resolve within their file
+    assert FINDER.survey(b"X = 'a'") == TreeFacts()
 
 
 def test_raise_with_literals_fstrings_and_concatenation() -> None:
@@ -230,7 +230,7 @@ def test_raise_with_the_instance_first_reads_the_message_after_it() -> None:
 
 
 def test_module_wrappers_of_a_logger_are_sinks_for_the_whole_tree() -> None:
-    offered = FINDER.constants(textwrap.dedent('''
+    offered = FINDER.survey(textwrap.dedent('''
         def write_output(msg: Any, *args: Any) -> None:
             # a comment
             logger.info(msg, *args)
@@ -238,9 +238,9 @@ def test_module_wrappers_of_a_logger_are_sinks_for_the_whole_tree() -> None:
         def not_a_wrapper(msg, *args):
             print(msg, *args)
         ''').encode())
-    assert offered == {"\0sink:write_output": "info"}
+    assert list(offered.sinks) == ["write_output"]
     found = FINDER.find(b'write_output("Successfully installed %s", names)\n', "pkg/cmd.py", sinks=(),
-                        levels=DEFAULT_LEVELS | {"info"}, constants=offered)
+                        levels=DEFAULT_LEVELS | {"info"}, facts=offered)
     (site,) = found.sites
     assert (site.level, site.template) == ("info", (Text("Successfully installed "), Hole("%s")))
 

@@ -4,11 +4,10 @@ a logger or to one of its methods, and the tree's own module functions that forw
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from errdex.harvest.sinks import Sink, normal_level
 
-__all__ = ["LOGGER_MAKERS", "LOG_METHODS", "aliases", "default_sinks", "is_logger", "wrapper_sinks", "wrappers"]
+__all__ = ["LOGGER_MAKERS", "LOG_METHODS", "aliases", "default_sinks", "is_logger", "wrappers"]
 
 LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "notice", "info", "verbose",
                "debug", "trace")
@@ -37,7 +36,6 @@ def default_sinks() -> tuple[Sink, ...]:
     return tuple(sinks)
 
 
-WRAPPER_KEY = "\0sink:"
 #: A module function whose first parameter is the message it hands a logger with the rest of its arguments.
 WRAPPER = re.compile(
     rb"^def (\w+)\(\s*(\w+)\s*(?::[^,)]*)?,\s*\*(?P<args>\w+)[^)]*\)[^:\n]*:[ \t]*\n"  # def f(msg, *args...):
@@ -46,18 +44,13 @@ WRAPPER = re.compile(
     re.MULTILINE)
 
 
-def wrapper_sinks(constants: Mapping[str, str]) -> list[Sink]:
-    """The wrappers :func:`wrappers` found in the tree, as sinks (their message comes first)."""
-    return [Sink(key[len(WRAPPER_KEY):], level=value, style="python-percent")
-            for key, value in constants.items() if key.startswith(WRAPPER_KEY)]
-
-
-def wrappers(source: bytes) -> dict[str, str]:
+def wrappers(source: bytes) -> dict[str, Sink]:
     """A file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg, *args)``),
-    each as a key no Python name can have (``"\\0sink:write_output"``) and the level it logs at."""
+    as sinks by name: the message comes first, at the level the wrapper logs at."""
     if b"def " not in source:
         return {}
-    return {WRAPPER_KEY + m.group(1).decode(): normal_level(m.group(5).decode()) or "info"
+    return {m.group(1).decode(): Sink(m.group(1).decode(), level=normal_level(m.group(5).decode()) or "info",
+                                      style="python-percent")
             for m in WRAPPER.finditer(source) if is_logger(m.group(4).decode())}
 
 

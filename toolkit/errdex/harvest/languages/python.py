@@ -18,7 +18,7 @@ import tree_sitter
 import tree_sitter_python
 
 from errdex.harvest.formats import formatted, join, str_format_field
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._pycontext import (
     assignments,
     class_constants,
@@ -27,7 +27,7 @@ from errdex.harvest.languages._pycontext import (
     is_parameter,
     reaching,
 )
-from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrapper_sinks, wrappers
+from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrappers
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
@@ -342,21 +342,21 @@ class PythonFinder:
     def __init__(self) -> None:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
-    #: What the tree learns from its files: the module functions that forward their message to a logger.
+    #: What the first pass learns from its files: the module functions that forward their message to a logger.
     offers_constants = True
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
         """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
-        *args)``), each as a key no Python name can have (``"\\0sink:write_output"``) and the level it logs at:
-        their callers in every file are sinks. Module constants resolve within their file."""
-        return wrappers(source)
+        *args)``), as sinks by name: their callers in every file are log calls. Module constants resolve
+        within their file."""
+        return TreeFacts(sinks=wrappers(source))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
-        wanted = merged_sinks((*self.default_sinks, *wrapper_sinks(constants)), sinks)
-        file = _File(root, path, wanted, levels, constants)
+        wanted = merged_sinks((*self.default_sinks, *facts.sinks.values()), sinks)
+        file = _File(root, path, wanted, levels, facts.constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
         names = frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | frozenset(file.aliases)
