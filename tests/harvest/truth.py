@@ -11,11 +11,13 @@ ranks first for it names that file and a ``lineNumber`` inside that span.
 from __future__ import annotations
 
 import argparse
+import ast
 import csv
 import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,41 @@ def zookeeper_expected(data: Path) -> list[Expected]:
     raw = (data / truth["log"]).read_text(encoding="utf-8", errors="replace").splitlines()
     return [Expected(int(number), raw[int(number) - 1], ((place["file"], place["line"], place["line"]),))
             for number, place in sorted(truth["lines"].items(), key=lambda item: int(item[0]))]
+
+
+@cache
+def _statements(path: Path) -> tuple[tuple[int, int], ...]:
+    """The (first, last) lines of every simple statement of a Python file."""
+    tree = ast.parse(path.read_bytes())
+    return tuple((node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+                 if isinstance(node, ast.stmt) and not hasattr(node, "body"))
+
+
+def _python_span(root: Path, path: str, line: int) -> tuple[str, int, int] | None:
+    """The statement of ``root`` holding ``path:line`` (the innermost), as (relative file, first, last)."""
+    try:
+        relative = Path(path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return None
+    spans = [(a, b) for a, b in _statements(Path(path)) if a <= line <= b]
+    first, last = min(spans, key=lambda s: s[1] - s[0]) if spans else (line, line)
+    return relative.as_posix(), first, last
+
+
+def python_expected(log: Path, truth: Path, root: Path) -> tuple[list[Expected], int]:
+    """The lines of a log written through Python's ``logging`` by the code under ``root`` (its truth: one JSON
+    line per record, ``line``, ``path``, ``lineno``, and ``caller`` when the log call is a wrapper's whose
+    message is its parameter: the caller's statement is right too), and how many lines other code wrote."""
+    raw = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    expected, others = [], 0
+    for row in map(json.loads, truth.read_text(encoding="utf-8").splitlines()):
+        places = [(row["path"], row["lineno"]), *([tuple(row["caller"])] if row.get("caller") else [])]
+        spans = tuple(span for p, n in places if (span := _python_span(root, p, n)) is not None)
+        if not spans:
+            others += 1
+            continue
+        expected.append(Expected(row["line"], raw[row["line"] - 1], spans))
+    return expected, others
 
 
 def score(records: Path, expected: list[Expected]) -> Score:

@@ -8,7 +8,8 @@ from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.languages.python import FINDER
 from errdex.harvest.pattern import build, display
 from errdex.harvest.sinks import DEFAULT_LEVELS, LEVELS, Sink
-from errdex.harvest.sites import Hole, Text
+from errdex.harvest.sites import Choice, Hole, Text
+from errdex.harvest.source import skip_reason
 from errdex.patterns import python_regex
 
 
@@ -160,3 +161,128 @@ def test_literals_across_lines_and_text_methods() -> None:
     assert second.template == (Text("bad value"),)
     # a parameter is a value, not a constant left unresolved
     assert [(s.line, s.reason) for s in found.skipped] == [(12, "no-literal")]
+
+
+ALL = frozenset(LEVELS)
+
+
+def test_a_name_assigned_in_branches_is_a_choice_of_its_values() -> None:
+    found = _find('''
+        def prepare(link, cached):
+            if link.is_file and not cached:
+                message = "Processing %s"
+            else:
+                message = "Collecting %s"
+            logger.info(message, link)
+            note = None
+            if cached:
+                note = f"cached {link!r}"
+            logger.info("%s: %r", note, link)
+        ''', levels=ALL)
+    first, second = found.sites
+    assert first.template == (Choice(((Text("Processing "), Hole("%s")), (Text("Collecting "), Hole("%s")))),)
+    assert python_regex(build(first.template)).fullmatch("Collecting pip==1.0")
+    assert second.template == (Text("cached "), Hole("{link!r}"), Text(": "), Hole("%r"))
+
+
+def test_an_assignment_that_always_runs_hides_the_earlier_ones() -> None:
+    found = _find('''
+        def run(x):
+            message = "first %s"
+            message = "second %s"
+            logger.warning(message, x)
+        ''')
+    assert found.sites[0].template == (Text("second "), Hole("%s"))
+
+
+def test_join_of_a_list_literal_and_more_items() -> None:
+    found = _find('''
+        def show(project, locations):
+            lines = [f"{len(locations)} location(s) to search for versions of {project}:"] + locations
+            logger.debug("\\n".join(lines))
+            logger.debug(", ".join(["a", "b"]))
+        ''', levels=ALL)
+    first, second = found.sites
+    pattern = python_regex(build(first.template))
+    assert pattern.fullmatch("0 location(s) to search for versions of pip:")
+    assert pattern.search("1 location(s) to search for versions of pip:\n* https://x")
+    assert second.template == (Text("a, b"),)
+
+
+def test_a_name_bound_to_a_logger_method_is_a_sink_at_its_level() -> None:
+    found = _find('''
+        def handle(link, reason, meth=None):
+            if meth is None:
+                meth = logger.debug
+            meth("Could not fetch URL %s: %s - skipping", link, reason)
+        ''', levels=ALL)
+    (site,) = found.sites
+    assert (site.level, site.line) == ("debug", 5)
+    assert site.template[0] == Text("Could not fetch URL ")
+
+
+def test_raise_with_the_instance_first_reads_the_message_after_it() -> None:
+    (site,) = _find('''
+        def get(self):
+            raise ClosedPoolError(self, "Pool is closed.")
+        ''').sites
+    assert site.template == (Text("Pool is closed."),)
+
+
+def test_module_wrappers_of_a_logger_are_sinks_for_the_whole_tree() -> None:
+    offered = FINDER.survey(textwrap.dedent('''
+        def write_output(msg: Any, *args: Any) -> None:
+            # a comment
+            logger.info(msg, *args)
+
+        def not_a_wrapper(msg, *args):
+            print(msg, *args)
+        ''').encode())
+    assert list(offered.sinks) == ["write_output"]
+    found = FINDER.find(b'write_output("Successfully installed %s", names)\n', "pkg/cmd.py", sinks=(),
+                        levels=DEFAULT_LEVELS | {"info"}, facts=offered)
+    (site,) = found.sites
+    assert (site.level, site.template) == ("info", (Text("Successfully installed "), Hole("%s")))
+
+
+def test_punctuation_enough_is_a_message() -> None:
+    (site,) = _find('''
+        def sent(self, method, url, status):
+            log.debug('%s://%s:%s "%s %s %s" %s %s', self.scheme, self.host, self.port, method, url, 1, status, 0)
+            log.debug("%s: %s", method, url)
+        ''', levels=ALL).sites
+    assert python_regex(build(site.template)).fullmatch('http://127.0.0.1:80 "GET / HTTP/1.1" 200 397')
+
+
+def test_a_nested_build_package_of_python_files_is_source() -> None:
+    assert skip_reason("pip/_internal/operations/build/build_tracker.py") is None
+    assert skip_reason("build/lib/pkg/mod.py") == "build"
+    assert skip_reason("packages/app/dist/index.js") == "build"
+
+
+def test_a_message_of_several_lines_is_found_by_its_first_line() -> None:
+    found = _find('''
+        def f(x, h):
+            logger.error("first line %s\\nsecond %s", x, x)
+            logger.error("""Something failed.
+                Details: %s""", x)
+            logger.error("%s:\\n--hash=%s", x, h)
+            logger.error("done\\n")
+        ''')
+    first, second, third, fourth = (s.template for s in found.sites)
+    assert first == (Text("first line "), Hole("%s"))
+    assert second == (Text("Something failed."),)
+    assert third == (Hole("%s"), Text(":\n--hash="), Hole("%s"))  # its first line has no text of its own
+    assert fourth == (Text("done\n"),)
+
+
+def test_a_class_constant_named_through_self_cls_or_the_class() -> None:
+    found = _find('''
+        class Pool:
+            CLOSED = "Pool %s is closed"
+            def get(self, name):
+                logger.warning(self.CLOSED, name)
+                logger.warning(Pool.CLOSED, name)
+                logger.warning(self.other.CLOSED_TOO, name)
+        ''')
+    assert [s.template for s in found.sites] == [(Text("Pool "), Hole("%s"), Text(" is closed"))] * 2

@@ -106,8 +106,15 @@ def _required_text(parts: tuple[Part, ...]) -> str:
 
 
 def has_literal(template: Template) -> bool:
-    """Whether :func:`build` accepts the template: its required literal text has a letter or a digit."""
-    return any(ch.isalnum() for ch in _required_text(_trim(template)))
+    """Whether :func:`build` accepts the template: its required literal text has a letter or a digit, or
+    punctuation enough to be specific (five characters or more besides spaces: urllib3's
+    ``'%s://%s:%s "%s %s %s" %s %s'``; not ``"%s: %s"``)."""
+    required = _required_text(_trim(template))
+    return any(ch.isalnum() for ch in required) or len("".join(required.split())) >= _PUNCTUATION_ENOUGH
+
+
+#: How many non-space characters of punctuation alone make a message's literal text specific.
+_PUNCTUATION_ENOUGH = 5
 
 
 def _trim(template: Template) -> Template:
@@ -282,7 +289,7 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     :func:`display` writes it also accepts that (``(-?[0-9]+|%d)``), so the pattern matches the draft's whole
     errorMessage (EDX124, an error) though its groups are shaped; False: the groups as their shapes only.
 
-    Raises :class:`NoLiteralText` when the template has no literal text with a letter or digit, and
+    Raises :class:`NoLiteralText` when the template has no literal text :func:`has_literal` accepts, and
     :class:`PatternRefused` when the pattern falls outside what the matchers run (too large; a lone
     surrogate in the text).
     """

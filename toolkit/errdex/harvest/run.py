@@ -36,6 +36,7 @@ from errdex.harvest.merge import (
     write_folder,
 )
 from errdex.harvest.pattern import build as build_pattern
+from errdex.harvest.pattern import has_literal
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -192,7 +193,8 @@ SkipReason = Literal["no-literal", "unresolved-constant", "not-portable", "too-l
 
 
 def _skip_reason(site: Site, message: str) -> SkipReason | None:
-    if not any(isinstance(part, Text) and part.text.strip() for part in site.template):
+    if not any(isinstance(part, Text) and part.text.strip() for part in site.template) \
+            and not has_literal(site.template):  # a choice of texts ("Processing %s" or "Collecting %s")
         return "no-literal"
     if not _ALNUM.intersection(message):
         return "no-literal"  # punctuation only: nothing to name the record by or to match on

@@ -81,8 +81,8 @@ def skip_reason(path: str, *, include_tests: bool = False, exclude: Sequence[str
             return "excluded"
     if any(folder in _VENDOR_DIRS for folder in folders):
         return "vendored"
-    if any(folder in _BUILD_DIRS for folder in folders):
-        return "build"
+    if any(folder in _BUILD_DIRS for folder in (folders[:1] if name.endswith(".py") else folders)):
+        return "build"  # Python builds into the project's own build/; a nested build/ is a package (pip's)
     if any(fnmatch.fnmatchcase(name, glob) for glob in _GENERATED_FILES):
         return "generated"
     if not include_tests and (any(folder in _TEST_DIRS for folder in folders)

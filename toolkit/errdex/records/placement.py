@@ -35,4 +35,8 @@ def placement_pattern(record: dict[str, Any]) -> str | None:
     names = sorted({name for name in (base, base.rsplit(".", 1)[0]) if name}, key=lambda n: (-len(n), n))
     if not names:
         return None
-    return f"(?:^|[^A-Za-z0-9_])(?:{'|'.join(_plain(n) for n in names)})[@:]{number}(?:[^0-9]|$)"
+    placed = f"(?:^|[^A-Za-z0-9_])(?:{'|'.join(_plain(n) for n in names)})[@:]{number}(?:[^0-9]|$)"
+    if path.endswith(".py"):  # logging's %(name)s of getLogger(__name__): pkg.sub.mod for sub/mod.py
+        module = _plain(path.replace("\\", "/")[:-3].removesuffix("/__init__").replace("/", "."))
+        placed += f"|(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\\.)*{module}(?:[^A-Za-z0-9_.]|$)"
+    return placed

@@ -19,36 +19,31 @@ import tree_sitter_python
 
 from errdex.harvest.formats import formatted, join, str_format_field
 from errdex.harvest.languages import FileSites, TreeFacts
+from errdex.harvest.languages._pycontext import (
+    assignments,
+    class_constants,
+    enclosing_function,
+    guards,
+    is_parameter,
+    reaching,
+)
+from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrappers
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
-from errdex.harvest.sites import Hole, Part, Site, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
 __all__ = ["FINDER", "PythonFinder"]
 
 Node = tree_sitter.Node
 
-_LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "notice", "info", "verbose",
-                "debug", "trace")
-_LOGGER_NAMES = frozenset({"logging", "logger", "log", "logger_", "_log", "_logger", "LOG", "LOGGER", "log_"})
 _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "lazy_gettext", "t", "_t",
                    "_LI", "_LE", "_LW", "_LC", "N_", "pgettext"})
-#: Calls whose result is a logger: a name bound to one is a logger too.
-_LOGGER_MAKERS = ("getLogger", "get_logger", "getChild", "LoggerAdapter", "get_task_logger", "bind")
-_MAX_DEPTH = 8
 #: Keyword arguments that hold an exception's message when it is given no positional one.
+_MAX_DEPTH = 8
 _MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "description", "text", "error"})
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
-
-
-def _is_logger(receiver: str, made: frozenset[str] = frozenset()) -> bool:
-    """``logger``, ``self.logger``, ``LOG``, ``self._audit_log``, ``logging``: a logger by its name; or a name
-    the file binds to a logger (``audit = logging.getLogger("audit")``, in ``made``); or
-    ``logging.getLogger(...)`` itself."""
-    last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith(("logger", "_log")) or receiver in made \
-        or any(maker + "(" in receiver for maker in _LOGGER_MAKERS)
 
 
 class _File:
@@ -67,12 +62,16 @@ class _File:
                 if assignment.type == "assignment" and left is not None and right is not None \
                         and left.type == "identifier":
                     self.constants[text(left)] = right
+        #: ``NAME = "..."`` in the body of a top-level class: ``self.NAME``, ``cls.NAME``, ``Class.NAME``.
+        self.attributes = class_constants(root)
         source = root.text or b""
         made = tree_sitter.QueryCursor(_MADE_LOGGERS).matches(root) \
-            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
+            if any(m.encode() in source for m in LOGGER_MAKERS) else []  # the query costs; most files make none
         self.loggers = frozenset(text(target) for target, maker in _pairs(made)
-                                 if text(maker).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+                                 if text(maker).rsplit(".", 1)[-1] in LOGGER_MAKERS)
         self.found = FileSites()
+        #: ``meth = logger.debug`` (then ``meth("...", x)``): a name bound to a logger's method, and that method.
+        self.aliases = aliases(source, self.loggers)
 
     # --- messages -------------------------------------------------------------------------------------
 
@@ -100,6 +99,9 @@ class _File:
                     attr, obj = function.child_by_field_name("attribute"), function.child_by_field_name("object")
                     if attr is not None and obj is not None and text(attr) == "format":
                         return self.formatted(obj, "str-format", depth)
+                    if attr is not None and obj is not None and text(attr) == "join" and args.named_children \
+                            and obj.type == "string":
+                        return self.joined(self.literal(obj), args.named_children[0], depth + 1)
                     if attr is not None and obj is not None and text(attr) in _TEXT_METHODS:
                         inner = self.message(obj, depth + 1)
                         return _applied(inner, _TEXT_METHODS[text(attr)]) or _hole(node)
@@ -109,15 +111,56 @@ class _File:
                     return self.message(first, depth + 1)
                 if first is not None and last == "dedent":
                     return _applied(self.message(first, depth + 1), textwrap.dedent) or _hole(node)
+        if kind == "attribute" and text(node.child_by_field_name("attribute")) in self.attributes \
+                and (node.child_by_field_name("object") or node).type == "identifier":
+            return self.message(self.attributes[text(node.child_by_field_name("attribute"))], depth + 1)
         if kind == "identifier":
             value = self.resolve(node)
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
         return _hole(node)
 
+    def spliced(self, template: Template, arguments: Sequence[Node]) -> Template:
+        """A ``%``-formatted template with each ``%s`` whose argument is a literal, or a name bound to one
+        in its function, replaced by that text (``logger.info('%s: %r', debug_log, transport)`` after
+        ``debug_log = f'execute program {program!r}'``). Left as it is unless its holes are plain positional
+        conversions, one an argument."""
+        holes = [p for p in template if isinstance(p, Hole)]
+        if len(holes) != len(arguments) or any(not p.source.startswith("%") or "(" in p.source or "*" in p.source
+                                               for p in holes) or any(isinstance(p, Choice) for p in template):
+            return template
+        values = iter(arguments)
+        out: list[Part] = []
+        for part in template:
+            argument = next(values) if isinstance(part, Hole) else None
+            known = self.message(argument, 1) if argument is not None and isinstance(part, Hole) \
+                and part.source == "%s" \
+                and argument.type in ("identifier", "string", "concatenated_string") else None
+            out.extend(known if known is not None and has_literal(known) else (part,))
+        return join(out)
+
+    def joined(self, separator: tuple[Part, ...], items: Node, depth: int) -> tuple[Part, ...]:
+        """``SEP.join(items)`` of a list literal, a list literal ``+`` more items, or a name bound to one: the
+        elements with the separator between them, what follows the known ones a hole."""
+        if items.type == "identifier":
+            value = self.resolve(items)
+            if isinstance(value, Node) and value.type in ("list", "binary_operator"):
+                items = value
+        rest: tuple[Part, ...] = ()
+        if items.type == "binary_operator" and text(items.child_by_field_name("operator")) == "+":
+            left, right = items.child_by_field_name("left"), items.child_by_field_name("right")
+            if left is not None and right is not None and left.type == "list":
+                items, rest = left, (Choice(((*separator, *_hole(right)), ())),)  # the list added may be empty
+        if items.type != "list" or depth > _MAX_DEPTH:
+            return _hole(items)
+        out: list[Part] = []
+        for number, element in enumerate(e for e in items.named_children if e.type != "comment"):
+            out.extend((*(separator if number else ()), *self.message(element, depth + 1)))
+        return join((*out, *rest))
+
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
-        """A format string (a literal or a name bound to one) read in ``style``."""
-        return formatted(join(self.message(node, depth + 1)), style)
+        """A format string (a literal or a name bound to one) read in ``style`` (each option of a choice too)."""
+        return _formatted(join(self.message(node, depth + 1)), style)
 
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
@@ -146,27 +189,20 @@ class _File:
         return join(out)
 
     def resolve(self, name: Node) -> Node | Template | None:
-        """What a name holds: a literal assigned to it earlier in its function, or a module constant."""
+        """What a name holds: what it is assigned earlier in its function (one of several values when the
+        last assignment is in a branch: ``if ...: message = "Processing %s" else: message = "Collecting %s"``),
+        or a module constant."""
         wanted = text(name)
         scope = name.parent
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
         if scope is not None and scope.type == "function_definition":
-            found: Node | None = None
-            stack = [scope.child_by_field_name("body")]
-            while stack:
-                current = stack.pop()
-                if current is None or current.start_byte >= name.start_byte:
-                    continue
-                if current.type == "assignment":
-                    left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-                    if left is not None and right is not None and text(left) == wanted \
-                            and (found is None or current.start_byte > found.start_byte):
-                        found = right
-                if current.type not in ("function_definition", "class_definition", "lambda"):
-                    stack.extend(current.children)
-            if found is not None:
-                return found
+            values = reaching(assignments(scope, wanted, name.start_byte), name)
+            values = [v for v in values if v.type != "none"] or values  # ``x = None`` then ``if ...: x = "..."``
+            if len(values) == 1:
+                return values[0]
+            if values:
+                return (Choice(tuple(join(self.message(v, 1)) for v in values)),)
         if wanted in self.constants:
             return self.constants[wanted]
         if wanted in self.shared:
@@ -176,24 +212,27 @@ class _File:
     # --- sites ----------------------------------------------------------------------------------------
 
     def add(self, node: Node, statement: Node, kind: str, message: Node | None, *, style: str | None,
-            level: str | None, error_class: str) -> None:
+            level: str | None, error_class: str, arguments: Sequence[Node] = ()) -> None:
         line = statement.start_point.row + 1
         if message is None:
             return
         if style is not None:
             template = self.formatted(message, style, 0)
+            if style == "python-percent":
+                template = self.spliced(template, arguments)
         else:
             template = join(self.message(message))
+        template = _first_line(template)
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
-                and not _is_parameter(message)
+                and not is_parameter(message)
             self.found.skipped.append(Skipped(self.path, line, "unresolved-constant" if lone_name else "no-literal",
                                               text(message)[:200]))
             return
         self.found.sites.append(Site(
             path=self.path, language="python", kind="throw" if kind == "throw" else "log", line=line,
             end_line=statement.end_point.row + 1, template=template, level=level, error_class=error_class,
-            function=_function(node), guards=_guards(node)))
+            function=enclosing_function(node), guards=guards(node)))
 
     def raise_site(self, node: Node) -> None:
         call = node.named_children[0] if node.named_children else None
@@ -202,7 +241,8 @@ class _File:
         function, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if function is None or args is None or args.type != "argument_list":
             return
-        first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")), None)
+        first = next((a for a in args.named_children if a.type not in ("keyword_argument", "comment")
+                      and text(a) not in ("self", "cls")), None)  # ClosedPoolError(self, "Pool is closed.")
         if first is None:  # HTTPException(status_code=404, detail="...")
             first = next((a.child_by_field_name("value") for a in args.named_children if a.type == "keyword_argument"
                           and text(a.child_by_field_name("name")) in _MESSAGE_KEYWORDS), None)
@@ -215,6 +255,7 @@ class _File:
         if function is None or args is None or args.type != "argument_list":
             return
         callee = text(function)
+        callee = self.aliases.get(callee, callee)
         positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
         sink = self.sink_for(callee)
         if sink is None:
@@ -232,6 +273,7 @@ class _File:
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
         named = sink.name.startswith("logger.") and sink.level_arg is None
         self.add(node, statement, "log", positional[sink.format_arg], style=style,
+                 arguments=positional[sink.format_arg + 1:],
                  level=callee.rsplit(".", 1)[-1].lower() if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
@@ -239,7 +281,7 @@ class _File:
         receiver, _, method = callee.rpartition(".")
         for sink in self.sinks:
             if sink.name.startswith("logger."):
-                if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, self.loggers):
+                if receiver and method == sink.name[len("logger."):] and is_logger(receiver, self.loggers):
                     return sink
             elif callee == sink.name or ("." not in sink.name and method == sink.name):
                 return sink
@@ -247,6 +289,27 @@ class _File:
 
 
 _TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
+
+
+def _first_line(template: Template) -> Template:
+    """What a message writes up to its first line break: ``logging`` writes a message of several lines as
+    that many lines, and a log is matched line by line, so the first line is the one to find. The template as
+    it is when that first line has no literal text of its own (``"%s:\\n--hash=%s"``)."""
+    for number, part in enumerate(template):
+        if isinstance(part, Text) and "\n" in part.text.rstrip("\r\n"):
+            head = (*template[:number], Text(part.text.split("\n", 1)[0]))
+            return join(head) if has_literal(head) else template
+    return template
+
+
+def _formatted(template: Template, style: str) -> Template:
+    """:func:`formatted`, and the texts of each choice's options read in ``style`` too."""
+    return formatted(tuple(Choice(tuple(_formatted(o, style) for o in p.options)) if isinstance(p, Choice) else p
+                           for p in template), style)
+
+
+
+
 
 
 def _hole(node: Node) -> tuple[Part, ...]:
@@ -261,71 +324,12 @@ def _applied(parts: tuple[Part, ...], change: Callable[[str], str]) -> tuple[Par
     return join([Text(change("".join(p.text for p in parts if isinstance(p, Text))))])
 
 
-def _is_parameter(name: Node) -> bool:
-    """Whether a name is a parameter of its function (not a constant left unresolved, but a value)."""
-    scope = name.parent
-    while scope is not None and scope.type != "function_definition":
-        scope = scope.parent
-    parameters = scope.child_by_field_name("parameters") if scope is not None else None
-    wanted = text(name)
-    return parameters is not None and any(
-        text(p) == wanted or text(p.child_by_field_name("name")) == wanted or
-        (p.named_children and text(p.named_children[0]) == wanted) for p in parameters.named_children)
 
 
-def _function(node: Node) -> str | None:
-    """The enclosing classes and functions, outermost first (``Class.method``)."""
-    names: list[str] = []
-    current = node.parent
-    while current is not None:
-        if current.type in ("function_definition", "class_definition"):
-            name = current.child_by_field_name("name")
-            if name is not None:
-                names.append(text(name))
-        current = current.parent
-    return ".".join(reversed(names)) or None
 
 
-def _guards(node: Node) -> tuple[str, ...]:
-    """The conditions of the enclosing if/elif/else/while branches, innermost last, quoted."""
-    guards: list[str] = []
-    child, current = node, node.parent
-    while current is not None and current.type not in ("function_definition", "class_definition"):
-        if current.type in ("if_statement", "while_statement") and child.type == "block":
-            condition = current.child_by_field_name("condition")
-            if condition is not None:
-                guards.append(text(condition))
-        elif current.type in ("elif_clause", "else_clause") and current.parent is not None:
-            own = current.child_by_field_name("condition")
-            if own is not None and child.type == "block":
-                guards.append(text(own))
-            for earlier in _earlier_conditions(current.parent, current):
-                guards.append(f"not ({earlier})")
-        child, current = current, current.parent
-    return tuple(reversed(guards))
 
 
-def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
-    """The conditions of the if and elif branches before ``branch``, nearest first."""
-    out: list[str] = []
-    condition = statement.child_by_field_name("condition")
-    if condition is not None:
-        out.append(text(condition))
-    for clause in statement.children:
-        if clause.start_byte >= branch.start_byte:
-            break
-        if clause.type == "elif_clause":
-            own = clause.child_by_field_name("condition")
-            if own is not None:
-                out.append(text(own))
-    return list(reversed(out))
-
-
-def _default_sinks() -> tuple[Sink, ...]:
-    sinks = [Sink(f"logger.{m}", level=normal_level(m), style="python-percent") for m in _LOG_METHODS]
-    sinks.append(Sink("logger.log", format_arg=1, level=None, level_arg=0, style="python-percent"))
-    sinks.append(Sink("warnings.warn", level="warning", style="plain"))  # printed on stderr by default
-    return tuple(sinks)
 
 
 class PythonFinder:
@@ -333,28 +337,30 @@ class PythonFinder:
 
     name = "python"
     extensions: tuple[str, ...] = (".py",)
-    default_sinks: tuple[Sink, ...] = _default_sinks()
+    default_sinks: tuple[Sink, ...] = default_sinks()
 
     def __init__(self) -> None:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
-    #: Its constants resolve within the file: the harvest's constants pass skips its files.
-    offers_constants = False
+    #: What the first pass learns from its files: the module functions that forward their message to a logger.
+    offers_constants = True
 
     def survey(self, source: bytes) -> TreeFacts:
-        """Python names no constants to other files (module constants resolve within their file)."""
-        return TreeFacts()
+        """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
+        *args)``), as sinks by name: their callers in every file are log calls. Module constants resolve
+        within their file."""
+        return TreeFacts(sinks=wrappers(source))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
-        wanted = merged_sinks(self.default_sinks, sinks)
+        wanted = merged_sinks((*self.default_sinks, *facts.sinks.values()), sinks)
         file = _File(root, path, wanted, levels, facts.constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        captures = tree_sitter.QueryCursor(_query(frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
-                                           ).captures(root)
+        names = frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | frozenset(file.aliases)
+        captures = tree_sitter.QueryCursor(_query(names)).captures(root)
         for node in sorted(captures.get("raise", []) + captures.get("call", []), key=lambda n: n.start_byte):
             if node.type == "raise_statement":
                 file.raise_site(node)
@@ -366,7 +372,7 @@ class PythonFinder:
 
 _MADE_LOGGERS = tree_sitter.Query(_LANGUAGE, f"""(assignment left: (_) @target right: (call function: [
   (identifier) @maker (attribute attribute: (identifier) @maker)]
-  (#any-of? @maker {query_strings(_LOGGER_MAKERS)})))""")
+  (#any-of? @maker {query_strings(LOGGER_MAKERS)})))""")
 
 
 def _pairs(matches: list[tuple[int, dict[str, list[Node]]]]) -> list[tuple[Node, Node]]:

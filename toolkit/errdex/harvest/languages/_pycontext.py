@@ -1,0 +1,118 @@
+"""Where a Python site is: its enclosing function, the conditions guarding it, which names are parameters,
+the assignments that may give a name its value there, and a file's class constants."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from errdex.harvest.languages._tree import text
+
+__all__ = ["assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "reaching"]
+
+Node = tree_sitter.Node
+_STRINGS = ("string", "concatenated_string")
+
+
+def class_constants(root: Node) -> dict[str, Node]:
+    """``NAME = "..."`` in the body of a top-level class (named ``self.NAME``, ``cls.NAME``, ``Class.NAME``)."""
+    found: dict[str, Node] = {}
+    for statement in root.children:
+        body = statement.child_by_field_name("body") if statement.type == "class_definition" else None
+        for line in body.named_children if body is not None else ():
+            if line.type != "expression_statement" or line.named_child_count != 1:
+                continue
+            assignment = line.named_children[0]
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if assignment.type == "assignment" and left is not None and left.type == "identifier" \
+                    and right is not None and right.type in _STRINGS:
+                found.setdefault(text(left), right)
+    return found
+
+
+def assignments(scope: Node, wanted: str, before: int) -> list[Node]:
+    """The assignments ``wanted = ...`` of a function's own body that start before byte ``before``, in order."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before:
+            continue
+        if current.type == "assignment":
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            if left is not None and right is not None and text(left) == wanted:
+                found.append(current)
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+def reaching(assignments: list[Node], use: Node) -> list[Node]:
+    """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
+    sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
+    values: list[Node] = []
+    for assignment in reversed(assignments):
+        right = assignment.child_by_field_name("right")
+        if right is not None:
+            values.append(right)
+        block = assignment.parent
+        while block is not None and block.type not in ("block", "module"):
+            block = block.parent
+        if block is None or block.parent is None or block.parent.type == "function_definition" \
+                or (block.start_byte <= use.start_byte < block.end_byte):
+            break  # always runs before the use: nothing earlier reaches it
+    return list(reversed(values))
+
+def is_parameter(name: Node) -> bool:
+    """Whether a name is a parameter of its function (not a constant left unresolved, but a value)."""
+    scope = name.parent
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    parameters = scope.child_by_field_name("parameters") if scope is not None else None
+    wanted = text(name)
+    return parameters is not None and any(
+        text(p) == wanted or text(p.child_by_field_name("name")) == wanted or
+        (p.named_children and text(p.named_children[0]) == wanted) for p in parameters.named_children)
+
+def enclosing_function(node: Node) -> str | None:
+    """The enclosing classes and functions, outermost first (``Class.method``)."""
+    names: list[str] = []
+    current = node.parent
+    while current is not None:
+        if current.type in ("function_definition", "class_definition"):
+            name = current.child_by_field_name("name")
+            if name is not None:
+                names.append(text(name))
+        current = current.parent
+    return ".".join(reversed(names)) or None
+
+def guards(node: Node) -> tuple[str, ...]:
+    """The conditions of the enclosing if/elif/else/while branches, innermost last, quoted."""
+    guards: list[str] = []
+    child, current = node, node.parent
+    while current is not None and current.type not in ("function_definition", "class_definition"):
+        if current.type in ("if_statement", "while_statement") and child.type == "block":
+            condition = current.child_by_field_name("condition")
+            if condition is not None:
+                guards.append(text(condition))
+        elif current.type in ("elif_clause", "else_clause") and current.parent is not None:
+            own = current.child_by_field_name("condition")
+            if own is not None and child.type == "block":
+                guards.append(text(own))
+            for earlier in _earlier_conditions(current.parent, current):
+                guards.append(f"not ({earlier})")
+        child, current = current, current.parent
+    return tuple(reversed(guards))
+
+def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
+    """The conditions of the if and elif branches before ``branch``, nearest first."""
+    out: list[str] = []
+    condition = statement.child_by_field_name("condition")
+    if condition is not None:
+        out.append(text(condition))
+    for clause in statement.children:
+        if clause.start_byte >= branch.start_byte:
+            break
+        if clause.type == "elif_clause":
+            own = clause.child_by_field_name("condition")
+            if own is not None:
+                out.append(text(own))
+    return list(reversed(out))
