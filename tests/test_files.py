@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -87,3 +88,55 @@ def test_replacing_leaves_the_target_alone_when_the_block_fails(tmp_path: Path) 
         raise RuntimeError("killed")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin"]
+
+
+def test_a_removal_waits_for_the_commit_and_is_undone_by_abandoning(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text("record")
+    change = Change(tmp_path / ".errdex-journal.json")
+    change.write(new, b"record, renamed")
+    change.remove(old)
+    assert old.read_text() == "record"  # nothing is removed before the commit
+    change.abandon()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"] and old.read_text() == "record"
+    change = Change(tmp_path / ".errdex-journal.json")
+    change.write(new, b"record, renamed")
+    change.remove(old)
+    change.commit()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"]
+    assert new.read_text() == "record, renamed"
+
+
+def test_a_file_removed_and_written_in_one_change_is_written(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("a")
+    second.write_text("b")
+    change = Change(tmp_path / ".errdex-journal.json")  # two records swap their names
+    change.write(first, b"b")
+    change.write(second, b"a")
+    change.remove(first)
+    change.remove(second)
+    change.commit()
+    assert (first.read_text(), second.read_text()) == ("b", "a")
+
+
+def test_a_removal_only_change_commits_and_an_empty_one_writes_no_journal(tmp_path: Path) -> None:
+    gone = tmp_path / "gone.json"
+    gone.write_text("x")
+    change = Change(tmp_path / ".errdex-journal.json")
+    change.remove(gone)
+    change.commit()
+    assert list(tmp_path.iterdir()) == []
+    Change(tmp_path / ".errdex-journal.json").commit()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_recover_finishes_the_removals_of_a_killed_change(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text("record")
+    staged = stage(new, b"record, renamed")
+    journal = tmp_path / ".errdex-journal.json"
+    journal.write_text(json.dumps({"pid": _dead_pid(), "renames": [[str(staged), str(new)]],
+                                   "removes": [str(old)]}))
+    assert recover(journal) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"] and new.read_text() == "record, renamed"

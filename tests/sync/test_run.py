@@ -66,10 +66,12 @@ def test_every_flag_and_prose_kept_byte_for_byte(tmp_path: Path) -> None:
     done = sync(drift=_drift(*records), records=[folder], accept_reworded=True, retire_vanished=True,
                 add_new=True)
     assert sorted(item.kind for item in done.changes) == ["moved", "reworded", "vanished"]
-    hand = record_of(paths[records[0]["id"]])
-    assert hand["errorMessage"] == REWORDED and hand["lineNumber"] == 13
+    moved = paths[records[0]["id"]].with_name("createos-sandbox-is-not-the-one-asked-for.json")
+    hand = record_of(moved)  # its slug follows its new message, and its file the slug
+    assert hand["errorMessage"] == REWORDED and hand["lineNumber"] == 13 and not paths[records[0]["id"]].exists()
     for name in PROSE:
         assert json.dumps(hand.get(name)) == json.dumps(records[0].get(name))  # byte for byte
+    assert hand["slug"] == "createos-sandbox-is-not-the-one-asked-for"
     assert "status" not in hand and hand["id"] == records[0]["id"]
     assert record_of(paths[records[2]["id"]])["status"] == "withdrawn"
     [(_, where)] = done.added

@@ -47,8 +47,10 @@ def test_a_reworded_draft_synced_then_harvested_again_stays_one_record(tmp_path:
                         lines=lambda name: source_lines(NEW.encode()) if name == "src/a.fake" else None)
     done = sync(drift=found, records=[out], accept_reworded=True)
     assert [change.kind for change in done.changes] == ["reworded"]
-    synced = json.loads(path.read_text())["record"]
+    moved = path.with_name("kaboom-x.json")  # the slug follows the new message, the file the slug
+    synced = json.loads(moved.read_text())["record"]
     assert synced["errorMessage"] == "kaboom {x}" and synced["id"] == record["id"] and synced["lineNumber"] == 4
+    assert synced["slug"] == "kaboom-x" and not path.exists()
     again = harvest(repo, repo="acme/app", rev=second, out=out)
-    assert not again.new and not again.gone and list(out.rglob("*.json")) == [path]
+    assert not again.new and not again.gone and list(out.rglob("*.json")) == [moved]
     assert again.unchanged == 1

@@ -6,10 +6,10 @@ and :func:`stage`) and ``.NAME.PID.tmp`` / ``.NAME.PID.tmp.wal`` (a DuckDB
 index being built). :func:`clean_leftovers` removes the ones whose process is
 gone (killed before it could clean up), and never anything else.
 
-A change of many files (a release, a migration) is all or nothing with
+A change of many files (a release, a migration, a sync) is all or nothing with
 :class:`Change`: every new file is staged beside its target, then a journal
-naming every rename is written atomically, then the renames happen, then the
-journal goes. A run killed before the journal leaves only temporary files
+naming every rename (and every file to remove) is written atomically, then the
+renames happen, then the removals, then the journal goes. A run killed before the journal leaves only temporary files
 (cleaned up later, the old files untouched); a run killed after it leaves a
 journal that :func:`recover` rolls forward.
 """
@@ -242,23 +242,37 @@ def clean_leftovers(folder: Path, *, recursive: bool = False, keep: frozenset[st
 
 
 class Change:
-    """Many files replaced all or nothing (see the module's docstring); ``journal`` is where the journal goes."""
+    """Many files replaced all or nothing (see the module's docstring); ``journal`` is where the journal goes.
+
+    A file can also be removed (a record moved to a new name): the removal is named in the journal and done
+    after the renames, so until the journal is written the file is untouched and a rollback has nothing to
+    restore; a killed run's journal finishes it. A file both removed and written in one change is written.
+    """
 
     def __init__(self, journal: Path) -> None:
         self.journal = journal
         self.journaled = False  # from here on the change is made: a failure leaves it to be rolled forward
         self._staged: list[tuple[Path, Path]] = []
+        self._removed: list[Path] = []
 
     def write(self, path: Path, data: bytes) -> None:
         """Stage ``data`` as the new content of ``path`` (written when the change is committed)."""
         self._staged.append((stage(path, data), path))
         crash_point("change:staged-one")
 
+    def remove(self, path: Path) -> None:
+        """Remove ``path`` when the change is committed (nothing is touched before)."""
+        self._removed.append(path)
+
     def commit(self) -> None:
-        """Write the journal, rename every staged file onto its target, remove the journal."""
-        if not self._staged:
+        """Write the journal, rename every staged file onto its target, remove what was to go, remove the
+        journal."""
+        written = {os.path.abspath(target) for _, target in self._staged}
+        removed = [path for path in self._removed if os.path.abspath(path) not in written]
+        if not self._staged and not removed:
             return
-        record = {"pid": os.getpid(), "renames": [[str(tmp), str(target)] for tmp, target in self._staged]}
+        record = {"pid": os.getpid(), "renames": [[str(tmp), str(target)] for tmp, target in self._staged],
+                  "removes": [str(path) for path in removed]}
         write_atomic(self.journal, json.dumps(record, indent=1).encode("utf-8"))
         self.journaled = True
         crash_point("change:journaled")
@@ -266,11 +280,14 @@ class Change:
             os.replace(tmp, target)
             if number == 1:
                 crash_point("change:renamed-one")
+        for path in removed:
+            path.unlink(missing_ok=True)
         self.journal.unlink()
-        self._staged = []
+        self._staged, self._removed = [], []
 
     def abandon(self) -> None:
-        """Remove every staged file (the targets were never touched); nothing once the journal is written."""
+        """Remove every staged file (the targets, and the files to remove, were never touched); nothing once the
+        journal is written."""
         if self.journaled:
             return
         for tmp, _ in self._staged:
@@ -278,7 +295,7 @@ class Change:
                 tmp.unlink()
             except OSError:
                 pass
-        self._staged = []
+        self._staged, self._removed = [], []
 
 
 @contextmanager
@@ -324,6 +341,7 @@ def recover(journal: Path) -> str | None:
     try:
         record = json.loads(text)
         renames = [(Path(tmp), Path(target)) for tmp, target in record["renames"]]
+        removes = [Path(path) for path in record.get("removes", [])]  # a journal before removals has none
         pid = int(record["pid"])
     except (ValueError, KeyError, TypeError) as exc:
         raise DataError(f"{journal}: not the journal of an errdex change; remove it once you have "
@@ -335,6 +353,8 @@ def recover(journal: Path) -> str | None:
         if tmp.exists():
             os.replace(tmp, target)
             done += 1
+    for removed in removes:
+        removed.unlink(missing_ok=True)
     journal.unlink()
     return (f"finished a change that process {pid} was killed in the middle of: "
             f"{done} of {len(renames)} file(s) were still to be renamed into place")

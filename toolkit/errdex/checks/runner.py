@@ -27,7 +27,7 @@ from errdex.records.loader import model_problem, shown_version
 from errdex.records.problems import ParseProblem, ProblemKind
 from errdex.records.schema import SUPPORTED_VERSIONS
 from errdex.records.sources import Document, iter_documents
-from errdex.records.vocabulary import is_draft
+from errdex.records.vocabulary import is_harvested_only
 
 __all__ = ["ValidationReport", "validate"]
 
@@ -104,7 +104,7 @@ class _Run:
                     return
         cls = self.enabled[code]
         severity = cls.severity
-        if cls.draft_severity is not None and record is not None and is_draft(record):
+        if cls.draft_severity is not None and record is not None and is_harvested_only(record):
             severity = cls.draft_severity
         if severity == "warning" and self.config.strict and cls.strict_promotes:
             severity = "error"

@@ -37,7 +37,8 @@ from errdex.records.paths import record_path, repo_key
 from errdex.records.slug import derive_slug, slug_variants
 from errdex.records.sources import is_bundle, iter_documents
 
-__all__ = ["Existing", "Merge", "is_harvested", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
+__all__ = ["Existing", "Merge", "free_slug", "is_harvested", "merge_drafts", "read_existing", "write_bundle",
+           "write_folder"]
 
 _MAX_ORDINAL = 100  # how many equal messages in one file are looked for when telling a harvested id
 
@@ -145,7 +146,8 @@ def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any]
     return merged, changed
 
 
-def _free_slug(message: str, repo: str, taken: set[tuple[str, str]]) -> str:
+def free_slug(message: str, repo: str, taken: set[tuple[str, str]]) -> str:
+    """The slug of ``message`` in ``repo``, with the first numeric suffix that ``taken`` does not hold; taken."""
     slug, number = derive_slug(message), 2
     while (repo_key(repo), slug) in taken:
         slug, number = slug_variants(message, number), number + 1
@@ -171,7 +173,7 @@ def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing]
         old = existing.get(key)
         if old is None:
             draft = dict(draft, id=key)
-            record = dict(draft, slug=_free_slug(draft["errorMessage"], repo, taken))
+            record = dict(draft, slug=free_slug(draft["errorMessage"], repo, taken))
             envelope = {"record": record, "datasetVersion": draft["analyzedAt"]}
             target = record_path(folder, repo, record["slug"]) if folder is not None else None
             merge.envelopes[record["id"]] = envelope

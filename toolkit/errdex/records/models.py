@@ -24,6 +24,7 @@ from errdex.records.vocabulary import DEFAULT_STATUS, DRAFT_STATUS, PROSE_FIELDS
 
 __all__ = [
     "ENVELOPE_MODELS",
+    "PROSE_OPTIONAL",
     "RECORD_MODELS",
     "SCENARIO_ACTIONS",
     "SCENARIO_CALLS",
@@ -281,22 +282,26 @@ class EnvelopeV3(_Strict):
     )
 
 
-#: Outside a draft, what each prose field needs (as version 3 has it); inside a draft each may be empty.
+#: The statuses in which the prose fields may be empty: a draft (harvested, not documented yet) and a withdrawn
+#: record (kept only as history: a draft withdrawn because its code vanished never had prose to keep).
+PROSE_OPTIONAL: tuple[Status, ...] = (DRAFT_STATUS, "withdrawn")
+#: Outside those statuses, what each prose field needs (as version 3 has it); inside them each may be empty.
 #: (preventionTips may be ``[]`` in any record, as in version 3.)
 _FILLED: dict[str, dict[str, Any]] = {
-    name: {"minItems": 1, "description": "Outside a draft: at least one solution."} if name == "solutions"
-    else {"minLength": 1, "description": "Outside a draft: not empty."}
+    name: {"minItems": 1, "description": "Outside a draft or a withdrawn record: at least one solution."}
+    if name == "solutions" else {"minLength": 1, "description": "Outside a draft or a withdrawn record: not empty."}
     for name in PROSE_FIELDS if name != "preventionTips"
 }
 _DRAFT_RULE: dict[str, Any] = {
     "if": {"required": ["status"],
-           "properties": {"status": {"const": DRAFT_STATUS, "description": "The record is a draft."}}},
+           "properties": {"status": {"enum": list(PROSE_OPTIONAL),
+                                     "description": "The record is a draft or withdrawn."}}},
     "else": {"properties": _FILLED},
 }
 
 
 def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
-    """The errors of a record that is not a draft and leaves a prose field empty, one per field."""
+    """The errors of a record whose status needs prose and that leaves a prose field empty, one per field."""
     errors: list[InitErrorDetails] = []
     for name in _FILLED:
         value = getattr(record, name)
@@ -312,20 +317,26 @@ class RecordV4(RecordV3):
     """One error message raised by one place in a real codebase (format version 4: version 3 plus drafts).
 
     A ``draft`` is a record harvested from the code: every mechanical field is there, and the prose fields may
-    be empty (``""`` or ``[]``) until a contributor writes them and sets the status to ``active``.
+    be empty (``""`` or ``[]``) until a contributor writes them and sets the status to ``active``. A
+    ``withdrawn`` record may leave them empty too: it is kept only as history, and a draft withdrawn (its
+    code gone) never had prose to keep.
     """
 
     model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_DRAFT_RULE)
 
-    documentation: str = Field(description="What the error means, in prose (may be empty in a draft).")
+    documentation: str = Field(description="What the error means, in prose (may be empty when draft or withdrawn).")
     commonSituations: str = Field(
-        description="Situations in which users typically meet the error (may be empty in a draft)."
+        description="Situations in which users typically meet the error (may be empty when draft or withdrawn)."
     )
-    solutions: list[Text] = Field(description="Ways to fix the cause, best first (at least one, except in a draft).")
-    exampleFix: str = Field(description="Code showing a fix: before and after (may be empty in a draft).")
-    typeGuard: str = Field(description="Code that recognises the error value, a type guard (may be empty in a draft).")
+    solutions: list[Text] = Field(
+        description="Ways to fix the cause, best first (at least one unless draft or withdrawn)."
+    )
+    exampleFix: str = Field(description="Code showing a fix: before and after (may be empty when draft or withdrawn).")
+    typeGuard: str = Field(
+        description="Code that recognises the error value, a type guard (may be empty when draft or withdrawn)."
+    )
     tryCatchPattern: str = Field(
-        description="Code showing how to catch and handle the error (may be empty in a draft)."
+        description="Code showing how to catch and handle the error (may be empty when draft or withdrawn)."
     )
     status: Status = Field(  # type: ignore[assignment]  # version 4 widens version 3's statuses by draft
         default=DEFAULT_STATUS,
@@ -339,7 +350,7 @@ class RecordV4(RecordV3):
 
     @model_validator(mode="after")
     def _prose_filled_unless_draft(self) -> RecordV4:
-        if self.status != DRAFT_STATUS:
+        if self.status not in PROSE_OPTIONAL:
             errors = _unfilled(self)
             if errors:
                 raise ValidationError.from_exception_data(type(self).__name__, errors)

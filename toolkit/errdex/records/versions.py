@@ -12,7 +12,10 @@ be empty. Going up changes only ``schemaVersion``. Going down refuses a draft
 (:class:`DraftRefused`), with or without ``allow_loss``: version 3 has no such
 status, and a draft's empty prose is not valid there; dropping the status would
 publish an undocumented record as active. Document the draft (status
-``active``) or move it out first.
+``active``) or move it out first. A withdrawn record whose prose is empty (a
+draft that ``errdex sync --retire-vanished`` withdrew; version 4 allows it) is
+refused the same way: version 3 requires the prose of every record, and
+nothing could be dropped to make it valid there.
 
 Files are rewritten by :mod:`errdex.records.migrate`; the loader brings what it
 loads up to :data:`LOADED_AT_LEAST` with :func:`loaded_form`.
@@ -28,7 +31,7 @@ from typing import Any
 from errdex.errors import DataError, UsageError
 from errdex.records.models import RECORD_MODELS, RecordV3
 from errdex.records.version_numbers import shown_version
-from errdex.records.vocabulary import DEFAULT_STATUS, is_draft, status_of
+from errdex.records.vocabulary import DEFAULT_STATUS, PROSE_FIELDS, is_draft, status_of
 
 __all__ = [
     "ADDED_IN_3",
@@ -126,7 +129,8 @@ def _v3_to_v2(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
 
 
 class DraftRefused(DataError):
-    """A draft cannot go down to version 3 (which has no draft status), even when data may be lost."""
+    """A draft cannot go down to version 3 (which has no draft status), even when data may be lost; nor can a
+    withdrawn record with empty prose (version 3 requires prose in every record)."""
 
 
 def _v3_to_v4(record: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +141,12 @@ def _v4_to_v3(record: dict[str, Any]) -> tuple[dict[str, Any], list[Loss]]:
     if is_draft(record):
         raise DraftRefused(f"record {record.get('id')} is a draft, which version 3 cannot hold (no draft status, "
                            "and its prose may be empty); document it (status active) or move it out first")
+    # version 3 requires every prose field but preventionTips (which may be [])
+    empty = [name for name in PROSE_FIELDS if name != "preventionTips" and not record.get(name)]
+    if empty:
+        raise DraftRefused(f"record {record.get('id')} is {status_of(record)} with empty prose "
+                           f"({', '.join(empty)}), which version 3 cannot hold; write its prose or move it "
+                           "out first")
     return {**record, "schemaVersion": 3}, []
 
 

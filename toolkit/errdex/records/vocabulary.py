@@ -24,6 +24,7 @@ __all__ = [
     "empty_prose",
     "is_active",
     "is_draft",
+    "is_harvested_only",
     "is_retired",
     "status_of",
 ]
@@ -81,3 +82,11 @@ def empty_prose(record: Mapping[str, Any]) -> list[str]:
         if value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, list) and not value):
             empty.append(name)
     return empty
+
+
+def is_harvested_only(record: Mapping[str, Any]) -> bool:
+    """Whether a record holds only what harvest wrote: a draft, or a withdrawn record whose prose is all empty
+    (a draft retired because its code vanished, never documented). Checks lenient with drafts are with it."""
+    if is_draft(record):
+        return True
+    return status_of(record) == "withdrawn" and len(empty_prose(record)) == len(PROSE_FIELDS)

@@ -10,7 +10,8 @@ __all__ = ["Change", "Kept", "SyncReport"]
 
 @dataclass(frozen=True)
 class Change:
-    """A record rewritten: its id, kind (moved, unchanged, reworded, vanished), file, fields, old and new place."""
+    """A record rewritten: its id, kind (moved, unchanged, reworded, vanished), file, fields, old and new place;
+    ``renamed_from``: the file it was in, when its new slug moved it to ``path``."""
 
     record_id: str
     kind: str
@@ -18,10 +19,12 @@ class Change:
     fields: tuple[str, ...]
     old: str
     new: str
+    renamed_from: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.record_id, "kind": self.kind, "path": self.path, "fields": list(self.fields),
-                "old": self.old, "new": self.new}
+        found = {"id": self.record_id, "kind": self.kind, "path": self.path, "fields": list(self.fields),
+                 "old": self.old, "new": self.new}
+        return found | ({"renamedFrom": self.renamed_from} if self.renamed_from is not None else {})
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,8 @@ class SyncReport:
         """One line per record rewritten or added, then per record kept as it is."""
         verbs = _VERBS[self.check]
         out = [f"{verbs[item.kind]:<14} {item.record_id} {item.path}: {', '.join(item.fields)} "
-               f"({item.old} -> {item.new})" for item in self.changes]
+               f"({item.old} -> {item.new})" + (f", file renamed from {item.renamed_from}" if item.renamed_from
+                                                 else "") for item in self.changes]
         out += [f"{verbs['new']:<14} {key} {where}" for key, where in self.added]
         out += [f"{'kept ' + item.kind:<14} {item.record_id} {item.detail} (give {item.flag})" for item in self.kept]
         return out

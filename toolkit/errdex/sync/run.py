@@ -5,7 +5,9 @@
    drift found brought to the new commit (:mod:`.apply`); with ``add_new`` the new sites merged in as drafts
    by harvest's merge, into the first records folder or bundle;
 3. every file that changed, record files and whole bundles alike, staged in one change and renamed into
-   place together (a failure on the way leaves every file as it was); nothing is written when nothing changed.
+   place together, and the old file of each record whose accepted rewording gave it a new slug removed in
+   the same change (:mod:`.slugs`; a failure on the way leaves every file as it was); nothing is written
+   when nothing changed.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from errdex.records.canonical import canonical_text
 from errdex.records.sources import bundled_records_dir, is_bundle
 from errdex.sync.apply import applied, enveloped
 from errdex.sync.report import Change, Kept, SyncReport
+from errdex.sync.slugs import new_path, resolved_slug, taken_slugs
 
 __all__ = ["DriftFunction", "sync"]
 
@@ -37,15 +40,21 @@ class _Plan:
 
     files: dict[Path, dict[str, Any]] = field(default_factory=dict)
     bundles: dict[Path, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    removed: list[Path] = field(default_factory=list)  # files of records that moved to a new name
 
     def bundle(self, path: Path, existing: dict[str, Existing]) -> dict[str, dict[str, Any]]:
         """The envelopes the bundle at ``path`` will hold, by id (what it holds now, to begin with)."""
         return self.bundles.setdefault(path, {key: item.envelope for key, item in existing.items()
                                               if item.in_bundle and item.path == path})
 
-    def put(self, old: Existing, envelope: dict[str, Any], existing: dict[str, Existing]) -> None:
+    def put(self, old: Existing, envelope: dict[str, Any], existing: dict[str, Existing],
+            path: Path | None = None) -> None:
+        """The record's new envelope, in its bundle or its file (``path``: its new file, when it moves)."""
         if old.in_bundle:
             self.bundle(old.path, existing)[envelope["record"]["id"]] = envelope
+        elif path is not None and path != old.path:
+            self.files[path] = envelope
+            self.removed.append(old.path)
         else:
             self.files[old.path.resolve() if old.path.is_symlink() else old.path] = envelope
 
@@ -63,8 +72,22 @@ def _kept(item: Drifted, accept_reworded: bool, retire_vanished: bool) -> Kept |
     return None
 
 
+def _reslugged(record: dict[str, Any], changed: list[str], old: Existing,
+               taken: set[tuple[str, str]]) -> tuple[dict[str, Any], Path]:
+    """A reworded record with the slug of its new message, and the file it then goes in (:mod:`.slugs`)."""
+    if "errorMessage" not in changed:
+        return record, old.path
+    old_slug = str(old.record.get("slug"))
+    slug = resolved_slug(record, old, taken)
+    if slug == old_slug:
+        return record, old.path
+    changed.append("slug")
+    return dict(record, slug=slug), new_path(old, old_slug, slug)
+
+
 def _apply(found: DriftReport, existing: dict[str, Existing], report: SyncReport, plan: _Plan, *,
            accept_reworded: bool, retire_vanished: bool) -> None:
+    taken = taken_slugs(existing.values())
     for item in sorted(found.drifted, key=lambda item: item.record_id):
         old = existing.get(item.record_id)
         if old is None:
@@ -79,8 +102,13 @@ def _apply(found: DriftReport, existing: dict[str, Existing], report: SyncReport
             else:
                 report.unchanged += 1
             continue
-        plan.put(old, enveloped(old.envelope, record), existing)
-        report.changes.append(Change(item.record_id, item.kind, str(old.path), tuple(changed), *_where(item)))
+        record, path = _reslugged(record, changed, old, taken)
+        envelope = enveloped(old.envelope, record)
+        plan.put(old, envelope, existing, path)
+        if path != old.path or record.get("slug") != old.record.get("slug"):  # new drafts see its new slug
+            existing[item.record_id] = Existing(envelope, path, old.in_bundle)
+        report.changes.append(Change(item.record_id, item.kind, str(path), tuple(changed), *_where(item),
+                                     renamed_from=str(old.path) if path != old.path else None))
 
 
 def _add_new(found: DriftReport, existing: dict[str, Existing], into: Path, report: SyncReport,
@@ -121,6 +149,8 @@ def _write(plan: _Plan, journal: Path) -> None:
             change.write(path, canonical_text(envelope).encode("utf-8", "surrogatepass"))
         for bundle, envelopes in sorted(plan.bundles.items()):
             change.write(bundle, bundle_bytes(Merge(envelopes=envelopes), bundle))
+        for path in plan.removed:
+            change.remove(path)
 
 
 def _targets(records: Sequence[str | Path], add_new: bool) -> list[Path]:
