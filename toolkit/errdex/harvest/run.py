@@ -43,7 +43,7 @@ from errdex.harvest.source import Source, SourceFile, read_source
 from errdex.patterns import refusal
 from errdex.records.sources import bundled_records_dir
 
-__all__ = ["harvest"]
+__all__ = ["harvest", "harvest_sites"]
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _REPO = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
@@ -218,8 +218,9 @@ def _pattern(site: Site, message: str, build: Callable[[Template], str],
 
 
 def _drafts(source: Source, found: Sequence[tuple[SourceFile, Found]], *, repo: str, analyzed_at: str,
-            report: HarvestReport) -> list[dict[str, Any]]:
-    """A draft per harvestable site, in file and line order; the rest counted in the report."""
+            report: HarvestReport, sites_out: list[Site] | None = None) -> list[dict[str, Any]]:
+    """A draft per harvestable site, in file and line order; the rest counted in the report. ``sites_out``
+    receives the site of each draft, in the same order."""
     drafts: list[dict[str, Any]] = []
     for file, (sites, patterns) in found:
         report.skipped.extend(sites.skipped)
@@ -233,6 +234,8 @@ def _drafts(source: Source, found: Sequence[tuple[SourceFile, Found]], *, repo: 
                 continue
             report.sites.setdefault(site.language, Counter())[site.kind] += 1
             seen[message] += 1
+            if sites_out is not None:
+                sites_out.append(site)
             drafts.append(draft_record(site, repo=repo, sha=source.sha, analyzed_at=analyzed_at, lines=lines,
                                        pattern=pattern, ordinal=seen[message]))
     return drafts
@@ -285,6 +288,28 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     _merge_and_write(drafts, report, target, bundle is not None, check, repo)
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
+                  log_levels: str | None = None, config: str | Path | None = None, exclude: Sequence[str] = (),
+                  include_tests: bool = False, jobs: int | None = None,
+                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]]]:
+    """What :func:`harvest` would draft from ``source``, without reading or writing any records: the files
+    read, and every harvestable site with its draft, in file and line order (drift's view of a commit)."""
+    root = Path(source)
+    settings, levels, globs, tests = _settings(root, rev, Path(config) if config else None, log_levels, exclude,
+                                               include_tests)
+    cache: dict[str, Finder | None] = {}
+    files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
+                        supported=lambda path: _finder(path, cache) is not None)
+    pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
+    sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
+    found = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1)).run(jobs or 1)
+    sites: list[Site] = []
+    drafts = _drafts(files, list(zip((file for file, _ in pairs), found, strict=True)), repo=repo,
+                     analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")),
+                     report=HarvestReport(str(source), repo, files.sha, ""), sites_out=sites)
+    return files, list(zip(sites, drafts, strict=True))
 
 
 def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,
