@@ -104,8 +104,8 @@ def _pieces(texts: list[str]) -> list[str]:
 
 
 def gone(record: dict[str, object], text: str) -> bool:
-    """Whether no literal piece of the record's statement nor of its message (4 characters or more, with a
-    letter) occurs in ``text`` (adjacent string literals joined, as C and Java join them); a record with no
-    such piece is never gone."""
-    pieces = _pieces(_LITERAL.findall(_statement(record))) + _pieces([str(record["errorMessage"])])
+    """Whether no literal piece of the record's statement (4 characters or more, with a letter) occurs in
+    ``text`` (adjacent string literals joined, as C and Java join them); a record whose statement has no such
+    piece (its message comes from a constant or a variable) is never said to be gone."""
+    pieces = _pieces(_LITERAL.findall(_statement(record)))
     return bool(pieces) and not any(piece in text for piece in pieces)

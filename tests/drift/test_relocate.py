@@ -39,7 +39,8 @@ def moved_repo(repo: tuple[Path, Commit], tmp_path: Path) -> tuple[Path, Path, s
     bundle = tmp_path / "records.jsonl"
     harvest(root, repo="o/n", rev=old, bundle=bundle)
     core = CORE.replace("def load(path):\n", "import os\n\n\ndef load(path):\n")
-    core = core.replace('    if path.endswith(".tmp"):\n        raise ValueError("temporary files are refused here")\n', "")
+    refused = '    if path.endswith(".tmp"):\n        raise ValueError("temporary files are refused here")\n'
+    core = core.replace(refused, "")
     core = core.replace("save failed for the record", "saving failed for this record")
     core += '\n\ndef extra():\n    raise ValueError("a brand new failure to report")\n'
     new = commit({"core.py": core, "util.py": None, "helpers.py": "# helpers\n" + UTIL})
