@@ -74,6 +74,12 @@ def test_every_kind(moved_repo: tuple[Path, Path, str, str]) -> None:
         ("core.py", "a brand new failure to report")]
 
 
+def test_the_package_offers_drift() -> None:
+    import errdex.drift  # the package's lazy name, loaded on first use
+
+    assert errdex.drift.drift is drift
+
+
 def test_records_at_the_commit_itself_are_clean(moved_repo: tuple[Path, Path, str, str]) -> None:
     root, bundle, old, _ = moved_repo
     report = drift(root, rev=old, records=[bundle])
