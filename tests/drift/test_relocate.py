@@ -101,6 +101,22 @@ def test_without_the_old_commit_the_excerpt_and_message_still_relocate(
     assert kinds["temporary files are refused here"] == "vanished"
 
 
+def test_a_folder_outside_git_relocates_by_content(moved_repo: tuple[Path, Path, str, str], tmp_path: Path) -> None:
+    root, bundle, _, new = moved_repo
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("core.py", "helpers.py", "still.py"):
+        (copy / name).write_bytes((root / name).read_bytes())
+    report = drift(copy, sha=new, records=[bundle], repo="o/n")
+    kinds = {item.old_message: (item.kind, item.how) for item in report.drifted}
+    assert kinds["no path given to the loader"] == ("moved", "content")
+    assert kinds["missing key in the lookup table"] == ("moved", "content")
+    assert kinds["this one never moves at all"] == ("unchanged", "content")
+    assert kinds["save failed for the record"][0] == "reworded"
+    assert kinds["temporary files are refused here"][0] == "vanished"
+    assert report.sha == new
+
+
 def test_a_hand_written_record_is_not_harvested_and_brings_no_new_sites(
         moved_repo: tuple[Path, Path, str, str], tmp_path: Path) -> None:
     root, bundle, _, new = moved_repo

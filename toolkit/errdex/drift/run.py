@@ -117,9 +117,7 @@ def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
     root = Path(source)
     if not root.exists():
         raise UsageError(f"--source {root}: no such file or folder")
-    git = root if git_repository(root) else None
-    if rev is None and sha is None and git is not None and not (root / ".git").exists() and root.is_dir():
-        rev = "HEAD"  # a bare repository: read its HEAD, as harvest does
+    git = root if git_repository(root) else None  # a bare repository without --rev is read at HEAD by harvest
     chosen = _select(_records(records), repo, git)
     name = repo or Counter(str(record.get("repo")) for record in chosen).most_common(1)[0][0] if chosen else repo
     files, pairs = harvest_sites(root, repo=name or "", rev=rev, sha=sha, log_levels="all", config=config,
