@@ -1,4 +1,5 @@
-// errdex site: the log-line matcher's core, the same patterns and ranking as `errdex match`.
+// errdex site: the log-line matcher's core, the same patterns and ranking as `errdex match` (ties for first place
+// broken by where the line says it was written, as there and in the index's errdex_match).
 //
 // Loaded two ways. As a Web Worker (the usual way): the page sends the lines, this file matches them and posts
 // each line's result as soon as it has it, and the page terminates the worker when the time budget is spent, so
@@ -11,6 +12,7 @@
   // The patterns this browser can compile, in rank order (literal characters, variable parts, id).
   function compile(data, onlyLinear) {
     const entries = [];
+    const placements = new Map();  // record id -> its placement expression (or null)
     let skipped = 0;
     for (const entry of data.patterns) {
       if (onlyLinear && !entry.linear) {
@@ -19,11 +21,42 @@
       }
       try {
         entries.push({ entry, regex: new RegExp(entry.source, entry.flags) });
+        placements.set(entry.id, placementRegex(entry));
       } catch (error) {
         // a pattern this browser cannot compile is left out rather than breaking the others
       }
     }
-    return { fields: data.fields, entries, skipped };
+    return { fields: data.fields, entries, placements, skipped };
+  }
+
+  // The expression of the line naming the record's file and line (`placement` in api/patterns.json, written by
+  // errdex.records.placement as the index and `errdex match` read it), or null.
+  function placementRegex(entry) {
+    if (!entry.placement) return null;
+    try {
+      return new RegExp(entry.placement);
+    } catch (error) {
+      return null;  // never preferred, as a record without a placement
+    }
+  }
+
+  // The records tied for first place (literal characters, variable parts) whose placement the line holds come
+  // ahead of the others tied, in their order; nothing else moves (as errdex.match.placement.prefer_placed).
+  function preferPlaced(found, line, placements) {
+    if (found.length < 2) return found;
+    const first = found[0].entry;
+    let tied = 0;
+    while (tied < found.length && found[tied].entry.literalChars === first.literalChars &&
+           found[tied].entry.variableParts === first.variableParts) tied += 1;
+    if (tied < 2) return found;
+    const top = found.slice(0, tied);
+    const named = (f) => {
+      const regex = placements.get(f.entry.id);
+      return Boolean(regex && regex.test(line));
+    };
+    const placed = top.filter(named);
+    if (!placed.length) return found;
+    return [...placed, ...top.filter((f) => !placed.includes(f)), ...found.slice(tied)];
   }
 
   function jsonFields(line, fields) {
@@ -53,10 +86,10 @@
         }
       }
     }
-    return { found, stopped: false };
+    return { found: preferPlaced(found, line, compiled.placements), stopped: false };
   }
 
-  const api = { compile, matchLine };
+  const api = { compile, matchLine, preferPlaced };
   scope.errdexMatcher = api;
 
   if (typeof WorkerGlobalScope !== "undefined" && scope instanceof WorkerGlobalScope) {

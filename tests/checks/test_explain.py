@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -12,8 +13,9 @@ import pytest
 import errdex
 from errdex import registry  # the public name, wherever the registry lives
 from errdex.checks.config import ValidationConfig
-from errdex.checks.explain import explain, explanation, explanation_files, write_example
+from errdex.checks.explain import EXPLANATIONS, explain, explanation, explanation_files, write_example
 from errdex.checks.runner import validate
+from errdex.drift.anchors import open_anchors
 from tests.conftest import CliResult
 
 # Not a test of the cache: each check's examples are validated, and these share one cache (of their patterns'
@@ -32,7 +34,11 @@ EXEMPT: frozenset[str] = frozenset({
 
 def _codes_found(documents: tuple[dict[str, Any], ...], folder: Path) -> list[tuple[str, str]]:
     write_example(documents, folder)
-    report = validate([str(folder)], config=ValidationConfig())
+    # The source checks' examples (EDX137-EDX139) write the code their record quotes under source/, at its commit.
+    code = folder / "source"
+    sha = json.loads((EXPLANATIONS / "base-record.json").read_text(encoding="utf-8"))["record"]["analyzedSha"]
+    source = open_anchors(code, sha=sha) if code.is_dir() else None
+    report = validate([str(folder)], config=ValidationConfig(), source=source)
     return [(finding.code, finding.message) for finding in report.findings]
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 import sys
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pytest
 
 from errdex.harvest import languages
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Text
 
@@ -44,12 +44,12 @@ class FakeFinder:
     extensions = (".fake",)
     default_sinks = (Sink("log", level="from-arg", level_arg=0),)
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
         found = re.findall(r'^const (\w+) "([^"]*)"$', source.decode(), re.MULTILINE)
-        return dict(found)
+        return TreeFacts(constants=dict(found))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         result = FileSites()
         function: str | None = None
         guards: list[str] = []
@@ -68,7 +68,7 @@ class FakeFinder:
             elif (found := _STATEMENT.match(line)) is not None:
                 text = found["text"]
                 if text is None:
-                    text = constants.get(found["name"])
+                    text = facts.constants.get(found["name"])
                     if text is None:
                         result.skipped.append(Skipped(path, number, "unresolved-constant", found["name"]))
                         continue

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.sinks import Sink, normal_level, parse_levels
 from errdex.harvest.sites import Hole, Part, Site, Text
 from tests.harvest.truth import ROOT, Expected, openssh_expected, shared_data, zookeeper_expected
@@ -93,12 +93,12 @@ def _harvest(files: dict[str, bytes], sinks: tuple[Sink, ...] | None, constant_f
     any_path = next(iter(files))
     finder = finder_for(any_path)
     assert finder is not None
-    constants: dict[str, str] = {}
+    facts = TreeFacts()
     for path in sorted(files):
         if path.endswith(constant_files):
-            constants.update(finder.constants(files[path]))
+            facts.add(finder.survey(files[path]))
     chosen = finder.default_sinks if sinks is None else sinks
-    return {path: finder.find(source, path, sinks=chosen, levels=parse_levels("all"), constants=constants)
+    return {path: finder.find(source, path, sinks=chosen, levels=parse_levels("all"), facts=facts)
             for path, source in sorted(files.items())}
 
 

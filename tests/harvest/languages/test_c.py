@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.pattern import build
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Choice, Hole, Site, Text
@@ -48,10 +48,10 @@ open_channel(int id, const char *name)
 
 
 def _find(source: bytes = SOURCE, sinks: tuple[Sink, ...] | None = None, levels: frozenset[str] | None = None,
-          constants: dict[str, str] | None = None) -> FileSites:
+          facts: TreeFacts | None = None) -> FileSites:
     assert FINDER is not None
     return FINDER.find(source, "chan.c", sinks=FINDER.default_sinks + SSHD if sinks is None else sinks,
-                       levels=parse_levels("all") if levels is None else levels, constants=constants or {})
+                       levels=parse_levels("all") if levels is None else levels, facts=facts or TreeFacts())
 
 
 def _at(sites: list[Site], line: int) -> Site:
@@ -117,10 +117,10 @@ def test_default_sinks_and_levels() -> None:
 
 def test_macros_from_headers_of_the_tree() -> None:
     assert FINDER is not None
-    header = FINDER.constants(b'#define A "a-"\n#define AB A "b"\n#define N 3\n')
-    assert header == {"A": "a-", "AB": "a-b"}
+    header = FINDER.survey(b'#define A "a-"\n#define AB A "b"\n#define N 3\n')
+    assert header == TreeFacts(constants={"A": "a-", "AB": "a-b"})
     source = b'void f(void) { error(AB " %" PRIu64, n); }'
-    site = _find(source, constants=header).sites[0]
+    site = _find(source, facts=header).sites[0]
     assert site.template[0] == Text("a-b ")
     assert isinstance(site.template[1], Hole) and site.template[1].shape == "uint"
 
@@ -142,7 +142,7 @@ def test_a_local_only_assigned_literals_is_a_choice() -> None:
 
 def test_without_project_sinks_the_trees_own_log_functions_are_found() -> None:
     assert FINDER is not None
-    header = FINDER.constants(b'''
+    header = FINDER.survey(b'''
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void _serverLog(int level, const char *fmt, ...);
 #define serverLog(level, ...) do { _serverLog(level, __VA_ARGS__); } while (0)
@@ -161,7 +161,8 @@ void report_to(FILE *out, const char *fmt, ...);
 	s = mprintf("built %s", x);
 	report_to(stderr, "reported %s", x);
 }'''
-    sites = _find(source, sinks=FINDER.default_sinks, constants=header).sites
+    assert sorted(header.sinks) == ["LOG_ERR", "_serverLog", "log_warn", "report_to", "serverLog"]
+    sites = _find(source, sinks=FINDER.default_sinks, facts=header).sites
     assert [(s.line, s.error_class, s.level) for s in sites] == [
         (2, "log_warn", "warning"), (3, "serverLog", "warning"), (4, "LOG_ERR", "error"),
         (8, "report_to", "info")]

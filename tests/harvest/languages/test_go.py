@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Hole, Site, Text
 
@@ -35,10 +35,10 @@ func (s *Server) Start(port int) error {
 
 
 def _find(source: bytes = SOURCE, sinks: tuple[Sink, ...] | None = None, levels: frozenset[str] | None = None,
-          constants: dict[str, str] | None = None) -> FileSites:
+          facts: TreeFacts | None = None) -> FileSites:
     assert FINDER is not None
     return FINDER.find(source, "srv/server.go", sinks=FINDER.default_sinks if sinks is None else sinks,
-                       levels=parse_levels("all") if levels is None else levels, constants=constants or {})
+                       levels=parse_levels("all") if levels is None else levels, facts=facts or TreeFacts())
 
 
 def _at(sites: list[Site], line: int) -> Site:
@@ -95,8 +95,8 @@ def test_levels_below_those_asked_are_left_out_but_errors_stay() -> None:
 
 def test_tree_constants_and_a_project_sink() -> None:
     assert FINDER is not None
-    constants = FINDER.constants(b'package a\nconst (\n\tA = "a"\n\tB = A + "b"\n)\n')
-    assert constants == {"A": "a", "B": "ab"}
+    facts = FINDER.survey(b'package a\nconst (\n\tA = "a"\n\tB = A + "b"\n)\n')
+    assert facts.constants == {"A": "a", "B": "ab"}
     source = b'package a\nfunc f() { report(B + "!") }\n'
-    sites = _find(source, sinks=(Sink("report", 0, "error", "plain"),), constants=constants).sites
+    sites = _find(source, sinks=(Sink("report", 0, "error", "plain"),), facts=facts).sites
     assert [(s.template, s.level) for s in sites] == [((Text("ab!"),), "error")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, Parameter, TreeFacts, finder_for
 from errdex.harvest.languages.java_calls import one_of
 from errdex.harvest.sinks import DEFAULT_LEVELS, Sink, parse_levels
 from errdex.harvest.sites import Choice, Hole, Site, Text
@@ -39,10 +39,10 @@ class Server {
 
 
 def _find(source: bytes = SOURCE, levels: frozenset[str] | None = None, sinks: tuple[Sink, ...] | None = None,
-          constants: dict[str, str] | None = None) -> FileSites:
+          facts: TreeFacts | None = None) -> FileSites:
     assert FINDER is not None
     return FINDER.find(source, "p/Server.java", sinks=FINDER.default_sinks if sinks is None else sinks,
-                       levels=parse_levels("all") if levels is None else levels, constants=constants or {})
+                       levels=parse_levels("all") if levels is None else levels, facts=facts or TreeFacts())
 
 
 def _at(sites: list[Site], line: int) -> Site:
@@ -98,10 +98,10 @@ def test_levels_below_those_asked_are_left_out() -> None:
 
 def test_tree_constants_resolve_as_class_dot_name() -> None:
     assert FINDER is not None
-    other = FINDER.constants(b'class Messages { public static final String GONE = "gone " + "away"; }')
-    assert other == {"GONE": "gone away", "Messages.GONE": "gone away"}
+    other = FINDER.survey(b'class Messages { public static final String GONE = "gone " + "away"; }')
+    assert other == TreeFacts(constants={"GONE": "gone away", "Messages.GONE": "gone away"})
     source = b'class A { void f() { throw new RuntimeException(Messages.GONE + "!"); } }'
-    assert _find(source, constants=other).sites[0].template == (Text("gone away!"),)
+    assert _find(source, facts=other).sites[0].template == (Text("gone away!"),)
 
 
 def test_jul_levels_and_log_with_a_level_argument() -> None:
@@ -201,13 +201,14 @@ def test_a_message_from_a_parameter_takes_the_literals_the_tree_passes_shared_te
     assert FINDER is not None
     callers = b'''class ZooKeeperServer { static { Environment.logEnv("Server environment:", LOG); } }
 class ZooKeeper { static { Environment.logEnv("Client environment:", LOG); } }'''
-    constants = FINDER.constants(callers)
-    assert all(key.startswith("\0") for key in constants)  # no key a Java name could have
-    site = _at(_find(ENVIRONMENT, constants=constants).sites, 5)
+    facts = FINDER.survey(callers)
+    assert facts.constants == {}
+    assert facts.passed == {Parameter("Environment", "logEnv", 2, 0): ["Server environment:", "Client environment:"]}
+    site = _at(_find(ENVIRONMENT, facts=facts).sites, 5)
     assert site.template == (Choice(((Text("Client"),), (Text("Server"),))), Text(" environment:"),
                              Hole("e.toString()"))
-    one = FINDER.constants(callers.splitlines()[0])
-    assert _at(_find(ENVIRONMENT, constants=one).sites, 5).template == (Text("Server environment:"),
+    one = FINDER.survey(callers.splitlines()[0])
+    assert _at(_find(ENVIRONMENT, facts=one).sites, 5).template == (Text("Server environment:"),
                                                                        Hole("e.toString()"))
 
 
@@ -219,9 +220,9 @@ def test_only_literals_passed_for_the_method_by_class_name_and_arity_count() -> 
         Other.logEnv("another class", LOG);
         Environment.logEnv("three", LOG, 3);
     } }'''
-    sites = _find(ENVIRONMENT, constants=FINDER.constants(callers)).sites
+    sites = _find(ENVIRONMENT, facts=FINDER.survey(callers)).sites
     assert [s.line for s in sites] == [8, 9]  # logEnv stays a site without literal text (skipped)
-    assert any(s.line == 5 for s in _find(ENVIRONMENT, constants=FINDER.constants(callers)).skipped)
+    assert any(s.line == 5 for s in _find(ENVIRONMENT, facts=FINDER.survey(callers)).skipped)
 
 
 def test_literals_keep_the_text_they_share_and_choose_where_they_differ() -> None:

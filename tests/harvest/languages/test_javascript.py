@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.languages.javascript import FINDERS
 from errdex.harvest.pattern import build, display
 from errdex.harvest.sinks import DEFAULT_LEVELS, LEVELS, Sink
@@ -25,13 +25,13 @@ def _find(source: str, path: str = "src/a.ts", *, levels: frozenset[str] = DEFAU
           sinks: tuple[Sink, ...] = ()) -> FileSites:
     finder = finder_for(path)
     assert finder is not None
-    return finder.find(textwrap.dedent(source).encode(), path, sinks=sinks, levels=levels, constants={})
+    return finder.find(textwrap.dedent(source).encode(), path, sinks=sinks, levels=levels, facts=TreeFacts())
 
 
 def test_finders_by_extension() -> None:
     assert finder_for("x.ts") is FINDERS["typescript"] and finder_for("x.tsx") is FINDERS["typescript"]
     assert finder_for("x.mjs") is FINDERS["javascript"] and finder_for("x.jsx") is FINDERS["javascript"]
-    assert FINDERS["javascript"].constants(b"const A = 'x';") == {}
+    assert FINDERS["javascript"].survey(b"const A = 'x';") == TreeFacts()
 
 
 def test_throws_with_literals_templates_and_concatenation() -> None:
@@ -180,7 +180,7 @@ def _protocol_rows() -> list[tuple[str, str, int]]:
 
 def test_createos_client_every_c1_to_c8_message_at_its_line() -> None:
     source = _shared(CLIENT).read_bytes()
-    found = FINDERS["typescript"].find(source, "client.ts", sinks=(), levels=DEFAULT_LEVELS, constants={})
+    found = FINDERS["typescript"].find(source, "client.ts", sinks=(), levels=DEFAULT_LEVELS, facts=TreeFacts())
     assert found.parse_error is None
     rows = _protocol_rows()
     assert [r[0] for r in rows] == [f"C{i}" for i in range(1, 9)]

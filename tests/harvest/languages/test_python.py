@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from errdex.harvest.languages import FileSites, finder_for
+from errdex.harvest.languages import FileSites, TreeFacts, finder_for
 from errdex.harvest.languages.python import FINDER
 from errdex.harvest.pattern import build, display
 from errdex.harvest.sinks import DEFAULT_LEVELS, LEVELS, Sink
@@ -13,12 +13,12 @@ from errdex.patterns import python_regex
 
 
 def _find(source: str, *, levels: frozenset[str] = DEFAULT_LEVELS, sinks: tuple[Sink, ...] = ()) -> FileSites:
-    return FINDER.find(textwrap.dedent(source).encode(), "pkg/mod.py", sinks=sinks, levels=levels, constants={})
+    return FINDER.find(textwrap.dedent(source).encode(), "pkg/mod.py", sinks=sinks, levels=levels, facts=TreeFacts())
 
 
 def test_the_finder_is_found_by_extension() -> None:
     assert finder_for("a/b.py") is FINDER
-    assert FINDER.constants(b"X = 'a'") == {}
+    assert FINDER.survey(b"X = 'a'") == TreeFacts()
 
 
 def test_raise_with_literals_fstrings_and_concatenation() -> None:

@@ -124,6 +124,9 @@ class Check:
     #: The severity in a draft (status "draft"), when it differs: what harvest could not settle from the code is
     #: for the contributor to review, not an error yet (``--strict`` still promotes it, as it refuses drafts).
     draft_severity: ClassVar[Level | None] = None
+    #: Whether the check compares records with their code: it runs only when validate is given a source
+    #: (``--source``, :mod:`errdex.checks.anchored`), and is not part of a run without one.
+    needs_source: ClassVar[bool] = False
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         return ()

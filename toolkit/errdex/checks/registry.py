@@ -19,6 +19,7 @@ from pathlib import Path
 
 from errdex._files import write_atomic
 from errdex.checks import (
+    anchored,
     identity,
     lifecycle,
     metadata,
@@ -34,7 +35,7 @@ __all__ = ["README_END", "README_START", "all_checks", "for_kind", "get", "looku
            "readme_table", "registry", "sync_readme"]
 
 #: The modules that declare checks: importing them registers their classes.
-_MODULES = (parse, identity, pattern, source, metadata, lifecycle, scenario)
+_MODULES = (parse, identity, pattern, source, anchored, metadata, lifecycle, scenario)
 
 README_START = "<!-- checks:start -->"
 README_END = "<!-- checks:end -->"

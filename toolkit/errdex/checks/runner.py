@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from errdex.cache import usable_cache
+from errdex.checks.anchored import NOTES_KEY, SOURCE_KEY, AnchorSource
 from errdex.checks.base import Check, Finding, Problem, RecordContext
 from errdex.checks.config import (
     ValidationConfig,
@@ -40,6 +41,8 @@ class ValidationReport:
     records: int = 0
     checks: list[str] = field(default_factory=list)
     strict: bool = False
+    #: What the run could not check and why (a record skipped by the source checks), one line each.
+    notes: list[str] = field(default_factory=list)
 
     def count(self, severity: str) -> int:
         return sum(1 for finding in self.findings if finding.severity == severity)
@@ -72,7 +75,10 @@ def _shape(value: Any) -> str | None:
 
 
 class _Run:
-    def __init__(self, checks: dict[str, type[Check]], config: ValidationConfig) -> None:
+    def __init__(self, checks: dict[str, type[Check]], config: ValidationConfig,
+                 source: AnchorSource | None = None) -> None:
+        if source is None:
+            checks = {code: cls for code, cls in checks.items() if not cls.needs_source}
         self.enabled = checks
         self.instances = [cls() for cls in checks.values() if cls.stage == "record"]
         self.config = config
@@ -80,6 +86,9 @@ class _Run:
         self.locators: dict[int, Locator] = {}
         folder = usable_cache()
         self.pattern_facts = PatternFacts(folder / "pattern-facts.json" if folder is not None else None)
+        self.extra: dict[str, Any] = {"pattern-facts": self.pattern_facts}
+        if source is not None:
+            self.extra.update({SOURCE_KEY: source, NOTES_KEY: self.report.notes})
 
     def _finding(self, code: str, doc: Document, pointer: str, message: str, record: dict[str, Any] | None,
                  position: tuple[int, int] | None = None) -> None:
@@ -136,7 +145,7 @@ class _Run:
             fs_path=doc.fs_path,
             dataset_version=value.get("datasetVersion") if shape == "envelope" else None,
             locate=doc,
-            extra={"pattern-facts": self.pattern_facts},
+            extra=self.extra,
         )
         for check in self.instances:
             for problem in check.check(ctx):
@@ -196,17 +205,19 @@ def validate(
     config: ValidationConfig | Path | None = None,
     stdin: BinaryIO | None = None,
     progress: Callable[[Iterable[Document]], Iterable[Document]] | None = None,
+    source: AnchorSource | None = None,
 ) -> ValidationReport:
     """Validate records in files, folders, bundles or stdin (``-``); default: the bundled dataset.
 
     ``config`` is a loaded configuration, a path to one, or None to look for
-    ``errdex.toml`` / ``[tool.errdex]`` from the current folder upwards.
+    ``errdex.toml`` / ``[tool.errdex]`` from the current folder upwards. ``source``: the code the records
+    quote (:mod:`errdex.checks.anchored`), for the checks that compare them; without it they do not run.
     """
     if not isinstance(config, ValidationConfig):
         config = load_config(config if config is not None else find_config(Path.cwd()))
     if strict is not None:
         config.strict = strict
-    run = _Run(enabled_checks(config, select, ignore), config)
+    run = _Run(enabled_checks(config, select, ignore), config, source)
     documents = iter_documents(paths, stdin=stdin)
     for doc in progress(documents) if progress else documents:
         run.document(doc)

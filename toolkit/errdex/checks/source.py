@@ -17,6 +17,8 @@ _CONCAT = re.compile(r"[\"'`]\s*\+\s*[\"'`]")
 #: Literals a compiler joins (C, Python): a closing quote, white space (a line break, indentation), an opening
 #: quote with its string prefix (``f"``, ``rb'``).
 _ADJACENT = re.compile(r"[\"']\s+[rbfuRBFU]{0,2}[\"']")
+#: The opening of a conditional part of a JavaScript template (`` `a${x ? ` b` : ""}` `` writes "a b").
+_TEMPLATE_CHOICE = re.compile(r"\$\{[^`{}]*\?\s*`")
 
 
 def expected_github_url(ctx: RecordContext) -> str | None:
@@ -108,7 +110,8 @@ class MessageInSource(Check):
         first = max(0, line - start - NEAR_LINES)
         near = "\n".join(lines[first : line - start + NEAR_LINES + 1])
         # Messages built from parts: "a " + "b", over several lines, with escaped quotes.
-        joined = _CONCAT.sub("", near).replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
+        joined = _TEMPLATE_CHOICE.sub("", _CONCAT.sub("", near))
+        joined = joined.replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
         adjacent = _ADJACENT.sub("", joined)  # only looked in besides: a quote next to a line break may be text
         printed = adjacent.replace("%%", "%").replace("{{", "{").replace("}}", "}")  # format-string escapes
         for literal in analysis["literals"]:

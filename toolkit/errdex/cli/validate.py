@@ -27,6 +27,8 @@ from errdex.cli._common import (
     records_option,
     stderr_line,
 )
+from errdex.drift.anchors import open_anchors
+from errdex.errors import UsageError
 
 
 @click.command("validate")
@@ -43,10 +45,14 @@ from errdex.cli._common import (
 @click.option("--list-checks", is_flag=True, help="Print every check (code, name, severity, summary) and exit.")
 @click.option("--explain", "explain_code", metavar="CHECK",
               help="Explain one check (code or name): what it looks for, why, a failing and a fixed example.")
+@click.option("--source", "source_path", type=click.Path(file_okay=False, path_type=Path),
+              help="Also check each record against this code (a git repository, or a folder) at its commit.")
+@click.option("--sha", metavar="SHA", help="The commit a --source folder holds (default: its work tree's HEAD).")
 @quiet_option
 def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str, select: tuple[str, ...],
                      ignore: tuple[str, ...], strict: bool | None, config_path: Path | None, no_config: bool,
-                     list_checks: bool, explain_code: str | None, quiet: bool) -> int:
+                     list_checks: bool, explain_code: str | None, source_path: Path | None, sha: str | None,
+                     quiet: bool) -> int:
     """Check records against the schema and every semantic check, reporting all findings at once.
 
     PATH is a record file, a folder of records, a JSONL bundle or - for stdin;
@@ -56,12 +62,18 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
     Configuration (select, ignore, strict, per-record-ignores) is read from the
     nearest errdex.toml or [tool.errdex] table of a pyproject.toml.
 
+    --source also compares each record with the code it quotes (EDX137-EDX139):
+    a git repository is read at each record's analyzedSha, a folder at --sha
+    (or its work tree's HEAD). A record whose commit or file is not there is
+    skipped with a note on standard error.
+
     \b
     Example:
       errdex validate
       errdex validate records/paperclipai/paperclip --format json
       errdex validate --ignore message-in-source --format github records/
       errdex validate --explain EDX154
+      errdex validate --source ../paperclip.git
       cat record.json | errdex validate -
     """
     if explain_code is not None:
@@ -74,6 +86,9 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
     if list_checks:
         echo(render_check_list(checks, "json" if fmt == "json" else "text"))
         return 0
+    if sha is not None and source_path is None:
+        raise UsageError("--sha names the commit a --source folder holds: give --source too")
+    anchors = open_anchors(source_path, sha=sha) if source_path is not None else None
     config = load_config(None if no_config else (config_path or find_config(Path.cwd())))
     report = validate(
         [*paths, *records] or None,
@@ -82,8 +97,12 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
         strict=strict,
         config=config,
         progress=progress("validating", quiet=quiet),
+        source=anchors,
     )
     echo(render_findings(report, fmt, checks={c: checks[c] for c in report.checks}, color=color_enabled()))
+    if not quiet:
+        for note in report.notes:
+            stderr_line(f"note: {note}")
     if not quiet and fmt in ("text", "github"):
         stderr_line(summary_line(report))
     return 0 if report.ok else 1

@@ -1,8 +1,8 @@
 """The whole harvest: the files of a source, the sites in them, the drafts, merged into records and written.
 
 1. the files of SOURCE (:mod:`.source`), with the project's settings (:mod:`.config`);
-2. a constants pass: every file's finder gathers the string constants it offers the tree (C macros of the
-   headers, Java ``static final String``), by language;
+2. a first pass: every file's finder surveys what it offers the tree (C macros and log functions of the
+   headers, Java ``static final String`` and callers' literals: a ``TreeFacts``), by language;
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
    that fails to parse is listed, never a reason to stop;
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
@@ -25,7 +25,7 @@ from errdex import parallel
 from errdex.errors import UsageError
 from errdex.harvest.config import HarvestConfig, load_harvest_config
 from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
-from errdex.harvest.languages import FileSites, Finder, finder_for
+from errdex.harvest.languages import FileSites, Finder, TreeFacts, finder_for
 from errdex.harvest.merge import (
     Merge,
     bundle_bytes,
@@ -65,9 +65,9 @@ def _finder(path: str, cache: dict[str, Finder | None]) -> Finder | None:
 
 
 def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: frozenset[str],
-          constants: Mapping[str, str]) -> FileSites:
+          facts: TreeFacts) -> FileSites:
     try:
-        return finder.find(file.data, file.path, sinks=sinks, levels=levels, constants=constants)
+        return finder.find(file.data, file.path, sinks=sinks, levels=levels, facts=facts)
     except (RecursionError, MemoryError) as exc:
         return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large")
     except Exception as exc:  # a finder's bug on one file must not stop the harvest of the tree
@@ -139,7 +139,7 @@ class _Finding:
     found, so that with ``jobs`` > 1 that work is shared by the processes too)."""
 
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
-                 levels: frozenset[str], constants: Mapping[str, Mapping[str, str]]) -> None:
+                 levels: frozenset[str], constants: Mapping[str, TreeFacts]) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
 
@@ -157,25 +157,23 @@ class _Finding:
         return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
 
-def _file_constants(file: SourceFile, finder: Finder) -> dict[str, str]:
+def _file_constants(file: SourceFile, finder: Finder) -> TreeFacts:
     try:
-        return finder.constants(file.data)
-    except Exception:  # the file's own parse failure is reported by find; its constants are lost
-        return {}
+        return finder.survey(file.data)
+    except Exception:  # the file's own parse failure is reported by find; what it offers is lost
+        return TreeFacts()
 
 
-def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, dict[str, str]]:
-    """Language -> the string constants its files offer the tree (the first file in path order wins); with
+def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, TreeFacts]:
+    """Language -> what its files offer the tree (merged in path order: :meth:`TreeFacts.add`); with
     ``jobs`` > 1 gathered by forked processes too. A finder whose ``offers_constants`` is false (its
     constants resolve within the file) is not asked."""
     offering = [pair for pair in files if getattr(pair[1], "offers_constants", True)]
     offers = _chunked_map([len(file.data) for file, _ in offering], lambda number: _file_constants(*offering[number]),
                           jobs)
-    found: dict[str, dict[str, str]] = {finder.name: {} for _, finder in files}
+    found: dict[str, TreeFacts] = {finder.name: TreeFacts() for _, finder in files}
     for (_, finder), offered in zip(offering, offers, strict=True):
-        into = found.setdefault(finder.name, {})
-        for name, value in offered.items():
-            into.setdefault(name, value)
+        found.setdefault(finder.name, TreeFacts()).add(offered)
     return found
 
 

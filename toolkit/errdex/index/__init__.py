@@ -8,7 +8,9 @@ Tables (one row per record unless said otherwise):
   ``dataset_version``, ``source_path`` (the file it was read from),
   ``pattern_re2`` (the pattern as RE2/DuckDB runs it), ``literal_chars`` and
   ``variable_parts`` (the ranking keys: more literal characters first, then
-  fewer variable parts).
+  fewer variable parts), ``placement`` (the expression of a line naming the
+  record's file and line, which breaks a tie for first place:
+  :func:`errdex.records.placement.placement_pattern`).
 - ``solutions`` and ``prevention_tips``: ``record_id``, ``position`` (1-based), ``text``.
 - ``tags``: ``record_id``, ``position``, ``tag``.
 - ``scenarios``: ``record_id``, ``position``, ``scenario_id``, ``summary``,

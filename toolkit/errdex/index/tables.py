@@ -14,18 +14,19 @@ import duckdb
 from errdex import patterns
 from errdex._version import __version__
 from errdex.records.loader import LoadedRecord
+from errdex.records.placement import placement_pattern
 from errdex.records.vocabulary import status_of
 
 __all__ = ["INDEX_FORMAT", "SQL_MAX_GROUPS"]
 
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6  # 6: the placement column, read by errdex_match to break a tie for first place
 
 #: Columns of the ``records`` table computed from a record besides its own scalar fields.
 _EXTRA = [
     ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
     ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"), ("group_count", "INTEGER"),
-    ("prefilter", "VARCHAR"), ("key_word", "VARCHAR"),
+    ("prefilter", "VARCHAR"), ("key_word", "VARCHAR"), ("placement", "VARCHAR"),
 ]
 _WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?![A-Za-z0-9_])")
 #: DuckDB's regexp_extract reaches groups 1-9 only: errdex_match returns at most nine groups.
@@ -47,21 +48,31 @@ def _inner_words(literal: str) -> list[str]:
 
 
 def _match_macro(max_groups: int) -> str:
+    """The ``errdex_match(line)`` table macro: the records whose pattern occurs in the line, ranked as
+    :func:`errdex.match.placement.prefer_placed` ranks them (literal characters, variable parts, then, among
+    those tied for first place only, the ones whose ``placement`` the line holds, then id)."""
     extracts = ", ".join(f"regexp_extract(line, r.pattern_re2, {i})" for i in range(1, max_groups + 1))
     groups = f"[{extracts}][1:least(r.group_count, {max_groups})]"
     return f"""
 CREATE MACRO errdex_match(line) AS TABLE
-SELECT r.id AS record_id, r.slug, r.repo, r.error_class, r.severity,
-       r.literal_chars * 1000 - r.variable_parts AS score,
-       {groups} AS groups,
-       row_number() OVER (ORDER BY r.literal_chars DESC, r.variable_parts, r.id) AS rank
-FROM records r
-WHERE r.pattern_re2 IS NOT NULL
-  AND r.status = 'active'
-  AND (r.key_word IS NULL
-       OR r.key_word IN (SELECT unnest(regexp_split_to_array(line, '[^A-Za-z0-9_]+'))))
-  AND contains(line, r.prefilter)
-  AND regexp_matches(line, r.pattern_re2)
+SELECT record_id, slug, repo, error_class, severity, score, groups,
+       row_number() OVER (ORDER BY literal_chars DESC, variable_parts,
+                          tier = 1 AND placement IS NOT NULL AND regexp_matches(line, placement) DESC,
+                          record_id) AS rank
+FROM (
+  SELECT r.id AS record_id, r.slug, r.repo, r.error_class, r.severity,
+         r.literal_chars * 1000 - r.variable_parts AS score,
+         {groups} AS groups,
+         r.literal_chars, r.variable_parts, r.placement,
+         dense_rank() OVER (ORDER BY r.literal_chars DESC, r.variable_parts) AS tier
+  FROM records r
+  WHERE r.pattern_re2 IS NOT NULL
+    AND r.status = 'active'
+    AND (r.key_word IS NULL
+         OR r.key_word IN (SELECT unnest(regexp_split_to_array(line, '[^A-Za-z0-9_]+'))))
+    AND contains(line, r.prefilter)
+    AND regexp_matches(line, r.pattern_re2)
+)
 ORDER BY rank
 """
 
@@ -103,6 +114,7 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         columns["group_count"].append(patterns.group_count(pattern) if portable else 0)
         columns["prefilter"].append(max(literals, key=len) if literals else "")
         columns["key_word"].append(_key_word(literals))
+        columns["placement"].append(placement_pattern(record))
     return columns
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Protocol, TypeVar
+
+from errdex.records.placement import placement_pattern
 
 __all__ = ["Ranked", "prefer_placed", "rank_key"]
 
@@ -28,21 +32,16 @@ def rank_key(match: Ranked) -> tuple[int, int, str]:
     return (-match.literal_chars, match.variable_parts, match.view["id"])
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
 def _placed(record: dict[str, Any], line: str) -> bool:
-    """Whether the line names the record's file (with or without its extension), ``@`` or ``:`` and its
-    ``lineNumber``: log4j ``Class@368``, ``Class.java:368``, Python ``client.py:42``, Go ``main.go:17:``."""
-    path, number = record.get("filePath"), record.get("lineNumber")
-    if not isinstance(path, str) or type(number) is not int or number <= 0:
-        return False
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    for needle in {f"{name}{mark}{number}" for name in (base, base.rsplit(".", 1)[0]) if name for mark in "@:"}:
-        start = line.find(needle)
-        while start >= 0:  # not inside a longer name or number
-            end, before = start + len(needle), line[start - 1] if start else " "
-            if not (before.isalnum() or before == "_") and not line[end:end + 1].isdigit():
-                return True
-            start = line.find(needle, start + 1)
-    return False
+    """Whether the line names the record's file and line (:func:`errdex.records.placement.placement_pattern`, the
+    rule the SQL and browser matchers read too): log4j ``Class@368``, ``Class.java:368``, ``client.py:42``."""
+    source = placement_pattern(record)
+    return source is not None and _compiled(source).search(line) is not None
 
 
 def prefer_placed(matches: list[M], line: str | bytes) -> list[M]:

@@ -14,6 +14,7 @@ from errdex import patterns
 from errdex.cache import usable_cache
 from errdex.patterns import normalize_escapes
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
+from errdex.records.placement import placement_pattern
 from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
     DEFAULT_STATUS,
@@ -187,6 +188,7 @@ class RecordFacts:
                 "url": record_path(record),
                 "source": patterns.to_js(pattern)["source"], "flags": patterns.to_js(pattern)["flags"],
                 "literalChars": patterns.literal_chars(pattern), "variableParts": patterns.variable_parts(pattern),
+                "placement": placement_pattern(record),  # breaks a tie for first place, as errdex match does
                 # proven to search any line in linear time: the only ones a page without a worker runs
                 "linear": patterns.linear_time(pattern),
                 "meaning": first_sentence(record["documentation"]),

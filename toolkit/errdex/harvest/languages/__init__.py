@@ -4,11 +4,13 @@ A language module defines ``FINDER``, an object with:
 
 - ``name`` (``"python"``) and ``extensions`` (``(".py",)``);
 - ``default_sinks`` (the language's common loggers and reporters, as :class:`~errdex.harvest.sinks.Sink`);
-- ``constants(source: bytes) -> dict[str, str]``: the string constants a file offers the whole tree (C
-  ``#define NAME "text"`` in headers; Java ``static final String``; none for most languages), gathered in a
-  first pass so that a message naming one elsewhere resolves (a language whose constants are all same-file
-  sets ``offers_constants = False``, and the first pass skips its files);
-- ``find(source: bytes, path: str, *, sinks, levels, constants) -> FileSites``: every site of the file.
+- ``survey(source: bytes) -> TreeFacts``: what a first pass over the tree learns from the file for the others
+  (:class:`TreeFacts`: string constants such as C ``#define NAME "text"`` in headers and Java ``static final
+  String``, C log functions found by their declarations, the literals Java callers pass to a method); a
+  language whose files offer nothing (its constants all resolve within the file) sets ``offers_constants =
+  False``, and the first pass skips its files;
+- ``find(source: bytes, path: str, *, sinks, levels, facts: TreeFacts) -> FileSites``: every site of the file,
+  ``facts`` being what the first pass learned from every file of its language (:meth:`TreeFacts.add`).
 
 Modules load only when a file of their language is harvested (the grammar wheels are imported there).
 """
@@ -16,14 +18,51 @@ Modules load only when a file of their language is harvested (the grammar wheels
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "finder_for"]
+
+
+class Parameter(NamedTuple):
+    """A parameter of a method known by its class, name and arity (``Environment.logEnv/2``, parameter 0)."""
+
+    owner: str
+    method: str
+    arity: int
+    position: int
+
+
+@dataclass
+class TreeFacts:
+    """What a first pass over the tree learns, of one file or (merged by :meth:`add`, in path order) of all
+    the files of a language, for the sites pass of every file.
+
+    - ``constants``: string constants by name (C macros, Java ``static final String``, Go ``const``);
+    - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
+    - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter.
+    """
+
+    constants: dict[str, str] = field(default_factory=dict)
+    sinks: dict[str, Sink] = field(default_factory=dict)
+    passed: dict[Parameter, list[str]] = field(default_factory=dict)
+
+    def add(self, other: TreeFacts) -> None:
+        """Merge what a later file offers: a constant or sink already known keeps its first definition; a
+        parameter gathers the literals of every caller, each once, in the order first seen."""
+        for name, value in other.constants.items():
+            self.constants.setdefault(name, value)
+        for name, sink in other.sinks.items():
+            self.sinks.setdefault(name, sink)
+        for parameter, literals in other.passed.items():
+            known = self.passed.setdefault(parameter, [])
+            for literal in literals:
+                if literal not in known:
+                    known.append(literal)
 
 
 @dataclass
@@ -41,10 +80,10 @@ class Finder(Protocol):
     extensions: tuple[str, ...]
     default_sinks: tuple[Sink, ...]
 
-    def constants(self, source: bytes) -> dict[str, str]: ...
+    def survey(self, source: bytes) -> TreeFacts: ...
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites: ...
+             facts: TreeFacts) -> FileSites: ...
 
 
 #: Language name -> module under errdex.harvest.languages that defines FINDER.

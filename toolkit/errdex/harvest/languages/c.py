@@ -2,7 +2,7 @@
 
 A call ``NAME(..., fmt, ...)`` of a sink is a site when its format argument (``Sink.format_arg``) is built
 from string literals: adjacent literals concatenated, macros ``#define NAME "text"`` and ``#define NAME "a"
-OTHER "b"`` of the same file or of the tree's headers (:meth:`CFinder.constants`), the ``<inttypes.h>``
+OTHER "b"`` of the same file or of the tree's headers (:meth:`CFinder.survey`), the ``<inttypes.h>``
 macros (``PRIu64``...), i18n wrappers (``_()``, ``gettext()``, ``N_()``), a ternary of literals (a Choice),
 and a local ``char *fmt = "..."`` earlier in the function. The format is read as printf. An argument that
 is ``__func__`` prints the function's name: its conversion's hole is shaped ``word``.
@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.languages import FileSites, c_sinks
+from errdex.harvest.languages import FileSites, TreeFacts, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
@@ -252,26 +252,27 @@ class CFinder:
     extensions: tuple[str, ...] = (".c", ".h")
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
+        """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""
         if b"#define" not in source and b"..." not in source:
-            return {}  # neither a macro nor a variadic function: nothing to parse for
+            return TreeFacts()  # neither a macro nor a variadic function: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
-        return {**_defines(root, {}), **c_sinks.declared(root)}
+        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         tree: tree_sitter.Tree | None = None
         if all(sink in _DEFAULT_SET for sink in sinks):
             # no project sinks: the tree's own printf-like log functions are found by their declarations
-            own = c_sinks.sinks_of(constants)
+            own = list(facts.sinks.values())
             if b"..." in source:
                 tree = _TREES.parse(source)
-                own += c_sinks.sinks_of(c_sinks.declared(tree.root_node))
+                own += c_sinks.declared(tree.root_node).values()
             sinks = [*own, *sinks]
         if not any(sink.name.encode() in source for sink in sinks):
             return FileSites()  # no sink is named here: no site, and no need to parse
         tree = tree or _TREES.parse(source)
-        state = _File(tree.root_node, path, sinks, levels, constants)
+        state = _File(tree.root_node, path, sinks, levels, facts.constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):
             sink = state.sinks.get(_text(call.child_by_field_name("function")))

@@ -14,15 +14,14 @@ a function pointer ``void (*authlog)(const char *fmt, ...)`` or a macro ``#defin
 The level is the ``level``/``prio``/``severity`` parameter's value at each call, else the level the name says
 (``log_warn``: warning), else info.
 
-The constants pass carries them through the tree (a header declares, a ``.c`` file calls): :func:`declared`
-returns them as entries of the constants mapping under keys no macro can have (``"\\0sink:NAME"``), and
-:func:`sinks_of` reads them back.
+The first pass carries them through the tree (a header declares, a ``.c`` file calls): :func:`declared` gives
+them as :class:`~errdex.harvest.sinks.Sink` by name, the ``sinks`` of the file's
+:class:`~errdex.harvest.languages.TreeFacts`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 import tree_sitter_c
 from tree_sitter import Language, Node
@@ -32,10 +31,8 @@ from errdex.harvest.sinks import Sink
 
 _LANGUAGE = Language(tree_sitter_c.language())
 
-__all__ = ["KEY", "declared", "sinks_of"]
+__all__ = ["declared"]
 
-#: The prefix of a detected sink's key in the constants mapping (a NUL: no C name has one).
-KEY = "\0sink:"
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _LEVEL_WORDS = {
     "fatal": "fatal", "die": "fatal", "panic": "fatal", "crit": "fatal", "critical": "fatal", "emerg": "fatal",
@@ -133,23 +130,13 @@ def _macro(define: Node) -> tuple[str, int, int] | None:
     return name, fmt, level
 
 
-def declared(root: Node) -> dict[str, str]:
-    """The file's printf-like log functions and macros, as constants entries (``KEY + name`` -> ``"F,L"``)."""
-    found: dict[str, str] = {}
+def declared(root: Node) -> dict[str, Sink]:
+    """The file's printf-like log functions and macros, by name (a later declaration of a name replaces an
+    earlier one)."""
+    found: dict[str, Sink] = {}
     for node in nodes(_LANGUAGE, root, ("function_declarator", "preproc_function_def")):
         detected = _macro(node) if node.type == "preproc_function_def" else _function(node)
         if detected is not None:
             name, fmt, level = detected
-            found[KEY + name] = f"{fmt},{level}"
+            found[name] = Sink(name, fmt, _level_of_name(_words(name)), "printf", level if level >= 0 else None)
     return found
-
-
-def sinks_of(constants: Mapping[str, str]) -> list[Sink]:
-    """The sinks :func:`declared` put in a constants mapping."""
-    sinks = []
-    for key, value in constants.items():
-        if key.startswith(KEY):
-            name = key[len(KEY):]
-            fmt, level = (int(part) for part in value.split(","))
-            sinks.append(Sink(name, fmt, _level_of_name(_words(name)), "printf", level if level >= 0 else None))
-    return sinks

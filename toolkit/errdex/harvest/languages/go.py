@@ -7,7 +7,7 @@ assigned to a package's ``Err...`` variable: kind ``return-error``); ``panic("..
 of it); logger objects (``logger.Errorf``, ``log.Errorf``, ``sugar.Infow``, logrus ``log.WithError(err)
 .Error``, ``klog.V(2).Infof``): a ``...f`` method reads its format as Go verbs, the others take their first
 argument as the message. Messages come from string literals (raw too), ``+`` concatenation, ``fmt.Sprintf``
-and the package's ``const`` strings (of the file, or of the tree through :meth:`GoFinder.constants`).
+and the package's ``const`` strings (of the file, or of the tree through :meth:`GoFinder.survey`).
 A project sink (not one of :data:`DEFAULT_SINKS`) matches a call of that name (``pkg.Func`` or ``Func``) or
 a method of that name on any receiver.
 """
@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_go
 
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.sinks import Sink, normal_level
@@ -232,13 +232,13 @@ class GoFinder:
     extensions: tuple[str, ...] = (".go",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
-    def constants(self, source: bytes) -> dict[str, str]:
-        return _constants(_TREES.parse(source, keep=True).root_node) if b"const" in source else {}
+    def survey(self, source: bytes) -> TreeFacts:
+        return TreeFacts(constants=_constants(_TREES.parse(source, keep=True).root_node) if b"const" in source else {})
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         tree = _TREES.parse(source)
-        state = _File(tree.root_node, path, sinks, levels, constants)
+        state = _File(tree.root_node, path, sinks, levels, facts.constants)
         state.result.parse_error = broken(tree.root_node)
         for call in _walk(tree.root_node, "call_expression"):
             state.call(call)

@@ -3,7 +3,7 @@
 A message is read from string literals, ``+`` concatenation (a non-literal operand is a Hole), ternaries
 with literal branches (a Choice), ``String.format`` and ``MessageFormat.format``, SLF4J ``{}`` with
 arguments, and the constants it names (``static final String`` of the file, or of the tree through
-:meth:`JavaFinder.constants` as ``Class.NAME`` and ``NAME``, and a local ``String x = "..."`` earlier in the
+:meth:`JavaFinder.survey` as ``Class.NAME`` and ``NAME``, and a local ``String x = "..."`` earlier in the
 method). Log calls count when the receiver is a logger: ``LOG``, ``log``, ``logger``, ``LOGGER`` or any
 ``static final Logger`` field of the file; a project sink (not one of :data:`DEFAULT_SINKS`) matches any call
 of that method name.
@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_java
 
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
@@ -71,16 +71,16 @@ class _File:
     """One file's lookups: its constants, its logger fields, its sinks."""
 
     def __init__(self, root: Node, path: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 tree_constants: Mapping[str, str]) -> None:
+                 facts: TreeFacts) -> None:
         self.path = path
         self.levels = levels
-        self.constants = {**tree_constants, **_file_constants(root)}
+        self.constants = {**facts.constants, **_file_constants(root)}
         self.loggers = _LOGGER_NAMES | _logger_fields(root)
         self.sinks: dict[str, Sink] = {}
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
         self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
-        self.forwarded = Forwarded(tree_constants, passed(root))
+        self.forwarded = Forwarded(facts.passed, passed(root))
         self.result = FileSites()
 
     # -- messages ----------------------------------------------------------------------------------------
@@ -347,16 +347,17 @@ class JavaFinder:
     extensions: tuple[str, ...] = (".java",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
+        """The file's ``static final String`` constants and the literals its calls pass to named methods."""
         if b"final" not in source and b'"' not in source:
-            return {}
+            return TreeFacts()
         root = _TREES.parse(source, keep=True).root_node
-        return {**_file_constants(root), **passed(root)}
+        return TreeFacts(constants=_file_constants(root), passed=passed(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         tree = _TREES.parse(source)
-        state = _File(tree.root_node, path, sinks, levels, constants)
+        state = _File(tree.root_node, path, sinks, levels, facts)
         state.result.parse_error = broken(tree.root_node)
         _visit(tree.root_node, state)
         return state.result

@@ -3,30 +3,30 @@
 
 A call whose receiver names a class (``Environment.logEnv(...)``) or none (``logEnv(...)``, ``this.x(...)``:
 the calling class) passes each string-literal argument to a method known by its class, name and arity.
-:func:`passed` lists them as entries of the constants mapping, under keys no Java name can have
-(``"\\0call:Environment.logEnv/2:0\\0Server environment:"``, one per literal, so that callers in several
-files all arrive through the tree's first-wins merge), and :class:`Forwarded` reads them back for the
-parameters of a method: only a ``String`` parameter, only literals.
+:func:`passed` lists them by :class:`~errdex.harvest.languages.Parameter`
+(``Environment.logEnv/2``, parameter 0: ``["Server environment:"]``), the ``passed`` of the file's
+:class:`~errdex.harvest.languages.TreeFacts` (the first pass gathers every caller's), and :class:`Forwarded`
+reads them for the parameters of a method: only a ``String`` parameter, only literals.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import tree_sitter
 import tree_sitter_java
 
+from errdex.harvest.languages import Parameter
 from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.languages._tree import text
 from errdex.harvest.sites import Choice, Part, Text
 
-__all__ = ["KEY", "Forwarded", "one_of", "passed"]
+__all__ = ["Forwarded", "one_of", "passed"]
 
 Node = tree_sitter.Node
 _LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
 
-#: The prefix of a passed literal's key in the constants mapping (a NUL: no Java name has one).
-KEY = "\0call:"
 _CLASS_NODES = ("class_declaration", "enum_declaration", "interface_declaration", "record_declaration")
 _FUNCTION_NODES = ("method_declaration", "constructor_declaration")
 
@@ -52,13 +52,10 @@ def _class_of_call(call: Node) -> str | None:
     return name if name[:1].isupper() and not name.isupper() else None
 
 
-def _signature(owner: str, method: str, arity: int, index: int) -> str:
-    return f"{KEY}{owner}.{method}/{arity}:{index}\0"
-
-
-def passed(root: Node) -> dict[str, str]:
-    """Every string literal a file's calls pass to a method of a named class, as constants entries."""
-    found: dict[str, str] = {}
+def passed(root: Node) -> dict[Parameter, list[str]]:
+    """Every string literal a file's calls pass to a method of a named class, by parameter (each once, in the
+    order of the calls)."""
+    found: dict[Parameter, list[str]] = {}
     for call in nodes(_LANGUAGE, root, ("method_invocation",)):
         arguments = call.child_by_field_name("arguments")
         if arguments is None:
@@ -73,27 +70,18 @@ def passed(root: Node) -> dict[str, str]:
         method = text(call.child_by_field_name("name"))
         for index, arg in literals:
             value = unescape(text(arg)[1:-1])
-            found[_signature(owner, method, len(args), index) + value] = value
+            known = found.setdefault(Parameter(owner, method, len(args), index), [])
+            if value not in known:
+                known.append(value)
     return found
 
 
 class Forwarded:
-    """The literals callers pass for a method's parameters, read from a constants mapping (the tree's, and
-    the file's own calls) once, when the first parameter is asked for."""
+    """The literals callers pass for a method's parameters: the tree's (what the first pass learned) and the
+    file's own calls'."""
 
-    def __init__(self, constants: Mapping[str, str], own: Mapping[str, str]) -> None:
-        self._sources = (own, constants)
-        self._table: dict[str, list[str]] | None = None
-
-    def _read(self) -> dict[str, list[str]]:
-        table: dict[str, list[str]] = {}
-        for source in self._sources:
-            for key, value in source.items():
-                if key.startswith(KEY):
-                    signature = key[: key.index("\0", len(KEY)) + 1]
-                    if value not in table.setdefault(signature, []):
-                        table[signature].append(value)
-        return table
+    def __init__(self, tree: Mapping[Parameter, list[str]], own: Mapping[Parameter, list[str]]) -> None:
+        self._sources = (own, tree)
 
     def literals(self, identifier: Node) -> list[str]:
         """The literals callers pass for the parameter ``identifier`` names (a ``String`` parameter of the
@@ -112,11 +100,9 @@ class Forwarded:
         owner = _enclosing(method, _CLASS_NODES)
         if owner is None:
             return []
-        if self._table is None:
-            self._table = self._read()
-        signature = _signature(text(owner.child_by_field_name("name")), text(method.child_by_field_name("name")),
-                               len(formals), index)
-        return sorted(self._table.get(signature, []))
+        parameter = Parameter(text(owner.child_by_field_name("name")), text(method.child_by_field_name("name")),
+                              len(formals), index)
+        return sorted(set(chain.from_iterable(source.get(parameter, ()) for source in self._sources)))
 
 
 def _shared_start(texts: Sequence[str]) -> str:

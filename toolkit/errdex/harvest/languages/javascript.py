@@ -24,7 +24,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 
 from errdex.harvest.formats import formatted, join
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
@@ -343,17 +343,17 @@ class JavaScriptFinder:
     #: Its constants resolve within the file: the harvest's constants pass skips its files.
     offers_constants = False
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
         """JavaScript names no constants to other files (a ``const`` resolves within its file)."""
-        return {}
+        return TreeFacts()
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
         tree = self._parsers[grammar].parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
-        file = _File(root, path, self.name, wanted, levels, constants)
+        file = _File(root, path, self.name, wanted, levels, facts.constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
         query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))

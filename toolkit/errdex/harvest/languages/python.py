@@ -18,7 +18,7 @@ import tree_sitter
 import tree_sitter_python
 
 from errdex.harvest.formats import formatted, join, str_format_field
-from errdex.harvest.languages import FileSites
+from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
@@ -341,16 +341,16 @@ class PythonFinder:
     #: Its constants resolve within the file: the harvest's constants pass skips its files.
     offers_constants = False
 
-    def constants(self, source: bytes) -> dict[str, str]:
+    def survey(self, source: bytes) -> TreeFacts:
         """Python names no constants to other files (module constants resolve within their file)."""
-        return {}
+        return TreeFacts()
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
-             constants: Mapping[str, str]) -> FileSites:
+             facts: TreeFacts) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
-        file = _File(root, path, wanted, levels, constants)
+        file = _File(root, path, wanted, levels, facts.constants)
         if root.has_error:
             file.found.parse_error = first_error(root)
         captures = tree_sitter.QueryCursor(_query(frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
