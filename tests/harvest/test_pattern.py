@@ -155,3 +155,17 @@ def test_a_drafts_error_message_is_what_its_pattern_matches() -> None:
     for template in templates:
         assert message_text(template) == display(template)
         assert patterns.python_regex(build(template)).fullmatch(message_text(template))
+
+
+@pytest.mark.parametrize("template", [
+    (Text("worker 7 failed with "), Hole("%s", "any")),
+    (Text("negative id "), Hole("%d", "int"), Text(" for "), Hole("%c", "char"), Text(".")),
+    (Hole("{}", "uint"), Text(" ms: a.b*c+d?e(f)g[h]i{j}k|l^m$n\\o/p-q\t\x00\x7f é 𝄞")),
+    (Text("at "), Hole("%x", "hex"), Text(" in "), Hole("%s", "word")),
+])
+def test_a_plain_pattern_skips_analyses_that_would_find_nothing(template: Template) -> None:
+    """The shortcut of build() (no choice, one repeat-bearing hole): the analyses it skips find nothing."""
+    pattern = build(template)
+    _sound(pattern)
+    assert patterns.portability_problems(pattern) == []
+    assert patterns.size_problems(pattern) == []

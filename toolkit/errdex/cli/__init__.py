@@ -39,6 +39,7 @@ COMMANDS = {
     "export": "errdex.cli.bundles:export_command",
     "harvest": "errdex.cli.harvest:harvest_command",
     "drift": "errdex.cli.drift:drift_command",
+    "sync": "errdex.cli.sync:sync_command",
 }
 
 

@@ -80,7 +80,8 @@ def statements_of(path: str, data: bytes) -> list[Statement] | None:
     finder = finder_for(path)
     if finder is None:
         return None
-    found = finder.find(data, path, sinks=finder.default_sinks, levels=_LEVELS, constants={})
+    found = finder.find(data, path, sinks=finder.default_sinks, levels=_LEVELS,
+                        facts=finder.survey(data))  # the file's own constants; the tree's are not read here
     lines = source_lines(data)
     statements = []
     for site in found.sites:

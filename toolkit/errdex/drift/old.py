@@ -1,9 +1,9 @@
 """A record's statement at its own commit (``analyzedSha``): parsed from the file at that commit with the
 harvest's finder when the commit is in the repository, else read from the record's ``sourceCode`` excerpt.
 
-Only the record's own file is parsed, without the first pass over the whole tree (its constants and declared
-sinks): the statement is found by its line, and what is wanted of it is its function, its extent and its text,
-which need no constant."""
+Only the record's own file is parsed, with what that file itself offers (its constants and declared sinks) and
+not the whole tree's: the statement is found by its line, and what is wanted of it is its function, its
+extent and its text."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 from errdex.drift.fingerprint import statement_text
 from errdex.drift.relocate import OldStatement
 from errdex.harvest.drafts import message_text, source_lines
-from errdex.harvest.languages import TreeFacts, finder_for
+from errdex.harvest.languages import finder_for
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site
 
@@ -64,7 +64,7 @@ def old_statements(records: Sequence[Mapping[str, Any]], files: Mapping[str, byt
         if fallback.path not in parsed:
             try:
                 sites = finder.find(data, fallback.path, sinks=sinks.get(finder.name, finder.default_sinks),
-                                    levels=levels, facts=TreeFacts()).sites
+                                    levels=levels, facts=finder.survey(data)).sites
             except Exception:  # a file the finder cannot read: the record's excerpt stands in for it
                 sites = []
             parsed[fallback.path] = (source_lines(data), sites)

@@ -1,11 +1,17 @@
 """Harvested drafts merged with what a records folder (or a bundle) holds already, and written.
 
-- a draft whose id the dataset holds refreshes only that record's mechanical fields
+- a draft at the place of a harvested record of the same repository (same ``filePath`` and ``lineNumber`` at
+  the same ``analyzedSha``: a record ``errdex sync`` brought to this commit) is that record, whatever its id:
+  sync keeps a record's id when it accepts a rewording or follows a rename, and an ordinal id (the second
+  site of a message in a file) can name another site once sites are added or removed above it;
+- any other draft whose id the dataset holds is that record;
+- the record a draft is refreshes only its mechanical fields
   (:data:`~errdex.harvest.drafts.MECHANICAL_FIELDS`, and ``triggerScenarios`` while it is still the
   harvest's own draft); its prose, status, slug, file and everything else a contributor wrote stay; when
   nothing but the time would change the record is *unchanged* and its file is not touched;
-- a new id comes in as a draft, its slug derived from its message, with a numeric suffix (``-2``, ``-3``)
-  when the repository has that slug already;
+- any other draft comes in as a new record (its id's ordinal moved on to the first free one when a record
+  another draft holds by its place has that id), its slug derived from its message, with a numeric suffix
+  (``-2``, ``-3``) when the repository has that slug already;
 - nothing is deleted: a harvested record of the repository whose site is no longer found is reported *gone*.
 
 A folder is written all or nothing (a journal, as ``import`` does), under the records folder's lock; a bundle
@@ -31,7 +37,7 @@ from errdex.records.paths import record_path, repo_key
 from errdex.records.slug import derive_slug, slug_variants
 from errdex.records.sources import is_bundle, iter_documents
 
-__all__ = ["Existing", "Merge", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
+__all__ = ["Existing", "Merge", "is_harvested", "merge_drafts", "read_existing", "write_bundle", "write_folder"]
 
 _MAX_ORDINAL = 100  # how many equal messages in one file are looked for when telling a harvested id
 
@@ -98,6 +104,33 @@ def _harvested(record: dict[str, Any]) -> bool:
                for ordinal in range(1, _MAX_ORDINAL + 1))
 
 
+def is_harvested(record: dict[str, Any]) -> bool:
+    """Whether a record came from a harvest: its id is the one a harvest gives its repository, file and message,
+    or it is still a draft (a synced draft keeps its id when its message or file changes)."""
+    return record.get("status") == DRAFT_STATUS or _harvested(record)
+
+
+def _by_place(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing], repo: str) -> list[str | None]:
+    """Per draft, the id of the harvested record of ``repo`` at its place (None: none, or another draft's)."""
+    places: dict[tuple[str, int, str], str] = {}
+    for key, item in sorted(existing.items()):
+        record = item.record
+        path, line, sha = record.get("filePath"), record.get("lineNumber"), record.get("analyzedSha")
+        if (record.get("repo") == repo and isinstance(path, str) and isinstance(line, int)
+                and isinstance(sha, str) and is_harvested(record)):
+            places.setdefault((path, line, sha), key)
+    return [places.pop((draft["filePath"], draft["lineNumber"], draft["analyzedSha"]), None) for draft in drafts]
+
+
+def _free_id(draft: dict[str, Any], repo: str, taken: set[str] | dict[str, Any]) -> str:
+    """The draft's id, or its first ordinal id no record has."""
+    key, ordinal = draft["id"], 1
+    while key in taken and ordinal < _MAX_ORDINAL:
+        ordinal += 1
+        key = record_id(repo, draft["filePath"], draft["errorMessage"], ordinal)
+    return key
+
+
 def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The old record with the draft's mechanical fields, and the names of the fields that changed."""
     merged = dict(old)
@@ -127,10 +160,17 @@ def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing]
     merge = Merge(envelopes={key: item.envelope for key, item in existing.items()})
     taken = {(repo_key(str(item.record.get("repo"))), str(item.record.get("slug")).lower())
              for item in existing.values()}
-    harvested = {draft["id"] for draft in drafts}
-    for draft in drafts:
-        old = existing.get(draft["id"])
+    placed = _by_place(drafts, existing, repo)
+    held = {key for key in placed if key is not None}
+    harvested = set(held)
+    for draft, at_place in zip(drafts, placed, strict=True):
+        key = at_place or draft["id"]
+        if at_place is None and key in held:  # its id is the record another draft holds by its place
+            key = _free_id(draft, repo, existing.keys() | merge.envelopes.keys())
+        harvested.add(key)
+        old = existing.get(key)
         if old is None:
+            draft = dict(draft, id=key)
             record = dict(draft, slug=_free_slug(draft["errorMessage"], repo, taken))
             envelope = {"record": record, "datasetVersion": draft["analyzedAt"]}
             target = record_path(folder, repo, record["slug"]) if folder is not None else None
@@ -141,19 +181,19 @@ def merge_drafts(drafts: Sequence[dict[str, Any]], existing: dict[str, Existing]
             continue
         record, changed = _refresh(old.record, draft)
         if not changed:
-            merge.unchanged.append(draft["id"])
+            merge.unchanged.append(key)
             continue
         envelope = dict(old.envelope, record=record)
-        merge.envelopes[draft["id"]] = envelope
+        merge.envelopes[key] = envelope
         if folder is not None and old.in_bundle:
-            merge.in_bundle.append(draft["id"])
+            merge.in_bundle.append(key)
             continue
-        merge.updated.append((draft["id"], old.path if folder is not None else None, changed))
+        merge.updated.append((key, old.path if folder is not None else None, changed))
         if folder is not None:
             merge.writes.append((old.path.resolve() if old.path.is_symlink() else old.path, envelope))
     for key, item in sorted(existing.items()):
         record = item.record
-        if key not in harvested and record.get("repo") == repo and _harvested(record):
+        if key not in harvested and record.get("repo") == repo and is_harvested(record):
             merge.gone.append((key, str(record.get("filePath")), int(record.get("lineNumber") or 0)))
     return merge
 

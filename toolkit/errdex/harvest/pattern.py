@@ -29,6 +29,7 @@ from typing import Literal
 
 from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
+from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
 __all__ = ["SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build", "display", "has_literal"]
 
@@ -51,6 +52,8 @@ _CLASS_SPECIAL = frozenset("\\]^-[")
 _PREFERENCE = ")]}>\"'`:=;,|@#<([{/!?.*+&%$~^-_ \t"
 _MAX_REPAIRS = 32
 _AT = re.compile(r"\(at ([0-9]+)\)")
+#: Shapes whose group holds one repeat of a class (or of ``.``), and ``char``, which holds none.
+_ONE_REPEAT: frozenset[Shape] = frozenset({"any", "int", "uint", "hex", "word"})
 
 
 class NoLiteralText(ValueError):
@@ -66,20 +69,23 @@ class PatternRefused(ValueError):
         self.reason: Literal["too-large", "not-portable"] = reason
 
 
+def _escape_table() -> dict[int, str]:
+    table = {ord(ch): "\\" + ch for ch in _METACHARACTERS}
+    table.update({code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F)})
+    table.update({ord(ch): escaped for ch, escaped in _ESCAPES.items()})
+    return table
+
+
+#: What :func:`_escape` writes for each character it does not keep as it is.
+_ESCAPE_TABLE = _escape_table()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _escape(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _METACHARACTERS:
-            out.append("\\" + ch)
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        elif 0xD800 <= ord(ch) <= 0xDFFF:
-            raise ValueError("the message holds a lone surrogate, which no portable pattern can match")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """``text`` as pattern literals: metacharacters after a backslash, controls as ``\\t`` or ``\\xHH``."""
+    if _SURROGATE.search(text):
+        raise ValueError("the message holds a lone surrogate, which no portable pattern can match")
+    return text.translate(_ESCAPE_TABLE)
 
 
 def _class_char(ch: str) -> str:
@@ -243,6 +249,32 @@ def _named_offsets(problem: PatternProblem) -> list[int]:
     return [*named, problem.offset]
 
 
+def _plain(parts: list[Part]) -> bool:
+    """Whether the pattern written for ``parts`` is known to have no backtracking and no portability
+    problem without analysing it: there is no choice and at most one group with a repeat, of a shape in
+    :data:`_ONE_REPEAT`. Escaped text holds no repeat, anchor, flag or escape the portable subset refuses
+    (:func:`_escape` writes controls as ``\\xHH``, never ``\\0``), a lone unbounded repeat over a class
+    splits text against nothing, the only other repeat (``-?`` of ``int``) is neither nullable eight times
+    in a row nor wide, and the groups sit in no repeat. Most messages have one hole: the analyses (a parse
+    and the facts of every node, twice) are then not needed."""
+    repeats = 0
+    for part in parts:
+        if isinstance(part, Choice):
+            return False
+        if isinstance(part, Hole) and part.shape != "char":
+            if part.shape not in _ONE_REPEAT:
+                return False
+            repeats += 1
+    return repeats <= 1
+
+
+def _may_be_too_large(pattern: str) -> bool:
+    """False when the size analysis cannot find anything: a pattern :func:`build` writes has no counted
+    repeat (only ``+``, ``*`` and ``?``), so only its length and its alternations (at most one per ``|``)
+    can be over the bounds."""
+    return len(pattern) > MAX_LENGTH or pattern.count("|") > MAX_ALTERNATIONS
+
+
 def build(template: Template, *, placeholders: bool = True) -> str:
     """The portable ``messagePattern`` of ``template``.
 
@@ -264,16 +296,17 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     except ValueError as error:
         raise PatternRefused("not-portable", str(error)) from None
     pattern = "".join(writer.chunks)
-    for _ in range(_MAX_REPAIRS):
+    plain = _plain(parts)
+    for _ in range(0 if plain else _MAX_REPAIRS):
         problems = backtracking_problems(pattern)
         if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
             break
         writer = _write(parts, exclusions, placeholders)
         pattern = "".join(writer.chunks)
-    too_large = size_problems(pattern)
+    too_large = size_problems(pattern) if _may_be_too_large(pattern) else []
     if too_large:
         raise PatternRefused("too-large", too_large[0].message)
-    unportable = portability_problems(pattern)
+    unportable = [] if plain else portability_problems(pattern)
     if unportable:
         raise PatternRefused("not-portable", unportable[0].message)
     return pattern

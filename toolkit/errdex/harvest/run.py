@@ -35,7 +35,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import build
+from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -74,8 +74,9 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
         return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
 
 
-#: What a file's pass returns: its sites, and per site in (line, end line) order its message and pattern.
-Found = tuple[FileSites, list[tuple[Site, str, str | Skipped]]]
+#: What a file's pass returns: its sites, and per site in (line, end line) order its message, its pattern
+#: (or why it is skipped) and its draft record (None when skipped).
+Found = tuple[FileSites, list[tuple[Site, str, str | Skipped, dict[str, Any] | None]]]
 
 
 def _chunks(sizes: Sequence[int]) -> list[range]:
@@ -135,25 +136,35 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
 
 
 class _Finding:
-    """The sites of every file and their patterns, in file order (the patterns are built where the sites are
-    found, so that with ``jobs`` > 1 that work is shared by the processes too)."""
+    """The sites of every file, their patterns and drafts, in file order (built where the sites are found, so
+    that with ``jobs`` > 1 that work is shared by the processes too)."""
 
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
-                 levels: frozenset[str], constants: Mapping[str, TreeFacts]) -> None:
+                 levels: frozenset[str], constants: Mapping[str, TreeFacts], *, repo: str, sha: str,
+                 analyzed_at: str) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
+        self.repo, self.sha, self.analyzed_at = repo, sha, analyzed_at
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
 
     def one(self, number: int) -> Found:
         file, finder = self.files[number]
         sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
-        patterns: list[tuple[Site, str, str | Skipped]] = []
+        found: list[tuple[Site, str, str | Skipped, dict[str, Any] | None]] = []
+        lines = source_lines(file.data) if sites.sites else []
+        seen: Counter[str] = Counter()
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
-            patterns.append((site, message, _pattern(site, message, build, self.memo)))
-        return sites, patterns
+            pattern = _pattern(site, message, build_pattern, self.memo)
+            draft = None
+            if not isinstance(pattern, Skipped):
+                seen[message] += 1
+                draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
+                                     lines=lines, pattern=pattern, ordinal=seen[message])
+            found.append((site, message, pattern, draft))
+        return sites, found
 
     def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
-        """Every file's sites and patterns; ``progress`` wraps the files this process handles."""
+        """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles."""
         return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
 
@@ -194,6 +205,8 @@ def _checked(template: Template, build: Callable[[Template], str]) -> str | tupl
         pattern = build(template)
     except ValueError as exc:
         return "not-portable", str(exc)
+    if build is build_pattern:
+        return pattern  # it raises on every size or portability problem, the only ones refusal() names
     refused = refusal(pattern)
     if refused is not None:
         return "not-portable", f"{pattern}: {refused}"
@@ -215,27 +228,19 @@ def _pattern(site: Site, message: str, build: Callable[[Template], str],
     return outcome if isinstance(outcome, str) else Skipped(site.path, site.line, *outcome)
 
 
-def _drafts(source: Source, found: Sequence[tuple[SourceFile, Found]], *, repo: str, analyzed_at: str,
-            report: HarvestReport, sites_out: list[Site] | None = None) -> list[dict[str, Any]]:
-    """A draft per harvestable site, in file and line order; the rest counted in the report. ``sites_out``
-    receives the site of each draft, in the same order."""
+def _drafts(found: Sequence[tuple[SourceFile, Found]], report: HarvestReport) -> list[dict[str, Any]]:
+    """The draft of every harvestable site, in file and line order; the rest counted in the report."""
     drafts: list[dict[str, Any]] = []
     for file, (sites, patterns) in found:
         report.skipped.extend(sites.skipped)
         if sites.parse_error is not None:
             report.parse_failures.append((file.path, sites.parse_error))
-        lines = source_lines(file.data) if patterns else []
-        seen: Counter[str] = Counter()
-        for site, message, pattern in patterns:
+        for site, _, pattern, draft in patterns:
             if isinstance(pattern, Skipped):
                 report.skipped.append(pattern)
-                continue
-            report.sites.setdefault(site.language, Counter())[site.kind] += 1
-            seen[message] += 1
-            if sites_out is not None:
-                sites_out.append(site)
-            drafts.append(draft_record(site, repo=repo, sha=source.sha, analyzed_at=analyzed_at, lines=lines,
-                                       pattern=pattern, ordinal=seen[message]))
+            elif draft is not None:
+                report.sites.setdefault(site.language, Counter())[site.kind] += 1
+                drafts.append(draft)
     return drafts
 
 
@@ -279,10 +284,10 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
                        for file, _ in pairs)
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1))
+    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
+                       analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
     found = finding.run(jobs or 1, progress)
-    drafts = _drafts(files, list(zip((file for file, _ in pairs), found, strict=True)), repo=repo,
-                     analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), report=report)
+    drafts = _drafts(list(zip((file for file, _ in pairs), found, strict=True)), report)
     _merge_and_write(drafts, report, target, bundle is not None, check, repo)
     report.elapsed_s = time.monotonic() - started
     return report
@@ -302,12 +307,10 @@ def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha:
                         supported=lambda path: _finder(path, cache) is not None)
     pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    found = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1)).run(jobs or 1)
-    sites: list[Site] = []
-    drafts = _drafts(files, list(zip((file for file, _ in pairs), found, strict=True)), repo=repo,
-                     analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")),
-                     report=HarvestReport(str(source), repo, files.sha, ""), sites_out=sites)
-    return files, list(zip(sites, drafts, strict=True))
+    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
+                       analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
+    found = finding.run(jobs or 1)
+    return files, [(site, draft) for _, patterns in found for site, _, _, draft in patterns if draft is not None]
 
 
 def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_java
 
-from errdex.harvest.languages import FileSites, TreeFacts
+from errdex.harvest.languages import FileSites, Parameter, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
@@ -71,16 +71,18 @@ class _File:
     """One file's lookups: its constants, its logger fields, its sinks."""
 
     def __init__(self, root: Node, path: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 facts: TreeFacts) -> None:
+                 facts: TreeFacts, offered: tuple[dict[str, str], dict[Parameter, list[str]]] | None = None,
+                 ) -> None:
         self.path = path
         self.levels = levels
-        self.constants = {**facts.constants, **_file_constants(root)}
+        own, calls = offered if offered is not None else (_file_constants(root), passed(root))
+        self.constants = {**facts.constants, **own}
         self.loggers = _LOGGER_NAMES | _logger_fields(root)
         self.sinks: dict[str, Sink] = {}
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
         self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
-        self.forwarded = Forwarded(facts.passed, passed(root))
+        self.forwarded = Forwarded(facts.passed, calls)
         self.result = FileSites()
 
     # -- messages ----------------------------------------------------------------------------------------
@@ -340,6 +342,11 @@ def _visit(root: Node, state: _File) -> None:
             state.call(current, scope)
 
 
+#: id(source) -> (source, its static final Strings, the literals its calls pass), from the constants pass,
+#: taken by the sites pass of the same bytes (in this process or a child forked after it).
+_OFFERED: dict[int, tuple[bytes, dict[str, str], dict[Parameter, list[str]]]] = {}
+
+
 class JavaFinder:
     """The Java finder (see the module docstring)."""
 
@@ -352,12 +359,16 @@ class JavaFinder:
         if b"final" not in source and b'"' not in source:
             return TreeFacts()
         root = _TREES.parse(source, keep=True).root_node
-        return TreeFacts(constants=_file_constants(root), passed=passed(root))
+        own, calls = _file_constants(root), passed(root)
+        _OFFERED[id(source)] = (source, own, calls)
+        return TreeFacts(constants=own, passed=calls)
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         tree = _TREES.parse(source)
-        state = _File(tree.root_node, path, sinks, levels, facts)
+        kept = _OFFERED.pop(id(source), None)  # what the survey read from these very bytes
+        offered = kept[1:] if kept is not None and kept[0] is source else None
+        state = _File(tree.root_node, path, sinks, levels, facts, offered)
         state.result.parse_error = broken(tree.root_node)
         _visit(tree.root_node, state)
         return state.result
