@@ -38,6 +38,7 @@ COMMANDS = {
     "import": "errdex.cli.bundles:import_command",
     "export": "errdex.cli.bundles:export_command",
     "harvest": "errdex.cli.harvest:harvest_command",
+    "drift": "errdex.cli.drift:drift_command",
     "sync": "errdex.cli.sync:sync_command",
 }
 

@@ -40,11 +40,11 @@ from errdex.harvest.pattern import has_literal
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
-from errdex.harvest.source import SourceFile, read_source
+from errdex.harvest.source import Source, SourceFile, read_source
 from errdex.patterns import refusal
 from errdex.records.sources import bundled_records_dir
 
-__all__ = ["harvest"]
+__all__ = ["harvest", "harvest_sites"]
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _REPO = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
@@ -293,6 +293,26 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     _merge_and_write(drafts, report, target, bundle is not None, check, repo)
     report.elapsed_s = time.monotonic() - started
     return report
+
+
+def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
+                  log_levels: str | None = None, config: str | Path | None = None, exclude: Sequence[str] = (),
+                  include_tests: bool = False, jobs: int | None = None,
+                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]]]:
+    """What :func:`harvest` would draft from ``source``, without reading or writing any records: the files
+    read, and every harvestable site with its draft, in file and line order (drift's view of a commit)."""
+    root = Path(source)
+    settings, levels, globs, tests = _settings(root, rev, Path(config) if config else None, log_levels, exclude,
+                                               include_tests)
+    cache: dict[str, Finder | None] = {}
+    files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
+                        supported=lambda path: _finder(path, cache) is not None)
+    pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
+    sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
+    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
+                       analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
+    found = finding.run(jobs or 1)
+    return files, [(site, draft) for _, patterns in found for site, _, _, draft in patterns if draft is not None]
 
 
 def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,
