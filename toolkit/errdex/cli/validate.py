@@ -48,11 +48,13 @@ from errdex.errors import UsageError
 @click.option("--source", "source_path", type=click.Path(file_okay=False, path_type=Path),
               help="Also check each record against this code (a git repository, or a folder) at its commit.")
 @click.option("--sha", metavar="SHA", help="The commit a --source folder holds (default: its work tree's HEAD).")
+@click.option("--source-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="A harvest configuration whose sinks --source counts as statements (as harvest --config).")
 @quiet_option
 def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str, select: tuple[str, ...],
                      ignore: tuple[str, ...], strict: bool | None, config_path: Path | None, no_config: bool,
                      list_checks: bool, explain_code: str | None, source_path: Path | None, sha: str | None,
-                     quiet: bool) -> int:
+                     source_config: Path | None, quiet: bool) -> int:
     """Check records against the schema and every semantic check, reporting all findings at once.
 
     PATH is a record file, a folder of records, a JSONL bundle or - for stdin;
@@ -74,6 +76,7 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
       errdex validate --ignore message-in-source --format github records/
       errdex validate --explain EDX154
       errdex validate --source ../paperclip.git
+      errdex validate --source openssh.git --source-config sshd-sinks.toml
       cat record.json | errdex validate -
     """
     if explain_code is not None:
@@ -86,9 +89,9 @@ def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str,
     if list_checks:
         echo(render_check_list(checks, "json" if fmt == "json" else "text"))
         return 0
-    if sha is not None and source_path is None:
-        raise UsageError("--sha names the commit a --source folder holds: give --source too")
-    anchors = open_anchors(source_path, sha=sha) if source_path is not None else None
+    if (sha is not None or source_config is not None) and source_path is None:
+        raise UsageError(f"{'--sha' if sha is not None else '--source-config'} qualifies --source: give --source too")
+    anchors = open_anchors(source_path, sha=sha, config=source_config) if source_path is not None else None
     config = load_config(None if no_config else (config_path or find_config(Path.cwd())))
     report = validate(
         [*paths, *records] or None,

@@ -6,8 +6,10 @@ folder holds one commit: ``sha``, or its work tree's ``HEAD`` (paths then count 
 A folder copied out of its repository (one file, or one folder of it) is matched by the tail of a record's
 ``filePath`` it holds (``client.ts`` for ``packages/.../src/client.ts``).
 
-The statements of a file are harvest's sites (its finder for the file's language, every level, the
-language's own sinks). A throw of an error class whose constructor writes the message
+The statements of a file are harvest's sites, every level: in a git repository those of a harvest of the whole
+tree at the commit (so constants from headers and the sinks of the source's ``[tool.errdex.harvest]`` or of
+``config`` count, as they did when the records were harvested), else of the file alone with the language's own
+sinks and ``config``'s. A throw of an error class whose constructor writes the message
 (``throw new CreateosApiError(status, op)``, ``raise ConfigError(name)``) is a statement of that message too.
 """
 
@@ -23,8 +25,10 @@ from errdex.checks.anchored import AnchorSource, Statement
 from errdex.errors import InputError, UsageError, from_oserror
 from errdex.harvest.drafts import message_text, source_lines
 from errdex.harvest.languages import finder_for
+from errdex.harvest.config import load_harvest_config
 from errdex.harvest.pattern import build
-from errdex.harvest.sinks import parse_levels
+from errdex.harvest.run import harvest_sites
+from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site
 
 __all__ = ["FolderAnchors", "GitAnchors", "open_anchors", "statements_of"]
@@ -75,16 +79,11 @@ def _span(lines: Sequence[str], first: int) -> int:
     return first
 
 
-def statements_of(path: str, data: bytes) -> list[Statement] | None:
-    """Every statement of the file that raises or logs a message; None when errdex reads no such language."""
-    finder = finder_for(path)
-    if finder is None:
-        return None
-    found = finder.find(data, path, sinks=finder.default_sinks, levels=_LEVELS,
-                        facts=finder.survey(data))  # the file's own constants; the tree's are not read here
+def _statements(sites: Sequence[Site], data: bytes) -> list[Statement]:
+    """The sites as statements, with the throws of a class whose constructor is one of them."""
     lines = source_lines(data)
     statements = []
-    for site in found.sites:
+    for site in sites:
         message, pattern = message_text(site.template), _pattern(site)
         statements.append(Statement(site.line, site.end_line, message, pattern))
         start = _constructed(site)
@@ -94,11 +93,24 @@ def statements_of(path: str, data: bytes) -> list[Statement] | None:
     return statements
 
 
+def statements_of(path: str, data: bytes, sinks: Sequence[Sink] = ()) -> list[Statement] | None:
+    """Every statement of the file that raises or logs a message (the language's sinks and ``sinks``, the
+    file's own constants); None when errdex reads no such language."""
+    finder = finder_for(path)
+    if finder is None:
+        return None
+    found = finder.find(data, path, sinks=(*finder.default_sinks, *sinks), levels=_LEVELS,
+                        facts=finder.survey(data))
+    return _statements(found.sites, data)
+
+
 class _Files:
     """What both sources share: a file's bytes (None when missing), read once, and its lines and statements."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: Path | None = None) -> None:
         self._read: dict[tuple[str, str], bytes | None] = {}
+        self.config = config
+        self.sinks: tuple[Sink, ...] = load_harvest_config(config=config).sinks if config is not None else ()
 
     def _data(self, path: str, sha: str) -> bytes | None:
         raise NotImplementedError
@@ -118,16 +130,36 @@ class _Files:
 
     def statements(self, path: str, sha: str) -> list[Statement] | None:
         data = self.data(path, sha)
-        return None if data is None else statements_of(path, data)
+        return None if data is None else statements_of(path, data, self.sinks)
 
 
 class GitAnchors(_Files):
     """A git repository, read at each record's own commit."""
 
-    def __init__(self, repo: Path) -> None:
-        super().__init__()
+    def __init__(self, repo: Path, config: Path | None = None) -> None:
+        super().__init__(config)
         self.repo = repo
         self._has_commit = cache(self._commit)
+        self._trees: dict[str, dict[str, list[Site]]] = {}
+
+    def _tree(self, sha: str) -> dict[str, list[Site]]:
+        """The sites of a harvest of the whole tree at ``sha``, by file (one harvest per commit asked)."""
+        if sha not in self._trees:
+            _, found = harvest_sites(self.repo, repo="validate/source", rev=sha, log_levels="all", config=self.config)
+            by_path: dict[str, list[Site]] = {}
+            for site, _draft in found:
+                by_path.setdefault(site.path, []).append(site)
+            self._trees[sha] = by_path
+        return self._trees[sha]
+
+    def statements(self, path: str, sha: str) -> list[Statement] | None:
+        data = self.data(path, sha)
+        if data is None or finder_for(path) is None:
+            return None
+        sites = self._tree(sha).get(path)
+        if sites is None:  # a file the harvest skips (a test, a vendored folder): read alone
+            return statements_of(path, data, self.sinks)
+        return _statements(sites, data)
 
     def _commit(self, sha: str) -> bool:
         if not _SHA.fullmatch(sha):
@@ -151,8 +183,8 @@ class GitAnchors(_Files):
 class FolderAnchors(_Files):
     """A folder that holds one commit; ``prefix``: the folder's path in its work tree (``""`` at the top)."""
 
-    def __init__(self, root: Path, sha: str, prefix: str = "") -> None:
-        super().__init__()
+    def __init__(self, root: Path, sha: str, prefix: str = "", config: Path | None = None) -> None:
+        super().__init__(config)
         self.root, self.sha, self.prefix = root, sha, prefix
 
     def _file(self, path: str) -> Path | None:
@@ -184,22 +216,24 @@ class FolderAnchors(_Files):
         return None
 
 
-def open_anchors(source: str | Path, *, sha: str | None = None) -> AnchorSource:
-    """The code at ``source`` (see the module's docstring); a usage error when it cannot be read."""
+def open_anchors(source: str | Path, *, sha: str | None = None, config: str | Path | None = None) -> AnchorSource:
+    """The code at ``source`` (see the module's docstring); a usage error when it cannot be read. ``config``: a
+    harvest configuration whose sinks count as statements (as ``errdex harvest --config``)."""
+    sinks_file = Path(config) if config is not None else None
     root = Path(source)
     if not root.is_dir():
         raise InputError(f"{root}: no such folder (--source takes a git repository or a folder)")
     if sha is not None:
         if not _SHA.fullmatch(sha):
             raise UsageError(f"--sha {sha!r} is not a full commit id (40 lowercase hexadecimal digits)")
-        return FolderAnchors(root, sha)
+        return FolderAnchors(root, sha, config=sinks_file)
     done = _git(root, "rev-parse", "--is-bare-repository", "--show-prefix", "HEAD^{commit}")
     answer = done.stdout.decode("utf-8", "surrogateescape").splitlines()
     if done.returncode == 0 and len(answer) == 3:
         bare, prefix, head = answer
         if bare == "true" or not prefix:
-            return GitAnchors(root)
-        return FolderAnchors(root, head, prefix)
+            return GitAnchors(root, sinks_file)
+        return FolderAnchors(root, head, prefix, sinks_file)
     if done.returncode == 0 and answer[:1] == ["true"]:
-        return GitAnchors(root)  # a bare repository without a HEAD commit: every record's own commit is asked
+        return GitAnchors(root, sinks_file)  # a bare repository without a HEAD commit: every record's own commit is asked
     raise UsageError(f"{root} is not a git repository or in a work tree: pass --sha with the commit it holds")
