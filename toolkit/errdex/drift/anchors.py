@@ -23,9 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from errdex.checks.anchored import AnchorSource, Statement
 from errdex.errors import InputError, UsageError, from_oserror
+from errdex.harvest.config import load_harvest_config
 from errdex.harvest.drafts import message_text, source_lines
 from errdex.harvest.languages import finder_for
-from errdex.harvest.config import load_harvest_config
 from errdex.harvest.pattern import build
 from errdex.harvest.run import harvest_sites
 from errdex.harvest.sinks import Sink, parse_levels
