@@ -235,5 +235,5 @@ def open_anchors(source: str | Path, *, sha: str | None = None, config: str | Pa
             return GitAnchors(root, sinks_file)
         return FolderAnchors(root, head, prefix, sinks_file)
     if done.returncode == 0 and answer[:1] == ["true"]:
-        return GitAnchors(root, sinks_file)  # a bare repository without a HEAD commit: every record's own commit is asked
+        return GitAnchors(root, sinks_file)  # bare, without a HEAD commit: each record's own commit is asked
     raise UsageError(f"{root} is not a git repository or in a work tree: pass --sha with the commit it holds")
