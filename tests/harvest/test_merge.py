@@ -75,3 +75,22 @@ def test_a_new_site_whose_id_a_placed_record_holds_gets_a_free_ordinal(tmp_path:
     assert merge.unchanged == [placed["id"]]
     assert [key for key, _ in merge.new] == [record_id(REPO, "src/a.ts", "Boom.", 2)]
     assert merge.envelopes[record_id(REPO, "src/a.ts", "Boom.", 2)]["record"]["lineNumber"] == 7
+
+
+def test_a_documented_record_keeps_its_words_and_pattern_and_follows_its_place(tmp_path: Path) -> None:
+    # a contributor documented the draft: reworded its message for the log line and tuned its pattern
+    documented = _draft("Boom.") | {"status": "active", "errorMessage": "Boom (as logged).",
+                                    "messagePattern": "Boom\\.$", "severity": "warning"}
+    moved = _draft("Boom.", line=12)
+    moved["id"] = documented["id"]
+    merge = merge_drafts([moved], _existing(documented, tmp_path), repo=REPO, folder=tmp_path)
+    record = merge.envelopes[documented["id"]]["record"]
+    assert (record["errorMessage"], record["messagePattern"], record["severity"]) == (
+        "Boom (as logged).", "Boom\\.$", "warning")
+    assert record["lineNumber"] == 12 and record["sourceCode"] == moved["sourceCode"]
+
+
+def test_a_draft_takes_every_mechanical_field_again(tmp_path: Path) -> None:
+    old = _draft("Boom.") | {"messagePattern": "Bo+m\\."}
+    merge = merge_drafts([_draft("Boom.")], _existing(old, tmp_path), repo=REPO, folder=tmp_path)
+    assert merge.envelopes[old["id"]]["record"]["messagePattern"] == "Boom."

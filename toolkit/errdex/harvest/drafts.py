@@ -22,7 +22,8 @@ from errdex.harvest.sinks import LEVELS, normal_level, severity_of
 from errdex.harvest.sites import Choice, Hole, Part, Site, Template, Text
 from errdex.records.slug import derive_slug
 
-__all__ = ["CONTEXT_LINES", "DRAFT_STATUS", "DRAFT_VERSION", "MECHANICAL_FIELDS", "PLACEHOLDER", "draft_record",
+__all__ = ["CONTEXT_LINES", "DOCUMENTED_FIELDS", "DRAFT_STATUS",
+           "DRAFT_VERSION", "MECHANICAL_FIELDS", "PLACEHOLDER", "draft_record",
            "drafted_trigger", "error_type", "excerpt", "message_text", "record_id", "source_lines", "timestamp",
            "trigger_draft"]
 
@@ -36,6 +37,10 @@ MECHANICAL_FIELDS: tuple[str, ...] = (
     "repo", "errorMessage", "messagePattern", "errorType", "errorClass", "severity", "filePath", "lineNumber",
     "sourceCode", "sourceCodeStart", "sourceCodeEnd", "githubUrl", "analyzedSha",
 )
+#: The mechanical fields a contributor owns once a record is documented (no longer a draft): the message as the
+#: record words it, the pattern tuned to real log lines, the class, type and severity chosen for it. A harvest
+#: refreshes only the place (file, line, excerpt, URL, commit) of such a record; a changed message is drift's.
+DOCUMENTED_FIELDS: tuple[str, ...] = ("errorMessage", "messagePattern", "errorType", "errorClass", "severity")
 #: The value of a required kebab-case field no code can tell (handlingStrategy, backgroundTag) in a draft.
 PLACEHOLDER = "undocumented"
 

@@ -30,7 +30,7 @@ from typing import Any
 from errdex._files import JOURNAL, all_or_nothing, write_atomic
 from errdex._locks import records_lock
 from errdex.errors import DataError, UsageError, from_oserror
-from errdex.harvest.drafts import DRAFT_STATUS, MECHANICAL_FIELDS, drafted_trigger, record_id
+from errdex.harvest.drafts import DOCUMENTED_FIELDS, DRAFT_STATUS, MECHANICAL_FIELDS, drafted_trigger, record_id
 from errdex.records.canonical import canonical_text
 from errdex.records.envelope import is_envelope
 from errdex.records.paths import record_path, repo_key
@@ -133,10 +133,13 @@ def _free_id(draft: dict[str, Any], repo: str, taken: set[str] | dict[str, Any])
 
 
 def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The old record with the draft's mechanical fields, and the names of the fields that changed."""
+    """The old record with the draft's mechanical fields (a documented record keeps its
+    :data:`~errdex.harvest.drafts.DOCUMENTED_FIELDS`), and the names of the fields that changed."""
     merged = dict(old)
+    documented = old.get("status") != DRAFT_STATUS
     for name in MECHANICAL_FIELDS:
-        merged[name] = draft[name]
+        if not (documented and name in DOCUMENTED_FIELDS and name in old):
+            merged[name] = draft[name]
     trigger = old.get("triggerScenarios")
     if old.get("status") == DRAFT_STATUS and (not trigger or (isinstance(trigger, str) and drafted_trigger(trigger))):
         merged["triggerScenarios"] = draft["triggerScenarios"]
