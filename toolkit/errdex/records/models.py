@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from errdex.records.scenarios.createos import (
@@ -20,6 +28,9 @@ from errdex.records.scenarios.createos import (
     Call,
     Operation,
 )
+from errdex.records.scenarios.sshd import FAMILY_REPO as SSHD_REPO
+from errdex.records.scenarios.sshd import Operation as SshdOperation
+from errdex.records.scenarios.sshd import Outcome as SshdOutcome
 from errdex.records.vocabulary import DEFAULT_STATUS, DRAFT_STATUS, PROSE_FIELDS, SEVERITIES, Severity, Status
 
 __all__ = [
@@ -37,6 +48,7 @@ __all__ = [
     "RecordV4",
     "Scenario",
     "Severity",
+    "SshdScenario",
 ]
 
 RFC3339 = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
@@ -243,6 +255,42 @@ class Scenario(_Strict):
     expect: ScenarioExpect = Field(description="What must be observed.")
 
 
+class _SshdCall(BaseModel):
+    """An sshd scenario's call: its operation; its parameters are the vocabulary's (EDX203 checks them)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    operation: SshdOperation = Field(description="connect (raw TCP), login (SSH as a user) or idle.")
+
+
+class _SshdExpect(BaseModel):
+    """What an sshd scenario expects: its outcome; the rest is the vocabulary's (EDX203 checks it)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    outcome: SshdOutcome = Field(description="logged: sshd writes the record's line; not-logged: it writes none.")
+
+
+class SshdScenario(_Strict):
+    """A trigger scenario of the sshd family (:mod:`errdex.records.scenarios.sshd`), run against the real sshd."""
+
+    id: str = Field(pattern=KEBAB, description="Stable id, unique within the record.")
+    summary: Text = Field(description="One sentence saying what happens.")
+    covers: list[Annotated[str, Field(pattern=CLAUSE_REF)]] = Field(
+        default_factory=list, description="Clauses of triggerScenarios or commonSituations it proves.")
+    server: dict[str, Any] | None = Field(default=None, description="{config: {KEYWORD: VALUE}} for sshd_config.")
+    call: _SshdCall = Field(description="What the client does.")
+    expect: _SshdExpect = Field(description="What sshd must (or must not) write.")
+
+
+_SSHD_SCENARIOS: TypeAdapter[list[SshdScenario]] = TypeAdapter(list[SshdScenario])
+
+
+def _family_scenarios(value: Any, handler: ValidatorFunctionWrapHandler, repo: Any) -> Any:
+    """The scenarios validated in the vocabulary of the record's family (sshd's or CreateOS's)."""
+    return _SSHD_SCENARIOS.validate_python(value) if repo == SSHD_REPO else handler(value)
+
+
 #: The statuses of format version 3 (version 4 adds ``draft``): its schema stays what it was.
 StatusV3 = Literal["active", "withdrawn", "superseded"]
 
@@ -253,6 +301,12 @@ class RecordV3(RecordV2):
     model_config = ConfigDict(title="errdex error record, version 3")
 
     scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
+
+    @field_validator("scenarios", mode="wrap")
+    @classmethod
+    def _scenarios_of_family(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: Any) -> Any:
+        # the sshd family's scenarios have their own shape; the JSON Schema still describes CreateOS's
+        return _family_scenarios(value, handler, info.data.get("repo"))
     status: StatusV3 = Field(
         default=DEFAULT_STATUS,
         description="Lifecycle: active; withdrawn (kept, no longer recommended); superseded by another record. "

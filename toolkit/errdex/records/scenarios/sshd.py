@@ -43,6 +43,7 @@ __all__ = [
     "CallSpec",
     "ExpectSpec",
     "Operation",
+    "Outcome",
     "ServerSpec",
     "call_spec",
     "check_scenario",
@@ -84,7 +85,8 @@ USER_PLACEHOLDERS = ("$user", "$invalid", "root")
 #: Placeholders an expectation's captures may use.
 EXPECT_PLACEHOLDERS = ("$user", "$invalid", "$port", "$host", "$password")
 #: The outcomes an expectation may ask for.
-OUTCOMES = ("logged", "not-logged")
+Outcome = Literal["logged", "not-logged"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 #: The keys of a scenario.
 SCENARIO_KEYS = frozenset({"id", "summary", "covers", "server", "call", "expect"})
 
