@@ -32,7 +32,7 @@ def sshd_envelope(record_id: str, slug: str, pattern: str, scenarios: list[dict[
     record = envelope["record"]
     record.update(
         id=record_id, repo="openssh/openssh-portable", slug=slug, errorMessage=pattern, messagePattern=pattern,
-        errorClass=None, errorType="log", filePath="auth.c", lineNumber=1, analyzedSha="0" * 40,
+        errorClass="sshd", errorType="log", filePath="auth.c", lineNumber=1, analyzedSha="0" * 40,
         githubUrl="https://github.com/openssh/openssh-portable/blob/" + "0" * 40 + "/auth.c#L1",
         triggerScenarios="A client does what the scenario does.", commonSituations="A client does it.",
         scenarios=scenarios,
@@ -41,7 +41,7 @@ def sshd_envelope(record_id: str, slug: str, pattern: str, scenarios: list[dict[
 
 
 INVALID_USER = sshd_envelope(
-    "a000000000000001", "invalid-user", r"Invalid user (\S+) from (\S+) port (\d+)",
+    "a000000000000001", "invalid-user", r"Invalid user ([^ ]+) from ([^ ]+) port ([0-9]+)",
     [{"id": "unknown-name", "summary": "A client logs in with a name that does not exist.",
       "covers": ["triggerScenarios:1", "commonSituations:1"],
       "call": {"operation": "login", "user": "$invalid", "auth": [{"method": "password", "password": "x"}]},
@@ -52,14 +52,14 @@ INVALID_USER = sshd_envelope(
       "expect": {"outcome": "not-logged"}}],
 )
 FAILED_PASSWORD = sshd_envelope(
-    "a000000000000002", "failed-password", r"Failed password for (\S+) from (\S+) port (\d+) ssh2",
+    "a000000000000002", "failed-password", r"Failed password for ([^ ]+) from ([^ ]+) port ([0-9]+) ssh2",
     [{"id": "wrong-password", "summary": "The test user gives a wrong password.",
       "covers": ["triggerScenarios:1", "commonSituations:1"],
       "call": {"operation": "login", "user": "$user", "auth": [{"method": "password", "password": "wrong"}]},
       "expect": {"outcome": "logged", "captures": ["$user", "$host", "$port"]}}],
 )
 CLOSED_PREAUTH = sshd_envelope(
-    "a000000000000003", "connection-closed-preauth", r"Connection closed by (\S+) port (\d+)",
+    "a000000000000003", "connection-closed-preauth", r"Connection closed by ([^ ]+) port ([0-9]+)",
     [{"id": "silent-client", "summary": "A client connects and closes without a word.",
       "covers": ["triggerScenarios:1", "commonSituations:1"],
       "call": {"operation": "connect", "close": "close", "waitMs": 100},
