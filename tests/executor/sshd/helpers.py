@@ -16,6 +16,22 @@ ROOT = Path(__file__).resolve().parents[3]
 _SEED = json.loads((ROOT / "tests" / "corpus" / "v3" / "seed.json").read_text(encoding="utf-8"))
 
 
+def errdex_sshd_processes(marker: str = "errdex-sshd-") -> list[int]:
+    """The living processes whose command line names ``marker`` (the executor's sshd folders are named so)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):  # the process ended while we looked
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
 def need_sshd() -> None:
     """Skip the test with the reason sshd cannot run here; under CI=true that is a failure instead."""
     try:

@@ -9,23 +9,7 @@ from pathlib import Path
 import pytest
 
 from errdex.executor.sshd import SshdServer, SshdStartError, SshdUnavailable, connect, require_sshd
-from tests.executor.sshd.helpers import need_sshd
-
-
-def _sshd_processes(marker: str) -> list[int]:
-    """The processes whose command line names ``marker`` (the server's own folder)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
+from tests.executor.sshd.helpers import errdex_sshd_processes, need_sshd
 
 
 def test_sshd_starts_listens_and_stops_with_its_children() -> None:
@@ -33,7 +17,7 @@ def test_sshd_starts_listens_and_stops_with_its_children() -> None:
     server = SshdServer({"LoginGraceTime": "5"})
     with server:
         folder = str(server.folder)
-        assert server.port and _sshd_processes(folder)
+        assert server.port and errdex_sshd_processes(folder)
         assert any("Server listening on 127.0.0.1 port" in line for line in server.read_log()[0])
         held = socket.create_connection(("127.0.0.1", server.port))  # a connection sshd keeps a child for
         try:
@@ -43,7 +27,7 @@ def test_sshd_starts_listens_and_stops_with_its_children() -> None:
             server.stop()
         finally:
             held.close()
-        assert not _sshd_processes(folder), "no sshd process outlives stop()"
+        assert not errdex_sshd_processes(folder), "no sshd process outlives stop()"
         assert not Path(folder).exists()
     server.stop()  # twice is harmless
 
