@@ -43,7 +43,8 @@ def need_sshd() -> None:
 
 
 def sshd_envelope(record_id: str, slug: str, pattern: str, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
-    """A version-3 envelope of the sshd family with this pattern and these scenarios."""
+    """A version-4 envelope of the sshd family with this pattern and these scenarios (version 4 is the first
+    whose schema has sshd scenarios)."""
     envelope = copy.deepcopy(_SEED)
     record = envelope["record"]
     record.update(
@@ -51,7 +52,7 @@ def sshd_envelope(record_id: str, slug: str, pattern: str, scenarios: list[dict[
         errorClass="sshd", errorType="log", filePath="auth.c", lineNumber=1, analyzedSha="0" * 40,
         githubUrl="https://github.com/openssh/openssh-portable/blob/" + "0" * 40 + "/auth.c#L1",
         triggerScenarios="A client does what the scenario does.", commonSituations="A client does it.",
-        scenarios=scenarios,
+        scenarios=scenarios, schemaVersion=4,
     )
     return envelope
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
+import jsonschema_rs
+import pydantic
 import pytest
 
+from errdex.records.models import ENVELOPE_MODELS
 from errdex.records.scenarios.sshd import (
     DEFAULT_WAIT_MS,
     AuthStep,
@@ -17,6 +22,8 @@ from errdex.records.scenarios.sshd import (
     server_spec,
     sshd_seconds,
 )
+from errdex.records.schema import envelope_schema
+from tests.executor.sshd.helpers import CLOSED_PREAUTH, ROOT
 
 
 def test_a_login_is_filled_with_its_defaults() -> None:
@@ -72,3 +79,27 @@ def test_the_estimates_add_waits_steps_and_grace_time() -> None:
     assert scenario_need_ms(login) == 1000 + 3 * 500
     assert scenario_need_ms({"call": {"operation": "connect"}}) == 1000 + DEFAULT_WAIT_MS
     assert record_need_ms([idle, login, "not a scenario"]) == 3500 + 2500
+
+
+def _verdicts(envelope: dict[str, Any]) -> tuple[bool, bool]:
+    version = envelope["record"]["schemaVersion"]
+    by_schema = jsonschema_rs.validator_for(envelope_schema(version)).is_valid(envelope)
+    try:
+        ENVELOPE_MODELS[version].model_validate(envelope)
+    except pydantic.ValidationError:
+        return by_schema, False
+    return by_schema, True
+
+
+def test_schema_and_models_take_each_family_s_scenarios_only_from_version_4() -> None:
+    sshd_record = copy.deepcopy(CLOSED_PREAUTH)
+    assert _verdicts(sshd_record) == (True, True)
+    sshd_record["record"]["scenarios"][0]["call"]["operation"] = "execute"  # a CreateOS call in an sshd record
+    assert _verdicts(sshd_record) == (False, False)
+    older = copy.deepcopy(CLOSED_PREAUTH)
+    older["record"]["schemaVersion"] = 3
+    assert _verdicts(older) == (False, False)
+    createos = json.loads((ROOT / "tests" / "corpus" / "v4" / "seed.json").read_text(encoding="utf-8"))
+    assert _verdicts(createos) == (True, True)
+    createos["record"]["scenarios"] = copy.deepcopy(CLOSED_PREAUTH["record"]["scenarios"])
+    assert _verdicts(createos) == (False, False)

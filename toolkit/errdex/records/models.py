@@ -284,11 +284,7 @@ class SshdScenario(_Strict):
 
 
 _SSHD_SCENARIOS: TypeAdapter[list[SshdScenario]] = TypeAdapter(list[SshdScenario])
-
-
-def _family_scenarios(value: Any, handler: ValidatorFunctionWrapHandler, repo: Any) -> Any:
-    """The scenarios validated in the vocabulary of the record's family (sshd's or CreateOS's)."""
-    return _SSHD_SCENARIOS.validate_python(value) if repo == SSHD_REPO else handler(value)
+_CREATEOS_SCENARIOS: TypeAdapter[list[Scenario]] = TypeAdapter(list[Scenario])
 
 
 #: The statuses of format version 3 (version 4 adds ``draft``): its schema stays what it was.
@@ -301,12 +297,6 @@ class RecordV3(RecordV2):
     model_config = ConfigDict(title="errdex error record, version 3")
 
     scenarios: list[Scenario] = Field(description="Trigger scenarios, each proved by the reference executor.")
-
-    @field_validator("scenarios", mode="wrap")
-    @classmethod
-    def _scenarios_of_family(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: Any) -> Any:
-        # the sshd family's scenarios have their own shape; the JSON Schema still describes CreateOS's
-        return _family_scenarios(value, handler, info.data.get("repo"))
     status: StatusV3 = Field(
         default=DEFAULT_STATUS,
         description="Lifecycle: active; withdrawn (kept, no longer recommended); superseded by another record. "
@@ -349,6 +339,19 @@ _DRAFT_RULE: dict[str, Any] = {
 }
 
 
+def _v4_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Version 4's JSON Schema: the draft rule, and the scenarios' shape chosen by the record's family (as
+    :meth:`RecordV4._scenarios_of_family` chooses it)."""
+    schema.update(_DRAFT_RULE)
+    createos, sshd = schema["properties"]["scenarios"].pop("items")["anyOf"]  # the references pydantic made
+    schema["allOf"] = [{
+        "if": {"required": ["repo"],
+               "properties": {"repo": {"const": SSHD_REPO, "description": "The record is of the sshd family."}}},
+        "then": {"properties": {"scenarios": {"items": sshd, "description": "sshd scenarios."}}},
+        "else": {"properties": {"scenarios": {"items": createos, "description": "CreateOS scenarios."}}},
+    }]
+
+
 def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
     """The errors of a record that is not a draft and leaves a prose field empty, one per field."""
     errors: list[InitErrorDetails] = []
@@ -369,7 +372,12 @@ class RecordV4(RecordV3):
     be empty (``""`` or ``[]``) until a contributor writes them and sets the status to ``active``.
     """
 
-    model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_DRAFT_RULE)
+    model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_v4_schema)
+
+    scenarios: list[Scenario | SshdScenario] = Field(  # type: ignore[assignment]  # version 4 adds the sshd family
+        description="Trigger scenarios, each proved by the executor of the record's family: the real sshd for "
+                    f"{SSHD_REPO}, the fake CreateOS server for every other repository."
+    )
 
     documentation: str = Field(description="What the error means, in prose (may be empty in a draft).")
     commonSituations: str = Field(
@@ -390,6 +398,13 @@ class RecordV4(RecordV3):
     schemaVersion: Literal[4] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
         description="Version of the record format; 4 for this schema."
     )
+
+    @field_validator("scenarios", mode="wrap")
+    @classmethod
+    def _scenarios_of_family(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: Any) -> Any:
+        """Each family's scenarios in its own shape (the union alone would let a record take the other's)."""
+        adapter = _SSHD_SCENARIOS if info.data.get("repo") == SSHD_REPO else _CREATEOS_SCENARIOS
+        return adapter.validate_python(value)
 
     @model_validator(mode="after")
     def _prose_filled_unless_draft(self) -> RecordV4:
