@@ -341,15 +341,15 @@ _DRAFT_RULE: dict[str, Any] = {
 
 def _v4_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
     """Version 4's JSON Schema: the draft rule, and the scenarios' shape chosen by the record's family (as
-    :meth:`RecordV4._scenarios_of_family` chooses it)."""
+    :meth:`RecordV4._scenarios_of_family` chooses it): the items take either shape, and the rule that depends
+    on ``repo`` narrows them to the family's."""
     schema.update(_DRAFT_RULE)
-    createos, sshd = schema["properties"]["scenarios"].pop("items")["anyOf"]  # the references pydantic made
-    schema["allOf"] = [{
-        "if": {"required": ["repo"],
-               "properties": {"repo": {"const": SSHD_REPO, "description": "The record is of the sshd family."}}},
+    createos, sshd = schema["properties"]["scenarios"]["items"]["anyOf"]  # the references pydantic made
+    schema["dependentSchemas"] = {"repo": {
+        "if": {"properties": {"repo": {"const": SSHD_REPO, "description": "The record is of the sshd family."}}},
         "then": {"properties": {"scenarios": {"items": sshd, "description": "sshd scenarios."}}},
         "else": {"properties": {"scenarios": {"items": createos, "description": "CreateOS scenarios."}}},
-    }]
+    }}
 
 
 def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
