@@ -200,6 +200,11 @@ def _then(transport: paramiko.Transport, sock: socket.socket, then: str, accepte
         message.add_string("disconnected by errdex")
         message.add_string("")
         transport.packetizer.send_message(message)  # paramiko's close sends no SSH_MSG_DISCONNECT of its own
+        # sshd closes its side once it has read the message; closing ours first could reset the connection (data
+        # sshd sent late, such as a channel close, unread) and make sshd log a reset instead of the disconnect
+        deadline = time.monotonic() + STEP_TIMEOUT_S
+        while transport.is_active() and time.monotonic() < deadline:
+            time.sleep(0.005)  # a poll interval: the condition is paramiko seeing sshd's end of the connection
     if then == "reset":
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
