@@ -1,7 +1,8 @@
 """Checks of a record's trigger scenarios (format version 3).
 
-What a scenario may say is the CreateOS scenario vocabulary of :mod:`errdex.records.scenarios.createos`; these
-checks use it and import nothing from the executor.
+What a scenario may say is the vocabulary of the record's family: :mod:`errdex.records.scenarios.sshd` for the
+sshd records (``openssh/openssh-portable``), :mod:`errdex.records.scenarios.createos` for every other; these
+checks use them and import nothing from the executors.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex.records.clauses import CLAUSE_FIELDS, clauses
+from errdex.records.scenarios import sshd
 from errdex.records.scenarios.createos import (
     MAX_RECORD_TOTAL_MS,
     MAX_SCENARIO_MS,
@@ -25,6 +27,35 @@ from errdex.records.scenarios.createos import (
 
 def _scenarios(ctx: RecordContext) -> list[tuple[int, dict[str, Any]]]:
     return [(i, s) for i, s in enumerate(ctx.items("scenarios") or ()) if isinstance(s, dict)]
+
+
+def _is_sshd(ctx: RecordContext) -> bool:
+    return ctx.text("repo") == sshd.FAMILY_REPO
+
+
+def _sshd_vocabulary(ctx: RecordContext) -> Iterable[Problem]:
+    for index, scenario in _scenarios(ctx):
+        try:
+            sshd.check_scenario(scenario)
+        except ValueError as exc:
+            yield Problem(f"scenarios/{index}", f"sshd scenario is not valid: {exc}")
+
+
+def _sshd_bounds(ctx: RecordContext) -> Iterable[Problem]:
+    for index, scenario in _scenarios(ctx):
+        over = [(place, ms) for place, ms in sshd.scenario_times(scenario) if not 0 <= ms <= sshd.MAX_WAIT_MS]
+        for place, ms in over:
+            yield Problem(f"scenarios/{index}/{place}",
+                          f"{ms:.0f} ms is outside 0-{sshd.MAX_WAIT_MS} ms, the longest an sshd scenario may wait")
+        need = sshd.scenario_need_ms(scenario)
+        if not over and need > sshd.MAX_SCENARIO_TOTAL_MS:
+            yield Problem(f"scenarios/{index}", f"the scenario needs about {need:.0f} ms (start-up and each "
+                                                f"authentication step counted), more than {sshd.MAX_SCENARIO_TOTAL_MS} "
+                                                "ms; shorten its waits or steps")
+    total = sshd.record_need_ms(ctx.items("scenarios"))
+    if total > sshd.MAX_RECORD_TOTAL_MS:
+        yield Problem("scenarios", f"the scenarios need about {total:.0f} ms together, more than the "
+                                   f"{sshd.MAX_RECORD_TOTAL_MS} ms one sshd record's proof may take; use fewer")
 
 
 @register
@@ -63,6 +94,9 @@ class ScenarioVocabulary(Check):
     summary = "Scenario faults, programs and sandboxes are valid in the reference executor's vocabulary."
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        if _is_sshd(ctx):
+            yield from _sshd_vocabulary(ctx)
+            return
         for index, scenario in _scenarios(ctx):
             server = scenario.get("server", {})
             if not isinstance(server, dict):
@@ -125,6 +159,9 @@ class ScenarioBounds(Check):
                "and a record's scenarios together within the record's.")
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        if _is_sshd(ctx):
+            yield from _sshd_bounds(ctx)
+            return
         for index, scenario in _scenarios(ctx):
             over = [(place, ms) for place, ms in scenario_times(scenario) if not 0 <= ms <= MAX_SCENARIO_MS]
             for place, ms in over:

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from errdex.records.scenarios.createos import (
@@ -20,6 +28,9 @@ from errdex.records.scenarios.createos import (
     Call,
     Operation,
 )
+from errdex.records.scenarios.sshd import FAMILY_REPO as SSHD_REPO
+from errdex.records.scenarios.sshd import Operation as SshdOperation
+from errdex.records.scenarios.sshd import Outcome as SshdOutcome
 from errdex.records.vocabulary import DEFAULT_STATUS, DRAFT_STATUS, PROSE_FIELDS, SEVERITIES, Severity, Status
 
 __all__ = [
@@ -38,6 +49,7 @@ __all__ = [
     "RecordV4",
     "Scenario",
     "Severity",
+    "SshdScenario",
 ]
 
 RFC3339 = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"
@@ -244,6 +256,38 @@ class Scenario(_Strict):
     expect: ScenarioExpect = Field(description="What must be observed.")
 
 
+class _SshdCall(BaseModel):
+    """An sshd scenario's call: its operation; its parameters are the vocabulary's (EDX203 checks them)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    operation: SshdOperation = Field(description="connect (raw TCP), login (SSH as a user) or idle.")
+
+
+class _SshdExpect(BaseModel):
+    """What an sshd scenario expects: its outcome; the rest is the vocabulary's (EDX203 checks it)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    outcome: SshdOutcome = Field(description="logged: sshd writes the record's line; not-logged: it writes none.")
+
+
+class SshdScenario(_Strict):
+    """A trigger scenario of the sshd family (:mod:`errdex.records.scenarios.sshd`), run against the real sshd."""
+
+    id: str = Field(pattern=KEBAB, description="Stable id, unique within the record.")
+    summary: Text = Field(description="One sentence saying what happens.")
+    covers: list[Annotated[str, Field(pattern=CLAUSE_REF)]] = Field(
+        default_factory=list, description="Clauses of triggerScenarios or commonSituations it proves.")
+    server: dict[str, Any] | None = Field(default=None, description="{config: {KEYWORD: VALUE}} for sshd_config.")
+    call: _SshdCall = Field(description="What the client does.")
+    expect: _SshdExpect = Field(description="What sshd must (or must not) write.")
+
+
+_SSHD_SCENARIOS: TypeAdapter[list[SshdScenario]] = TypeAdapter(list[SshdScenario])
+_CREATEOS_SCENARIOS: TypeAdapter[list[Scenario]] = TypeAdapter(list[Scenario])
+
+
 #: The statuses of format version 3 (version 4 adds ``draft``): its schema stays what it was.
 StatusV3 = Literal["active", "withdrawn", "superseded"]
 
@@ -300,6 +344,19 @@ _DRAFT_RULE: dict[str, Any] = {
 }
 
 
+def _v4_schema(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Version 4's JSON Schema: the draft rule, and the scenarios' shape chosen by the record's family (as
+    :meth:`RecordV4._scenarios_of_family` chooses it): the items take either shape, and the rule that depends
+    on ``repo`` narrows them to the family's."""
+    schema.update(_DRAFT_RULE)
+    createos, sshd = schema["properties"]["scenarios"]["items"]["anyOf"]  # the references pydantic made
+    schema["dependentSchemas"] = {"repo": {
+        "if": {"properties": {"repo": {"const": SSHD_REPO, "description": "The record is of the sshd family."}}},
+        "then": {"properties": {"scenarios": {"items": sshd, "description": "sshd scenarios."}}},
+        "else": {"properties": {"scenarios": {"items": createos, "description": "CreateOS scenarios."}}},
+    }}
+
+
 def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
     """The errors of a record whose status needs prose and that leaves a prose field empty, one per field."""
     errors: list[InitErrorDetails] = []
@@ -322,7 +379,12 @@ class RecordV4(RecordV3):
     code gone) never had prose to keep.
     """
 
-    model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_DRAFT_RULE)
+    model_config = ConfigDict(title="errdex error record, version 4", json_schema_extra=_v4_schema)
+
+    scenarios: list[Scenario | SshdScenario] = Field(  # type: ignore[assignment]  # version 4 adds the sshd family
+        description="Trigger scenarios, each proved by the executor of the record's family: the real sshd for "
+                    f"{SSHD_REPO}, the fake CreateOS server for every other repository."
+    )
 
     documentation: str = Field(description="What the error means, in prose (may be empty when draft or withdrawn).")
     commonSituations: str = Field(
@@ -347,6 +409,13 @@ class RecordV4(RecordV3):
     schemaVersion: Literal[4] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
         description="Version of the record format; 4 for this schema."
     )
+
+    @field_validator("scenarios", mode="wrap")
+    @classmethod
+    def _scenarios_of_family(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: Any) -> Any:
+        """Each family's scenarios in its own shape (the union alone would let a record take the other's)."""
+        adapter = _SSHD_SCENARIOS if info.data.get("repo") == SSHD_REPO else _CREATEOS_SCENARIOS
+        return adapter.validate_python(value)
 
     @model_validator(mode="after")
     def _prose_filled_unless_draft(self) -> RecordV4:

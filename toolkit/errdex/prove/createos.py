@@ -1,4 +1,4 @@
-"""Proving records: every trigger scenario is run against a fresh fake CreateOS server.
+"""Proving CreateOS records: every trigger scenario is run against a fresh fake CreateOS server.
 
 A scenario passes when the reference executor really runs into the fault and
 what it observes is what the record says: the call raises the recorded error
@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pydantic
 import re2
 
-from errdex.errors import RecordNotFound, UsageError
 from errdex.executor.createos import (
     CreateosClient,
     CreateosError,
@@ -29,9 +25,9 @@ from errdex.executor.createos import (
     execute,
 )
 from errdex.executor.createos.bounds import scenario_limit_s
-from errdex.patterns import PatternSyntaxError, to_re2
+from errdex.patterns import to_re2
 from errdex.patterns.re2_options import re2_options
-from errdex.records.loader import load_records
+from errdex.prove.report import ScenarioProof
 from errdex.records.models import Scenario
 from errdex.records.scenarios.createos import (
     MAX_RECORD_TOTAL_MS,
@@ -42,84 +38,9 @@ from errdex.records.scenarios.createos import (
     scenario_times,
 )
 
-__all__ = ["ProofReport", "RecordProof", "ScenarioProof", "prove", "prove_scenario"]
+__all__ = ["PROOF_API_KEY", "prove_scenario", "record_problem"]
 
 PROOF_API_KEY = "errdex-proof-key"
-
-
-@dataclass
-class ScenarioProof:
-    """The outcome of running one scenario."""
-
-    id: str
-    passed: bool
-    observed: dict[str, Any]
-    failures: list[str] = field(default_factory=list)
-    ledger: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "passed": self.passed,
-            "observed": self.observed,
-            "failures": self.failures,
-            "ledger": self.ledger,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass
-class RecordProof:
-    """Every scenario of one record."""
-
-    id: str
-    slug: str
-    path: str
-    scenarios: list[ScenarioProof] = field(default_factory=list)
-    problem: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.problem is None and bool(self.scenarios) and all(s.passed for s in self.scenarios)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "slug": self.slug,
-            "path": self.path,
-            "passed": self.passed,
-            "problem": self.problem,
-            "scenarios": [s.as_dict() for s in self.scenarios],
-        }
-
-
-@dataclass
-class ProofReport:
-    """The record x scenario matrix of one proof run."""
-
-    records: list[RecordProof] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return all(record.passed for record in self.records)
-
-    def summary(self) -> dict[str, Any]:
-        scenarios = [s for r in self.records for s in r.scenarios]
-        return {
-            "records": len(self.records),
-            "recordsPassed": sum(r.passed for r in self.records),
-            "recordsWithoutScenarios": sum(not r.scenarios for r in self.records),
-            "scenarios": len(scenarios),
-            "scenariosPassed": sum(s.passed for s in scenarios),
-            "scenariosFailed": sum(not s.passed for s in scenarios),
-            "seconds": round(self.seconds, 3),
-            "passed": self.passed,
-        }
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"records": [r.as_dict() for r in self.records], "summary": self.summary()}
 
 
 def _result_dict(result: Any) -> dict[str, Any]:
@@ -308,52 +229,9 @@ def _judge(record: dict[str, Any], scenario: Scenario, observed: dict[str, Any],
     return failures
 
 
-def _pattern_problem(pattern: str) -> str | None:
-    """Why the record's messagePattern cannot judge a raised message, or None when it can."""
-    try:
-        re2.compile(to_re2(pattern), re2_options())
-    except (PatternSyntaxError, ValueError, re2.error) as exc:
-        return f"messagePattern cannot be compiled ({exc}); run 'errdex validate'"
+def record_problem(scenarios: list[Any]) -> str | None:
+    """Why a CreateOS record's scenarios are not run at all (their times add up beyond the bound), or None."""
+    if (need := record_need_ms(scenarios)) > MAX_RECORD_TOTAL_MS:
+        return (f"the scenarios' times add up to {need:.0f} ms, more than the {MAX_RECORD_TOTAL_MS} ms "
+                "one record's proof may take (EDX205); run 'errdex validate'")
     return None
-
-
-def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | None = None,
-          timeout: float | None = None) -> ProofReport:
-    """Prove every scenario of every record (``only``: record ids or slugs to keep).
-
-    ``timeout``: seconds each scenario may run (default: what its own times need and a few seconds more).
-    """
-    if timeout is not None and not 0 < timeout < float("inf"):
-        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
-    started = time.monotonic()
-    report = ProofReport()
-    wanted = set(only or ())
-    for item in load_records(paths):  # the loader every command uses: what validate refuses, prove refuses
-        record = item.record
-        record_id, slug = record["id"], record["slug"]
-        if wanted and record_id not in wanted and slug not in wanted:
-            continue
-        proof = RecordProof(record_id, slug, item.path)
-        scenarios = record.get("scenarios")
-        pattern_problem = _pattern_problem(record["messagePattern"])
-        if pattern_problem is not None:
-            proof.problem = pattern_problem
-        elif not isinstance(scenarios, list) or not scenarios:
-            proof.problem = "the record has no scenarios"
-        elif (need := record_need_ms(scenarios)) > MAX_RECORD_TOTAL_MS:
-            proof.problem = (f"the scenarios' times add up to {need:.0f} ms, more than the {MAX_RECORD_TOTAL_MS} ms "
-                             "one record's proof may take (EDX205); run 'errdex validate'")
-        else:
-            proof.scenarios = [
-                prove_scenario(record, raw, timeout=timeout) if isinstance(raw, dict)
-                else ScenarioProof("?", False, {}, ["not an object"])
-                for raw in scenarios
-            ]
-        report.records.append(proof)
-    if wanted:
-        found = {r.id for r in report.records} | {r.slug for r in report.records}
-        missing = sorted(wanted - found)
-        if missing:
-            raise RecordNotFound(f"no record with id or slug {missing[0]!r}")
-    report.seconds = time.monotonic() - started
-    return report
