@@ -83,6 +83,7 @@ REAL_LINES: list[tuple[str, str]] = [
     ("Starting session: command for e14test from 127.0.0.1 port 49304 id 0", "0dbfa2f9072e7127"),
     ("userauth_pubkey: signature algorithm ssh-ed25519 not in PubkeyAcceptedAlgorithms [preauth]",
      "0dfabc37fe2694bb"),
+    ("Read error from remote host 127.0.0.1 port 46184: Connection reset by peer", "aeb719d6b770bfd5"),
 ]
 
 
