@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from errdex import KnowledgeBase
+from errdex.harvest.run import harvest
 from tests.conftest import ROOT, SHARED
 
 FAMILY = ROOT / "records" / "openssh" / "openssh-portable"
@@ -170,3 +171,19 @@ def test_each_excerpt_is_the_source_at_v9_2_p1() -> None:
         start, end = record["sourceCodeStart"], record["sourceCodeEnd"]
         assert record["sourceCode"] == "\n".join(text[start - 1:end]), record["slug"]
         assert record["githubUrl"].endswith(f"/{record['filePath']}#L{start}-L{end}")
+
+
+def test_harvest_with_the_9_sinks_gives_each_record_its_statement(tmp_path: Path) -> None:
+    """The family was started from ``errdex harvest`` with examples/harvest/openssh-sshd-9.toml: harvesting again
+    finds the statement of every record with the same id, file, line, excerpt and link."""
+    out = tmp_path / "drafts"
+    out.mkdir()
+    harvest(_shared_repo(), repo="openssh/openssh-portable", rev="V_9_2_P1", out=out, log_levels="all",
+            config=ROOT / "examples" / "harvest" / "openssh-sshd-9.toml")
+    found = (json.loads(path.read_text())["record"] for path in out.rglob("*.json"))
+    drafts = {draft["id"]: draft for draft in found}
+    for record in _family():
+        draft = drafts[record["id"]]
+        for key in ("filePath", "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd", "githubUrl",
+                    "analyzedSha", "errorClass"):
+            assert record[key] == draft[key], (record["slug"], key)
