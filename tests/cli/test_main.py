@@ -102,7 +102,7 @@ def test_console_script_works_from_any_folder(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("errdex")
     result = subprocess.run([str(script), "validate"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "26 records in 26 documents: 0 error(s)" in result.stderr  # 13 warnings: EDX136 empty-source
+    assert "53 records in 53 documents: 0 error(s)" in result.stderr  # 13 warnings: EDX136 empty-source
 
 
 def test_pre_commit_hooks_are_declared() -> None:

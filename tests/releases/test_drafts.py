@@ -45,7 +45,7 @@ def test_a_release_with_a_draft_is_refused_naming_its_file(folder: Path, tmp_pat
 def test_allow_drafts_releases_them_with_their_status(folder: Path, tmp_path: Path) -> None:
     report = cut_release(folder, version=VERSION, out=tmp_path / "out", allow_drafts=True)
     statuses = {entry["slug"]: entry["status"] for entry in report.manifest["records"].values()}
-    assert statuses[SLUG] == "draft" and report.manifest["counts"]["active"] == 25
+    assert statuses[SLUG] == "draft" and report.manifest["counts"]["active"] == 52
 
 
 def test_the_cli_refuses_in_one_line_and_releases_with_allow_drafts(folder: Path, tmp_path: Path,

@@ -56,7 +56,7 @@ def test_a_release_cut_twice_gives_identical_bytes(folder: Path, tmp_path: Path)
     again = cut_release(folder, version=FIRST, out=tmp_path / "b", changelog=changelog)
     assert (tmp_path / "a" / first.bundle.name).read_bytes() == (tmp_path / "b" / again.bundle.name).read_bytes()
     assert _snapshot(folder) == files and changelog.read_bytes() == log
-    assert again.files_written == [] and len(first.added) == 26
+    assert again.files_written == [] and len(first.added) == 53  # 26 CreateOS and 27 sshd records
     lines = gzip.decompress(first.bundle.read_bytes()).decode().splitlines()
     assert [json.loads(line)["record"]["id"] for line in lines] == sorted(r["id"] for r in first.added)
     assert all(json.loads(line)["datasetVersion"] == FIRST for line in lines)
@@ -69,7 +69,7 @@ def test_changing_one_field_moves_only_that_records_date(folder: Path, tmp_path:
     _edit(folder, ONE, severity="warning")
     report = cut_release(folder, version=SECOND, out=tmp_path / "b", changelog=changelog)
     assert [(r["slug"], fields) for r, fields in report.changed] == [(ONE, ["severity"])]
-    assert report.added == [] and report.unchanged == 25
+    assert report.added == [] and report.unchanged == 52
     for path, old in before.items():
         now = json.loads(path.read_text())
         assert now["datasetVersion"] == SECOND
@@ -125,7 +125,7 @@ def test_diff_folders_bundles_and_releases(folder: Path, tmp_path: Path, cli: An
     _edit(folder, ONE, severity="warning", solutions=["Read the status first."])
     result = diff(old, folder)
     assert [(r["slug"], [f[0] for f in fields]) for r, fields in result.changed] == [(ONE, ["severity", "solutions"])]
-    assert result.unchanged == 25 and not result.added and not result.removed
+    assert result.unchanged == 52 and not result.added and not result.removed
     assert diff(first.bundle, old).same  # a bundle and the folder it was cut from
     assert diff(tmp_path / "a" / "manifest.json", old).same
     out = cli("diff", str(old), str(folder), "--format", "json")
@@ -140,7 +140,7 @@ def test_cli_release(folder: Path, tmp_path: Path, cli: Any) -> None:
     result = cli("release", "--records", str(folder), "--version", FIRST, "--out", str(tmp_path / "out"),
                  "--changelog", str(tmp_path / "CHANGELOG.md"))
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.count("added") == 26 and "released 2026-12-01T00:00:00Z: 26 records" in result.stderr
+    assert result.stdout.count("added") == 53 and "released 2026-12-01T00:00:00Z: 53 records" in result.stderr
     check = cli("release", "--records", str(folder), "--version", SECOND, "--check")
     assert check.exit_code == 0 and "would release" in check.stderr
     assert not list((folder / ".releases").glob("2026-12-08*"))
@@ -375,7 +375,7 @@ def test_a_release_reads_record_files_with_a_bom_and_crlf_as_validate_does(folde
     path = _path(folder, ONE)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
     report = cut_release(folder, version=FIRST, out=tmp_path / "a", changelog=tmp_path / "CHANGELOG.md")
-    assert len(report.added) == 26
+    assert len(report.added) == 53
     assert path.read_bytes().startswith(b"{\n") and b"\r" not in path.read_bytes()
 
 

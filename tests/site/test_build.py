@@ -68,7 +68,7 @@ def test_a_page_per_record_at_a_stable_url(built_site: Path) -> None:
         page = built_site / "records" / owner / repo / f"{record['slug']}.html"
         assert page.is_file(), record["slug"]
         text = page.read_text(encoding="utf-8")
-        assert f'<code class="message">{record["errorMessage"]}' in text.replace("&#39;", "'")
+        assert f'<code class="message">{record["errorMessage"]}' in text.replace("&#39;", "'").replace("&#34;", '"')
 
 
 def test_api_files(built_site: Path) -> None:

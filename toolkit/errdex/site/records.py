@@ -31,6 +31,16 @@ from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
 __all__ = ["RecordFacts", "record_page"]
 
+
+def _numbered(items: Sequence[tuple[str, list[dict[str, Any]]]]) -> list[tuple[str, list[dict[str, Any]], int]]:
+    """Each (name, records) with how many names up to it share its anchor (1 for the first)."""
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for name, records in items:
+        seen[anchor(name)] += 1
+        out.append((name, records, seen[anchor(name)]))
+    return out
+
 RELATED = 5
 #: Code fields shown highlighted with a copy button: (field, title, anchor).
 CODE_FIELDS = (
@@ -127,8 +137,9 @@ class RecordFacts:
                 p.BrowseEntry(tag, f"tag-{anchor(tag)}", links(records))
                 for tag, records in sorted(self.by_tag.items()))),
             p.BrowseGroup("By error class", "by-class", tuple(
-                p.BrowseEntry(name, f"class-{anchor(name)}", links(records))
-                for name, records in sorted(self.by_class.items()))),
+                # classes differ in case ("Error", sshd's "error"); anchors do not: the later one is numbered
+                p.BrowseEntry(name, f"class-{anchor(name)}" + (f"-{number}" if number > 1 else ""), links(records))
+                for name, records, number in _numbered(sorted(self.by_class.items())))),
             p.BrowseGroup("By severity", "by-severity", tuple(
                 p.BrowseEntry(name, f"severity-{anchor(name)}", links(severities[name]))
                 for name in SEVERITIES if severities.get(name))),
