@@ -127,7 +127,9 @@ def test_without_a_source_the_checks_do_not_run(repo: tuple[Path, str, str], tmp
 
 def test_the_bundled_createos_records_pass_where_their_file_is_there() -> None:
     folder = shared_data() / "sources/paperclip-createos"
-    report = validate(None, select=CODES, config=ValidationConfig(), source=open_anchors(folder, sha=CREATEOS_SHA))
+    createos = Path(__file__).resolve().parents[2] / "records" / "paperclipai"
+    report = validate([createos], select=CODES, config=ValidationConfig(),
+                      source=open_anchors(folder, sha=CREATEOS_SHA))
     assert report.findings == []
     assert report.records == 26
     assert len(report.notes) == 18  # the execute.ts records: analyzed at another commit; the 8 of client.ts pass

@@ -174,12 +174,12 @@ def test_each_excerpt_is_the_source_at_v9_2_p1() -> None:
 
 
 def test_harvest_with_the_9_sinks_gives_each_record_its_statement(tmp_path: Path) -> None:
-    """The family was started from ``errdex harvest`` with examples/harvest/openssh-sshd-9.toml: harvesting again
-    finds the statement of every record with the same id, file, line, excerpt and link."""
+    """The family was started from ``errdex harvest`` with the family's harvest.toml: harvesting again finds
+    the statement of every record with the same id, file, line, excerpt and link."""
     out = tmp_path / "drafts"
     out.mkdir()
     harvest(_shared_repo(), repo="openssh/openssh-portable", rev="V_9_2_P1", out=out, log_levels="all",
-            config=ROOT / "examples" / "harvest" / "openssh-sshd-9.toml")
+            config=FAMILY / "harvest.toml")
     found = (json.loads(path.read_text())["record"] for path in out.rglob("*.json"))
     drafts = {draft["id"]: draft for draft in found}
     for record in _family():

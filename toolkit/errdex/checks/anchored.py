@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from errdex.checks.base import Check, Problem, RecordContext, register
@@ -43,8 +44,20 @@ class AnchorSource(Protocol):
     def lines(self, path: str, sha: str) -> list[str] | None:
         """The file's lines without line ends; None when it is not there."""
 
-    def statements(self, path: str, sha: str) -> Sequence[Statement] | None:
-        """Every statement of the file that raises or logs a message; None when its language is not read."""
+    def statements(self, path: str, sha: str, config: Path | None = None) -> Sequence[Statement] | None:
+        """Every statement of the file that raises or logs a message; None when its language is not read.
+        ``config``: the harvest configuration of the record's repository (:func:`harvest_config`), whose sinks
+        count as statements too."""
+
+
+#: The file beside a repository's record files that says how its code is harvested (its own sinks).
+HARVEST_CONFIG = "harvest.toml"
+
+
+def harvest_config(record_path: str) -> Path | None:
+    """The ``harvest.toml`` beside a record's file, when there is one: the sinks its repository logs through."""
+    candidate = Path(record_path).parent / HARVEST_CONFIG
+    return candidate if record_path and candidate.is_file() else None
 
 
 def _anchor(ctx: RecordContext) -> tuple[AnchorSource, str, str] | None:
@@ -123,7 +136,7 @@ class AnchoredLine(Check):
         if anchor is None or line is None:
             return
         source, path, sha = anchor
-        statements = source.statements(path, sha)
+        statements = source.statements(path, sha, harvest_config(ctx.path))
         if statements is None:
             return
         raising = [s for s in statements if _raises(ctx, s)]

@@ -110,7 +110,17 @@ class _Files:
     def __init__(self, config: Path | None = None) -> None:
         self._read: dict[tuple[str, str], bytes | None] = {}
         self.config = config
-        self.sinks: tuple[Sink, ...] = load_harvest_config(config=config).sinks if config is not None else ()
+        self._sinks: dict[Path | None, tuple[Sink, ...]] = {}
+
+    def configured(self, config: Path | None) -> Path | None:
+        """The harvest configuration to read statements with: the source's own (``--source-config``) first."""
+        return self.config or config
+
+    def sinks(self, config: Path | None) -> tuple[Sink, ...]:
+        """The project sinks a harvest configuration names (read once)."""
+        if config not in self._sinks:
+            self._sinks[config] = load_harvest_config(config=config).sinks if config is not None else ()
+        return self._sinks[config]
 
     def _data(self, path: str, sha: str) -> bytes | None:
         raise NotImplementedError
@@ -128,9 +138,9 @@ class _Files:
         data = self.data(path, sha)
         return None if data is None else source_lines(data)
 
-    def statements(self, path: str, sha: str) -> list[Statement] | None:
+    def statements(self, path: str, sha: str, config: Path | None = None) -> list[Statement] | None:
         data = self.data(path, sha)
-        return None if data is None else statements_of(path, data, self.sinks)
+        return None if data is None else statements_of(path, data, self.sinks(self.configured(config)))
 
 
 class GitAnchors(_Files):
@@ -140,25 +150,27 @@ class GitAnchors(_Files):
         super().__init__(config)
         self.repo = repo
         self._has_commit = cache(self._commit)
-        self._trees: dict[str, dict[str, list[Site]]] = {}
+        self._trees: dict[tuple[str, Path | None], dict[str, list[Site]]] = {}
 
-    def _tree(self, sha: str) -> dict[str, list[Site]]:
-        """The sites of a harvest of the whole tree at ``sha``, by file (one harvest per commit asked)."""
-        if sha not in self._trees:
-            _, found = harvest_sites(self.repo, repo="validate/source", rev=sha, log_levels="all", config=self.config)
+    def _tree(self, sha: str, config: Path | None) -> dict[str, list[Site]]:
+        """The sites of a harvest of the whole tree at ``sha``, by file (one harvest per commit and config)."""
+        key = (sha, config)
+        if key not in self._trees:
+            _, found = harvest_sites(self.repo, repo="validate/source", rev=sha, log_levels="all", config=config)
             by_path: dict[str, list[Site]] = {}
             for site, _draft in found:
                 by_path.setdefault(site.path, []).append(site)
-            self._trees[sha] = by_path
-        return self._trees[sha]
+            self._trees[key] = by_path
+        return self._trees[key]
 
-    def statements(self, path: str, sha: str) -> list[Statement] | None:
+    def statements(self, path: str, sha: str, config: Path | None = None) -> list[Statement] | None:
         data = self.data(path, sha)
         if data is None or finder_for(path) is None:
             return None
-        sites = self._tree(sha).get(path)
+        config = self.configured(config)
+        sites = self._tree(sha, config).get(path)
         if sites is None:  # a file the harvest skips (a test, a vendored folder): read alone
-            return statements_of(path, data, self.sinks)
+            return statements_of(path, data, self.sinks(config))
         return _statements(sites, data)
 
     def _commit(self, sha: str) -> bool:
