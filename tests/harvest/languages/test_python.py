@@ -286,3 +286,55 @@ def test_a_class_constant_named_through_self_cls_or_the_class() -> None:
                 logger.warning(self.other.CLOSED_TOO, name)
         ''')
     assert [s.template for s in found.sites] == [(Text("Pool "), Hole("%s"), Text(" is closed"))] * 2
+
+
+_RETURNS = '''
+    import logging
+    logger = logging.getLogger(__name__)
+
+    def summary(installed):
+        if not installed:
+            return ""
+        return f"Successfully installed {' '.join(installed)}"
+
+    class Scope:
+        def locations(self):
+            lines = []
+            if self.indexes:
+                lines.append("Looking in indexes: {}".format(", ".join(self.indexes)))
+            if self.links:
+                lines.append("Looking in links: {}".format(", ".join(self.links)))
+            return "\\n".join(lines)
+
+        def describe(self):
+            return "scope of %d" % self.n
+
+    def run(scope, x):
+        found = scope.locations()
+        if found:
+            logger.info(found)
+        if text := summary(x):
+            logger.info(text)
+        logger.debug(scope.describe())
+        logger.warning(elsewhere())
+        logger.warning(ambiguous())
+    '''
+
+
+def test_a_message_a_function_returns_is_the_log_calls_own() -> None:
+    source = textwrap.dedent(_RETURNS).encode()
+    facts = FINDER.survey(source)
+    assert sorted(facts.returns) == ["describe", "locations", "summary"]
+    facts.add(TreeFacts(returns={"elsewhere": [(Text("from another file"),)], "ambiguous": [(Text("one"),)]}))
+    facts.add(TreeFacts(returns={"ambiguous": [(Text("two"),)]}))  # two functions of that name disagree
+    found = FINDER.find(source, "pkg/mod.py", sinks=(), levels=LEVELS, facts=facts)
+    by_line = {site.line: site.template for site in found.sites}
+    rest = Choice(((Text("\n"), Hole("{lines}")), ()))
+    assert by_line[25] == (Choice(((Text("Looking in indexes: "), Hole("{}")),
+                                   (Text("Looking in links: "), Hole("{}")))), rest)
+    assert by_line[27] == (Text("Successfully installed "), Hole("{' '.join(installed)}"))
+    assert by_line[28] == (Text("scope of "), Hole("%d", "int"))
+    assert by_line[29] == (Text("from another file"),)
+    assert 30 not in by_line
+    pattern = python_regex(build(by_line[25]))
+    assert pattern.search("Looking in links: /tmp/wheels") and pattern.search("Looking in indexes: http://x/")

@@ -7,7 +7,7 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "reaching"]
+__all__ = ["appended", "assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "reaching"]
 
 Node = tree_sitter.Node
 _STRINGS = ("string", "concatenated_string")
@@ -37,20 +37,27 @@ def assignments(scope: Node, wanted: str, before: int) -> list[Node]:
         current = stack.pop()
         if current is None or current.start_byte >= before:
             continue
-        if current.type == "assignment":
-            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if current.type in ("assignment", "named_expression"):  # ``x = ...`` or ``if x := ...:``
+            left, right = _sides(current)
             if left is not None and right is not None and text(left) == wanted:
                 found.append(current)
         if current.type not in ("function_definition", "class_definition", "lambda"):
             stack.extend(current.children)
     return sorted(found, key=lambda n: n.start_byte)
 
+
+def _sides(assignment: Node) -> tuple[Node | None, Node | None]:
+    """The name and the value of an assignment or of a walrus (``if summary := describe():``)."""
+    if assignment.type == "named_expression":
+        return assignment.child_by_field_name("name"), assignment.child_by_field_name("value")
+    return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+
 def reaching(assignments: list[Node], use: Node) -> list[Node]:
     """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
     sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
     values: list[Node] = []
     for assignment in reversed(assignments):
-        right = assignment.child_by_field_name("right")
+        right = _sides(assignment)[1]
         if right is not None:
             values.append(right)
         block = assignment.parent
@@ -116,3 +123,21 @@ def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
             if own is not None:
                 out.append(text(own))
     return list(reversed(out))
+
+
+def appended(scope: Node, wanted: str, before: int) -> list[Node]:
+    """What a function's own body appends to the list ``wanted`` (``wanted.append(X)``) before byte ``before``."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before:
+            continue
+        if current.type == "call":
+            function, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if function is not None and args is not None and function.type == "attribute" \
+                    and text(function) == wanted + ".append" and args.named_child_count == 1:
+                found.append(args.named_children[0])
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)

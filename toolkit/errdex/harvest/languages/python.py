@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_python
 
-from errdex.harvest.formats import formatted, join, str_format_field
+from errdex.harvest.formats import join, str_format_field
 from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._pycontext import (
+    appended,
     assignments,
     class_constants,
     enclosing_function,
@@ -27,8 +28,10 @@ from errdex.harvest.languages._pycontext import (
     is_parameter,
     reaching,
 )
+from errdex.harvest.languages._pyreturns import pick, returned
 from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrappers
-from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._pytext import TEXT_METHODS, applied, first_line, formatted_each, hole
+from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
@@ -45,13 +48,15 @@ _MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "descriptio
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
 
 
-
 class _File:
     """One file being read: its module constants and the sinks asked for."""
 
     def __init__(self, root: Node, path: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 constants: Mapping[str, str]) -> None:
-        self.path, self.levels = path, levels
+                 constants: Mapping[str, str], returns: Mapping[str, Sequence[Template]] | None = None) -> None:
+        self.path, self.levels, self.root = path, levels, root
+        #: What the tree's functions return by name (:mod:`._pyreturns`); the file's own, read when first asked.
+        self.tree_returns: Mapping[str, Sequence[Template]] = returns or {}
+        self._own_returns: dict[str, list[Template]] | None = None
         self.sinks = list(sinks)
         self.constants: dict[str, Node] = {}
         self.shared = constants
@@ -79,7 +84,7 @@ class _File:
         """The parts an expression writes; a Hole for what is not known."""
         kind = node.type
         if depth > _MAX_DEPTH:
-            return _hole(node)
+            return hole(node)
         if kind in ("string", "concatenated_string"):
             return self.literal(node)
         if kind == "parenthesized_expression" and node.named_child_count == 1:
@@ -102,15 +107,19 @@ class _File:
                     if attr is not None and obj is not None and text(attr) == "join" and args.named_children \
                             and obj.type == "string":
                         return self.joined(self.literal(obj), args.named_children[0], depth + 1)
-                    if attr is not None and obj is not None and text(attr) in _TEXT_METHODS:
+                    if attr is not None and obj is not None and text(attr) in TEXT_METHODS:
                         inner = self.message(obj, depth + 1)
-                        return _applied(inner, _TEXT_METHODS[text(attr)]) or _hole(node)
+                        return applied(inner, TEXT_METHODS[text(attr)]) or hole(node)
                 last = text(function).rsplit(".", 1)[-1]
                 first = next((a for a in args.named_children if a.type != "keyword_argument"), None)
                 if first is not None and (text(function) in _I18N or last in ("gettext", "_")):
                     return self.message(first, depth + 1)
                 if first is not None and last == "dedent":
-                    return _applied(self.message(first, depth + 1), textwrap.dedent) or _hole(node)
+                    return applied(self.message(first, depth + 1), textwrap.dedent) or hole(node)
+                if function.type in ("identifier", "attribute"):
+                    template = pick(last, self.own_returns(), self.tree_returns)
+                    if template is not None:
+                        return template
         if kind == "attribute" and text(node.child_by_field_name("attribute")) in self.attributes \
                 and (node.child_by_field_name("object") or node).type == "identifier":
             return self.message(self.attributes[text(node.child_by_field_name("attribute"))], depth + 1)
@@ -118,7 +127,14 @@ class _File:
             value = self.resolve(node)
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
-        return _hole(node)
+        return hole(node)
+
+    def own_returns(self) -> Mapping[str, Sequence[Template]]:
+        """What this file's functions return, by name (empty while it is being read: no recursion)."""
+        if self._own_returns is None:
+            self._own_returns = {}
+            self._own_returns = returned(self.root, lambda value: join(self.message(value, 1)))
+        return self._own_returns
 
     def spliced(self, template: Template, arguments: Sequence[Node]) -> Template:
         """A ``%``-formatted template with each ``%s`` whose argument is a literal, or a name bound to one
@@ -144,34 +160,52 @@ class _File:
         elements with the separator between them, what follows the known ones a hole."""
         if items.type == "identifier":
             value = self.resolve(items)
+            if isinstance(value, Node) and value.type == "list" and not value.named_children:
+                grown = self.grown(items, separator, depth)  # ``lines = []``, ``lines.append(...)``, join
+                if grown is not None:
+                    return grown
             if isinstance(value, Node) and value.type in ("list", "binary_operator"):
                 items = value
         rest: tuple[Part, ...] = ()
         if items.type == "binary_operator" and text(items.child_by_field_name("operator")) == "+":
             left, right = items.child_by_field_name("left"), items.child_by_field_name("right")
             if left is not None and right is not None and left.type == "list":
-                items, rest = left, (Choice(((*separator, *_hole(right)), ())),)  # the list added may be empty
+                items, rest = left, (Choice(((*separator, *hole(right)), ())),)  # the list added may be empty
         if items.type != "list" or depth > _MAX_DEPTH:
-            return _hole(items)
+            return hole(items)
         out: list[Part] = []
         for number, element in enumerate(e for e in items.named_children if e.type != "comment"):
             out.extend((*(separator if number else ()), *self.message(element, depth + 1)))
         return join((*out, *rest))
 
+    def grown(self, items: Node, separator: tuple[Part, ...], depth: int) -> tuple[Part, ...] | None:
+        """``SEP.join(lines)`` of a list its function grows with ``lines.append(...)``: any element first
+        (the one a log's first line shows), then maybe more; None when nothing is appended before the join."""
+        scope = items.parent
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        elements = appended(scope, text(items), items.start_byte) if scope is not None else []
+        templates = [join(self.message(e, depth + 1)) for e in elements]
+        if not templates or not all(has_literal(t) for t in templates):
+            return None
+        options = list(dict.fromkeys(templates))
+        first = options[0] if len(options) == 1 else (Choice(tuple(options)),)
+        return join((*first, Choice(((*separator, Hole("{" + text(items) + "}")), ()))))
+
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
         """A format string (a literal or a name bound to one) read in ``style`` (each option of a choice too)."""
-        return _formatted(join(self.message(node, depth + 1)), style)
+        return formatted_each(join(self.message(node, depth + 1)), style)
 
     def literal(self, node: Node) -> tuple[Part, ...]:
         """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
         try:
             value = ast.parse("(" + text(node) + "\n)", mode="eval").body  # a literal may span lines
         except (SyntaxError, ValueError):
-            return _hole(node)
+            return hole(node)
         if isinstance(value, ast.Constant):
-            return join([Text(value.value)]) if isinstance(value.value, str) else _hole(node)
+            return join([Text(value.value)]) if isinstance(value.value, str) else hole(node)
         if not isinstance(value, ast.JoinedStr):
-            return _hole(node)
+            return hole(node)
         fields = [c for s in ([node] if node.type == "string" else node.named_children)
                   for c in s.named_children if c.type == "interpolation"]
         out: list[Part] = []
@@ -222,7 +256,7 @@ class _File:
                 template = self.spliced(template, arguments)
         else:
             template = join(self.message(message))
-        template = _first_line(template)
+        template = first_line(template)
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not is_parameter(message)
@@ -288,50 +322,6 @@ class _File:
         return None
 
 
-_TEXT_METHODS: dict[str, Callable[[str], str]] = {"strip": str.strip, "rstrip": str.rstrip, "lstrip": str.lstrip}
-
-
-def _first_line(template: Template) -> Template:
-    """What a message writes up to its first line break: ``logging`` writes a message of several lines as
-    that many lines, and a log is matched line by line, so the first line is the one to find. The template as
-    it is when that first line has no literal text of its own (``"%s:\\n--hash=%s"``)."""
-    for number, part in enumerate(template):
-        if isinstance(part, Text) and "\n" in part.text.rstrip("\r\n"):
-            head = (*template[:number], Text(part.text.split("\n", 1)[0]))
-            return join(head) if has_literal(head) else template
-    return template
-
-
-def _formatted(template: Template, style: str) -> Template:
-    """:func:`formatted`, and the texts of each choice's options read in ``style`` too."""
-    return formatted(tuple(Choice(tuple(_formatted(o, style) for o in p.options)) if isinstance(p, Choice) else p
-                           for p in template), style)
-
-
-
-
-
-
-def _hole(node: Node) -> tuple[Part, ...]:
-    """An expression whose text is not known, shown as an f-string writes it (``{name}``)."""
-    return (Hole("{" + compact(node) + "}"),)
-
-
-def _applied(parts: tuple[Part, ...], change: Callable[[str], str]) -> tuple[Part, ...] | None:
-    """A text-only message changed by ``change`` (``"...".strip()``, ``dedent("...")``); None otherwise."""
-    if not all(isinstance(p, Text) for p in parts):
-        return None
-    return join([Text(change("".join(p.text for p in parts if isinstance(p, Text))))])
-
-
-
-
-
-
-
-
-
-
 class PythonFinder:
     """Finds raise and log sites in Python files."""
 
@@ -347,16 +337,21 @@ class PythonFinder:
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
-        *args)``), as sinks by name: their callers in every file are log calls. Module constants resolve
-        within their file."""
-        return TreeFacts(sinks=wrappers(source))
+        *args)``), as sinks by name: their callers in every file are log calls; and the messages its functions
+        return, by name (``logger.info(finder.describe())`` in another file). Module constants resolve within
+        their file."""
+        if b"return" not in source:
+            return TreeFacts(sinks=wrappers(source))
+        file = _File(self._parser.parse(source).root_node, "", (), frozenset(), {})
+        returns = {name: list(found) for name, found in file.own_returns().items()}
+        return TreeFacts(sinks=wrappers(source), returns=returns)
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         tree = self._parser.parse(source)
         root = tree.root_node
         wanted = merged_sinks((*self.default_sinks, *facts.sinks.values()), sinks)
-        file = _File(root, path, wanted, levels, facts.constants)
+        file = _File(root, path, wanted, levels, facts.constants, facts.returns)
         if root.has_error:
             file.found.parse_error = first_error(root)
         names = frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | frozenset(file.aliases)
@@ -386,7 +381,6 @@ def _query(names: frozenset[str]) -> tree_sitter.Query:
     return tree_sitter.Query(_LANGUAGE, f"""(raise_statement) @raise
 (call function: (identifier) @name (#any-of? @name {quoted})) @call
 (call function: (attribute attribute: (identifier) @name) (#any-of? @name {quoted})) @call""")
-
 
 
 FINDER = PythonFinder()
