@@ -338,3 +338,35 @@ def test_a_message_a_function_returns_is_the_log_calls_own() -> None:
     assert 30 not in by_line
     pattern = python_regex(build(by_line[25]))
     assert pattern.search("Looking in links: /tmp/wheels") and pattern.search("Looking in indexes: http://x/")
+
+
+def test_a_method_that_takes_the_level_and_the_message_is_a_sink_for_the_tree() -> None:
+    source = textwrap.dedent('''
+        import logging
+        from logging import DEBUG, INFO
+
+        class Transport:
+            def _log(self, level, msg, *args):
+                if isinstance(msg, list):
+                    for m in msg:
+                        self.logger.log(level, m)
+                else:
+                    self.logger.log(level, msg, *args)
+
+            def run(self, parsed):
+                self._log(INFO, "Connected (version %s)", parsed.version)
+                for prefix, value in (("kex algos", parsed.kex), ("server key", parsed.keys)):
+                    self._log(DEBUG, "{}: {}".format(prefix, ", ".join(value)))
+
+        class Client:
+            def _log(self, level, msg):
+                self._transport._log(level, msg)
+        ''').encode()
+    facts = FINDER.survey(source)
+    assert facts.sinks["_log"] == Sink("_log", format_arg=1, level=None, level_arg=0, style="python-percent")
+    found = FINDER.find(source, "pkg/transport.py", sinks=(), levels=LEVELS, facts=facts)
+    assert [(s.line, s.level, s.template) for s in found.sites] == [
+        (14, "info", (Text("Connected (version "), Hole("%s"), Text(")"))),
+        (16, "debug", (Choice(((Text("kex algos"),), (Text("server key"),))), Text(": "),
+                       Hole("{}"))),
+    ]

@@ -7,7 +7,8 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["appended", "assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "reaching"]
+__all__ = ["appended", "assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "loop_values",
+           "reaching"]
 
 Node = tree_sitter.Node
 _STRINGS = ("string", "concatenated_string")
@@ -141,3 +142,42 @@ def appended(scope: Node, wanted: str, before: int) -> list[Node]:
         if current.type not in ("function_definition", "class_definition", "lambda"):
             stack.extend(current.children)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+def loop_values(name: Node) -> list[Node] | None:
+    """What a loop variable takes when its ``for`` runs over a literal tuple or list (paramiko's ``for prefix,
+    value in (("kex algos", ...), ("server key", ...)):``): the element, or the element's item at the name's
+    place in the target; None when the name is no such loop's variable."""
+    wanted, current = text(name), name.parent
+    while current is not None and current.type not in ("function_definition", "module"):
+        body = current.child_by_field_name("body") if current.type == "for_statement" else None
+        if body is not None and name.start_byte >= body.start_byte:
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            place = _place(left, wanted) if left is not None else None
+            if place is not None and right is not None and right.type in ("tuple", "list"):
+                values = [_item(element, place) for element in right.named_children if element.type != "comment"]
+                return [v for v in values if v is not None] if all(v is not None for v in values) else None
+        current = current.parent
+    return None
+
+
+def _place(target: Node, wanted: str) -> int | None:
+    """-1 when the loop target is the name itself, its index in a ``a, b`` target; None when it is not there."""
+    if target.type == "identifier":
+        return -1 if text(target) == wanted else None
+    if target.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        names = [child for child in target.named_children]
+        for index, child in enumerate(names):
+            if child.type == "identifier" and text(child) == wanted:
+                return index
+    return None
+
+
+def _item(element: Node, place: int) -> Node | None:
+    if place < 0:
+        return element
+    if element.type == "parenthesized_expression" and element.named_child_count == 1:
+        element = element.named_children[0]
+    items = [child for child in element.named_children if child.type != "comment"] \
+        if element.type in ("tuple", "list") else []
+    return items[place] if place < len(items) else None

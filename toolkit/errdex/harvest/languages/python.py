@@ -10,6 +10,7 @@ arguments after the message is ``%``-formatted by ``logging``; one without print
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -26,6 +27,7 @@ from errdex.harvest.languages._pycontext import (
     enclosing_function,
     guards,
     is_parameter,
+    loop_values,
     reaching,
 )
 from errdex.harvest.languages._pyreturns import pick, returned
@@ -103,7 +105,8 @@ class _File:
                 if function.type == "attribute":
                     attr, obj = function.child_by_field_name("attribute"), function.child_by_field_name("object")
                     if attr is not None and obj is not None and text(attr) == "format":
-                        return self.formatted(obj, "str-format", depth)
+                        return self.spliced(self.formatted(obj, "str-format", depth),
+                                            [a for a in args.named_children if a.type != "comment"], "str-format")
                     if attr is not None and obj is not None and text(attr) == "join" and args.named_children \
                             and obj.type == "string":
                         return self.joined(self.literal(obj), args.named_children[0], depth + 1)
@@ -136,21 +139,23 @@ class _File:
             self._own_returns = returned(self.root, lambda value: join(self.message(value, 1)))
         return self._own_returns
 
-    def spliced(self, template: Template, arguments: Sequence[Node]) -> Template:
-        """A ``%``-formatted template with each ``%s`` whose argument is a literal, or a name bound to one
-        in its function, replaced by that text (``logger.info('%s: %r', debug_log, transport)`` after
-        ``debug_log = f'execute program {program!r}'``). Left as it is unless its holes are plain positional
-        conversions, one an argument."""
+    def spliced(self, template: Template, arguments: Sequence[Node], style: str = "python-percent") -> Template:
+        """A ``%``-formatted (or ``str.format``-ted) template with each ``%s`` (``{}``) whose argument is a
+        literal, or a name bound to one in its function (a loop's variable over literals too), replaced by
+        that text (``logger.info('%s: %r', debug_log, transport)`` after ``debug_log = f'execute program
+        {program!r}'``; ``"{}: {}".format(prefix, value)``). Left as it is unless its holes are plain
+        positional conversions, one an argument."""
         holes = [p for p in template if isinstance(p, Hole)]
-        if len(holes) != len(arguments) or any(not p.source.startswith("%") or "(" in p.source or "*" in p.source
-                                               for p in holes) or any(isinstance(p, Choice) for p in template):
+        plain = "%s" if style == "python-percent" else "{}"
+        if len(holes) != len(arguments) or any(not _POSITIONAL[style].fullmatch(p.source) for p in holes) \
+                or any(isinstance(p, Choice) for p in template):
             return template
         values = iter(arguments)
         out: list[Part] = []
         for part in template:
             argument = next(values) if isinstance(part, Hole) else None
             known = self.message(argument, 1) if argument is not None and isinstance(part, Hole) \
-                and part.source == "%s" \
+                and part.source == plain \
                 and argument.type in ("identifier", "string", "concatenated_string") else None
             out.extend(known if known is not None and has_literal(known) else (part,))
         return join(out)
@@ -237,6 +242,10 @@ class _File:
                 return values[0]
             if values:
                 return (Choice(tuple(join(self.message(v, 1)) for v in values)),)
+            looped = loop_values(name)  # ``for prefix, value in (("kex algos", ...), ...)``
+            if looped:
+                options = tuple(dict.fromkeys(join(self.message(v, 1)) for v in looped))
+                return options[0] if len(options) == 1 else (Choice(options),)
         if wanted in self.constants:
             return self.constants[wanted]
         if wanted in self.shared:
@@ -320,6 +329,10 @@ class _File:
             elif callee == sink.name or ("." not in sink.name and method == sink.name):
                 return sink
         return None
+
+
+#: The holes :meth:`_File.spliced` may fill: positional conversions (``%s``, ``%-5d``; ``{}``, ``{!r}``, ``{:>8}``).
+_POSITIONAL = {"python-percent": re.compile(r"%[^(*]*"), "str-format": re.compile(r"\{(?:![rsa])?(?::[^{}]*)?\}")}
 
 
 class PythonFinder:
