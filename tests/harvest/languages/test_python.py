@@ -370,3 +370,25 @@ def test_a_method_that_takes_the_level_and_the_message_is_a_sink_for_the_tree() 
         (16, "debug", (Choice(((Text("kex algos"),), (Text("server key"),))), Text(": "),
                        Hole("{}"))),
     ]
+
+
+def test_a_message_grown_by_plus_equals_and_a_parameter_its_callers_fill() -> None:
+    found = _find('''
+        class Transport:
+            def _log_agreement(self, which, local, remote):
+                msg = "{}: ".format(which)
+                if local == remote:
+                    msg += local
+                else:
+                    msg += "local={}, remote={}".format(local, remote)
+                logger.debug(msg)
+
+            def agree(self, keys, ciphers):
+                self._log_agreement("HostKey", keys[0], keys[0])
+                self._log_agreement("Cipher", ciphers[0], ciphers[1])
+        ''', levels=LEVELS)
+    (site,) = found.sites
+    assert site.template == (Choice(((Text("HostKey"),), (Text("Cipher"),))), Text(": "),
+                             Choice(((Hole("{local}"),), (Text("local="), Hole("{}"), Text(", remote="), Hole("{}")))))
+    pattern = python_regex(build(site.template))
+    assert pattern.search("HostKey: rsa-sha2-512") and pattern.search("Cipher: local=aes128-ctr, remote=aes256-ctr")

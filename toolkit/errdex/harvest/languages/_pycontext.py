@@ -7,8 +7,8 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["appended", "assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "loop_values",
-           "reaching"]
+__all__ = ["appended", "arms_of_one_choice", "assignments", "augmented", "class_constants", "enclosing_function",
+           "guards", "is_parameter", "loop_values", "passed_literals", "reaching", "unconditional"]
 
 Node = tree_sitter.Node
 _STRINGS = ("string", "concatenated_string")
@@ -181,3 +181,73 @@ def _item(element: Node, place: int) -> Node | None:
     items = [child for child in element.named_children if child.type != "comment"] \
         if element.type in ("tuple", "list") else []
     return items[place] if place < len(items) else None
+
+
+def augmented(scope: Node, wanted: str, after: int, before: int) -> list[Node]:
+    """The ``wanted += ...`` of a function's own body between bytes ``after`` and ``before``, in order."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before or current.end_byte <= after:
+            continue
+        if current.type == "augmented_assignment" and text(current.child_by_field_name("operator")) == "+=" \
+                and text(current.child_by_field_name("left")) == wanted and current.start_byte >= after:
+            found.append(current)
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def unconditional(statement: Node) -> bool:
+    """Whether a statement sits in its function's own body, not in a branch, loop or ``try``."""
+    block = statement.parent
+    while block is not None and block.type != "block":
+        block = block.parent
+    return block is not None and block.parent is not None and block.parent.type == "function_definition"
+
+
+def arms_of_one_choice(statements: list[Node]) -> bool:
+    """Whether the statements are one in each arm of one ``if``/``else`` (so exactly one of them runs)."""
+    arms = []
+    for statement in statements:
+        block = statement.parent
+        while block is not None and block.type != "block":
+            block = block.parent
+        arms.append(block)
+    owners = {(arm.parent.parent if arm is not None and arm.parent is not None
+               and arm.parent.type in ("else_clause", "elif_clause") else arm.parent if arm is not None else None)
+              for arm in arms}
+    if len(owners) != 1 or len(set(map(id, arms))) != len(arms) or None in owners:
+        return False
+    owner = next(iter(owners))
+    return owner is not None and owner.type == "if_statement" and len(arms) >= 2 \
+        and any(c.type == "else_clause" for c in owner.children)
+
+
+def passed_literals(root: Node, name: Node) -> list[Node] | None:
+    """The literals every call of a parameter's function in the file passes for it (paramiko's
+    ``self._log_agreement("HostKey", ...)`` for ``which``); None when there is no call or one passes something
+    else."""
+    function = name.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    if function is None or parameters is None:
+        return None
+    names = [text(p) for p in parameters.named_children if p.type == "identifier"]
+    if len(names) != parameters.named_child_count or text(name) not in names:
+        return None  # defaults, *args, annotations: positions are not plain
+    index = names.index(text(name)) - (1 if names and names[0] in ("self", "cls") else 0)
+    wanted, found, stack = text(function.child_by_field_name("name")), [], [root]
+    while stack:
+        current = stack.pop()
+        if current.type == "call":
+            called, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if called is not None and args is not None and text(called).rsplit(".", 1)[-1] == wanted:
+                given = [a for a in args.named_children if a.type != "comment"]
+                if index < 0 or index >= len(given) or given[index].type not in _STRINGS:
+                    return None
+                found.append(given[index])
+        stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte) or None
