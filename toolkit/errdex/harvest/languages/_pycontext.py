@@ -226,9 +226,9 @@ def arms_of_one_choice(statements: list[Node]) -> bool:
 
 
 def passed_literals(root: Node, name: Node) -> list[Node] | None:
-    """The literals every call of a parameter's function in the file passes for it (paramiko's
-    ``self._log_agreement("HostKey", ...)`` for ``which``); None when there is no call or one passes something
-    else."""
+    """What every call of a parameter's function in the file passes for it, a literal or a name (paramiko's
+    ``self._log_agreement("HostKey", ...)`` for ``which``; asyncio's ``self._log_subprocess(debug_log, ...)``,
+    read where the call is); None when there is no call or one passes something else."""
     function = name.parent
     while function is not None and function.type != "function_definition":
         function = function.parent
@@ -246,7 +246,7 @@ def passed_literals(root: Node, name: Node) -> list[Node] | None:
             called, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
             if called is not None and args is not None and text(called).rsplit(".", 1)[-1] == wanted:
                 given = [a for a in args.named_children if a.type != "comment"]
-                if index < 0 or index >= len(given) or given[index].type not in _STRINGS:
+                if index < 0 or index >= len(given) or given[index].type not in (*_STRINGS, "identifier"):
                     return None
                 found.append(given[index])
         stack.extend(current.children)

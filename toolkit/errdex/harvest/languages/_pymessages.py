@@ -112,8 +112,8 @@ class Messages:
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
             passed = passed_literals(self.root, node) if is_parameter(node) else None
-            if passed:  # ``def _log_agreement(self, which, ...)`` called with ``"HostKey"``, ``"Cipher"``...
-                options = tuple(dict.fromkeys(join(self.message(p, depth + 1)) for p in passed))
+            options = tuple(dict.fromkeys(join(self.message(p, depth + 1)) for p in passed or ()))
+            if options and all(has_literal(o) for o in options):  # ``_log_agreement("HostKey", ...)`` and others
                 return options[0] if len(options) == 1 else (Choice(options),)
         return hole(node)
 
@@ -154,9 +154,16 @@ class Messages:
                 grown = self.grown(items, separator, depth)  # ``lines = []``, ``lines.append(...)``, join
                 if grown is not None:
                     return grown
+            rest: tuple[Part, ...] = ()
+            if isinstance(value, Node) and value.type == "list":
+                scope = items.parent
+                while scope is not None and scope.type != "function_definition":
+                    scope = scope.parent
+                if scope is not None and appended(scope, text(items), items.start_byte):  # ``[msg]``, then appends
+                    rest = (Choice(((*separator, Hole("{" + text(items) + "}")), ())),)
             if isinstance(value, Node) and value.type in ("list", "binary_operator"):
-                items = value
-        rest: tuple[Part, ...] = ()
+                return join((*self.joined(separator, value, depth + 1), *rest))
+        rest = ()
         if items.type == "binary_operator" and text(items.child_by_field_name("operator")) == "+":
             left, right = items.child_by_field_name("left"), items.child_by_field_name("right")
             if left is not None and right is not None and left.type == "list":
