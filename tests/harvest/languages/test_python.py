@@ -392,3 +392,21 @@ def test_a_message_grown_by_plus_equals_and_a_parameter_its_callers_fill() -> No
                              Choice(((Hole("{local}"),), (Text("local="), Hole("{}"), Text(", remote="), Hole("{}")))))
     pattern = python_regex(build(site.template))
     assert pattern.search("HostKey: rsa-sha2-512") and pattern.search("Cipher: local=aes128-ctr, remote=aes256-ctr")
+
+
+def test_a_parameter_its_callers_fill_with_a_name_and_a_list_grown_before_its_join() -> None:
+    found = _find('''
+        class Loop:
+            def _log_subprocess(self, msg, stdin):
+                info = [msg]
+                if stdin is not None:
+                    info.append(f"stdin={stdin}")
+                logger.debug(" ".join(info))
+
+            def subprocess_exec(self, program, stdin):
+                debug_log = f"execute program {program!r}"
+                self._log_subprocess(debug_log, stdin)
+        ''', levels=LEVELS)
+    (site,) = found.sites
+    assert site.template == (Text("execute program "), Hole("{program!r}"),
+                             Choice(((Text(" "), Hole("{info}")), ())))
