@@ -1,10 +1,11 @@
-"""Python: ``raise X(message)`` and log calls through ``logging`` and the usual logger names.
+"""Python: ``raise X(message)`` and log calls through ``logging``, the usual logger names and the tree's own
+wrappers of a logger (:mod:`._pysinks`).
 
-Messages are read from string literals (implicit and ``+`` concatenation, f-strings: Python's own parser
-reads a literal's value, so escapes, raw and f-strings mean what they mean to Python), ``%`` formatting,
-``str.format``, i18n wrappers (``_()``, ``gettext()``...) and names: a module constant of the file
-(``NAME = "..."``) or a local variable assigned a literal earlier in the same function. A log call with
-arguments after the message is ``%``-formatted by ``logging``; one without prints its message as it is.
+Messages are read by :class:`~errdex.harvest.languages._pymessages.Messages`: string literals, ``%``
+formatting, ``str.format``, joins, i18n wrappers, constants, locals, loop variables, the literals callers
+pass for a parameter, and what a called function returns (learned by :meth:`PythonFinder.survey`). A log
+call with arguments after the message is ``%``-formatted by ``logging``; one without prints its message as
+it is.
 """
 
 from __future__ import annotations
