@@ -22,7 +22,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-__all__ = ["ASYNCIO_DRIVER", "DRIVER", "HANDLER", "build_wheel", "run_asyncio_workload", "run_pip_workload"]
+__all__ = ["ASYNCIO_DRIVER", "DRIVER", "HANDLER", "PARAMIKO_DRIVER", "build_wheel", "run_asyncio_workload",
+           "run_paramiko_workload", "run_pip_workload"]
 
 #: The handler every workload's subprocess logs through: each record to the log and its origin to the truth.
 HANDLER = r'''
@@ -41,14 +42,31 @@ class Twice(logging.Handler):
         frame = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename != record.pathname:
             frame = frame.f_back
-        code = frame.f_code if frame is not None else None
-        if code is not None and frame.f_back is not None and any(
-                frame.f_locals.get(name) is record.msg for name in code.co_varnames[:code.co_argcount]):
-            # a wrapper (``def write_output(msg, *args): logger.info(msg, *args)``): its caller wrote the text
-            truth["caller"] = [frame.f_back.f_code.co_filename, frame.f_back.f_lineno]
+        caller = frame
+        while caller is not None and caller.f_back is not None and _forwards(caller, record.msg):
+            # a wrapper (``def write_output(msg, *args): logger.info(msg, *args)``, paramiko's ``self._log(level,
+            # msg)`` forwarding to another, ``"[chan " + self._name + "] " + msg``): its caller wrote the text
+            caller = caller.f_back
+        if caller is not frame and caller is not None:
+            truth["caller"] = [caller.f_code.co_filename, caller.f_lineno]
         TRUTH.write(json.dumps(truth) + "\n")
         LOG.write(written + "\n")
         Twice.lines += written.count("\n") + 1
+
+
+def _forwards(frame, message):
+    code = frame.f_code
+    values = [frame.f_locals.get(name) for name in code.co_varnames[:code.co_argcount]]
+    if code.co_flags & 4:  # *args
+        values.extend(frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount]) or ())
+    return any(_passed(value, message) for value in values)
+
+
+def _passed(value, message):
+    # the message itself, or a phrase the wrapper puts a prefix before ("[chan 0] " + msg); not a word that
+    # a message of the wrapper's own ends with ("HostKey: " + local)
+    return value is message or (isinstance(value, str) and isinstance(message, str) and " " in value.strip()
+                                and message.endswith(value))
 
 
 HANDLER = Twice(logging.DEBUG)
@@ -224,12 +242,88 @@ def run_asyncio_workload(work: Path, python: str = sys.executable) -> tuple[Path
     return log, truth
 
 
+#: paramiko (an SSH library whose classes log through ``self._log(DEBUG, "...")`` methods) on 127.0.0.1: a
+#: server thread and a client that fails a password, then logs in and runs a command.
+PARAMIKO_DRIVER = HANDLER + r'''
+import socket, threading
+import paramiko
+logging.getLogger().setLevel(logging.DEBUG)
+logging.getLogger().addHandler(HANDLER)
+
+key = paramiko.RSAKey.generate(1024)
+class Server(paramiko.ServerInterface):
+    def check_auth_password(self, username, password):
+        return paramiko.AUTH_SUCCESSFUL if password == "right" else paramiko.AUTH_FAILED
+    def get_allowed_auths(self, username):
+        return "password"
+    def check_channel_request(self, kind, chanid):
+        return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
+    def check_channel_exec_request(self, channel, command):
+        asked.set()
+        return True
+
+
+asked = threading.Event()
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(5)
+port = listener.getsockname()[1]
+transports = []
+
+
+def serve():
+    for _ in range(2):
+        conn, _ = listener.accept()
+        transport = paramiko.Transport(conn)
+        transport.add_server_key(key)
+        transport.start_server(server=Server())
+        transports.append(transport)
+        channel = transport.accept(2)
+        if channel is not None and asked.wait(5):
+            channel.sendall(b"ran")
+            channel.send_exit_status(0)
+            channel.close()
+
+
+server = threading.Thread(target=serve)
+server.start()
+for password in ("wrong", "right"):
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    try:
+        client.connect("127.0.0.1", port, username="demo", password=password, look_for_keys=False,
+                       allow_agent=False, timeout=5)
+        _, out, _ = client.exec_command("hello")
+        out.read()
+    except paramiko.AuthenticationException:
+        pass
+    client.close()
+server.join()
+for transport in transports:
+    transport.close()
+    transport.join()
+logging.getLogger().removeHandler(HANDLER)  # a transport thread may still log as it ends
+LOG.close()
+TRUTH.close()
+'''
+
+
+def run_paramiko_workload(work: Path, python: str = sys.executable) -> tuple[Path, Path]:
+    """Run the paramiko client and server in ``work``; (log, truth) paths."""
+    log, truth = work / "paramiko.log", work / "paramiko-truth.jsonl"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    subprocess.run([python, "-c", PARAMIKO_DRIVER, str(log), str(truth)], cwd=work, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=60)
+    return log, truth
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for path in (*run_pip_workload(args.out.resolve()), *run_asyncio_workload(args.out.resolve())):
+    for path in (*run_pip_workload(args.out.resolve()), *run_asyncio_workload(args.out.resolve()),
+                 *run_paramiko_workload(args.out.resolve())):
         print(path)
 
 

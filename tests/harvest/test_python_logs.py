@@ -5,7 +5,9 @@ writes each record to a log and, to a truth file, the ``pathname:lineno`` Python
 pip's folder is harvested with the default sinks and ``--log-levels all``, every line of the log that pip's
 own code wrote is matched, and its top-1 record must name the statement that wrote it (or, for a wrapper
 such as ``write_output(msg, *args)`` that logs its parameter, the statement that called the wrapper).
-asyncio (the interpreter's standard library) runs a small program on 127.0.0.1 in debug mode the same way.
+asyncio (the interpreter's standard library) runs a small program on 127.0.0.1 in debug mode the same way, and
+paramiko (an SSH library whose classes log through their own ``self._log(DEBUG, "...")`` methods) an SSH server
+thread and a client on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -20,15 +22,15 @@ from pathlib import Path
 import pytest
 
 from errdex.harvest.run import harvest
-from tests.harvest.pylogs import run_asyncio_workload, run_pip_workload
+from tests.harvest.pylogs import run_asyncio_workload, run_paramiko_workload, run_pip_workload
 from tests.harvest.truth import Score, python_expected, score
 
 
-def _pip_folder() -> Path:
-    """The venv's pip package; a skip with the reason when it is missing (a failure under CI=true)."""
-    spec = importlib.util.find_spec("pip")
+def _package(name: str) -> Path:
+    """The folder of an installed package; a skip with the reason when it is missing (a failure under CI=true)."""
+    spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
-        reason = "pip is not installed in this interpreter: the real Python codebase to harvest is missing"
+        reason = f"{name} is not installed in this interpreter: the real Python codebase to harvest is missing"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
         pytest.skip(reason)
@@ -46,7 +48,7 @@ def _measure(tmp: Path, folder: Path, repo: str, workload: Callable[[Path, str],
 
 
 def test_pip_lines_trace_to_their_log_call(tmp_path: Path) -> None:
-    result, others = _measure(tmp_path, _pip_folder(), "pypa/pip", run_pip_workload)
+    result, others = _measure(tmp_path, _package("pip"), "pypa/pip", run_pip_workload)
     assert (result.total, others) == (PIP_LINES, 0), result.summary()
     assert result.rate >= PIP_FLOOR, result.summary(shown=40)
 
@@ -58,8 +60,17 @@ def test_asyncio_debug_lines_trace_to_their_log_call(tmp_path: Path) -> None:
     assert result.rate >= ASYNCIO_FLOOR, result.summary(shown=40)
 
 
+def test_paramiko_lines_trace_to_their_log_call(tmp_path: Path) -> None:
+    result, others = _measure(tmp_path, _package("paramiko"), "paramiko/paramiko", run_paramiko_workload)
+    assert result.total >= PARAMIKO_LINES and others == 0, result.summary()
+    assert result.rate >= PARAMIKO_FLOOR, result.summary(shown=40)
+
+
 #: The lines each workload writes through the harvested tree's loggers (none through other packages'), and
-#: what is traced today, rounded down (the issue's target is 98%): pip 227 of 256 (88.7%), asyncio 11 of 18.
-#: The README lists the misses and why: most are messages pip composes in another function or file.
-PIP_LINES, PIP_FLOOR = 256, 0.88
+#: what is traced today, rounded down (the issue's target is 98%): pip 237 of 256 (92.6%), asyncio 11 to 15 of 18
+#: (which lines a run writes depends on its timing). The README lists the misses and why: tables and JSON pip
+#: prints with no literal, identical statements.
+PIP_LINES, PIP_FLOOR = 256, 0.92
 ASYNCIO_LINES, ASYNCIO_FLOOR = 18, 0.6
+#: paramiko writes 138 lines, all traced (a thread's last lines may vary with timing: at least 130 are asked for).
+PARAMIKO_LINES, PARAMIKO_FLOOR = 130, 0.98

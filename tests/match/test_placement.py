@@ -48,6 +48,16 @@ def test_the_sql_macro_ranks_the_placed_twin_first(twins: Path, tmp_path: Path) 
     ({"filePath": "a/Client.java", "lineNumber": 42}, "MyClient@42", False),
     ({"filePath": "a/Client.java", "lineNumber": 42}, "Client-java:42", False),  # the dot is not any character
     ({"filePath": "cmd\\main.go", "lineNumber": 17}, "main.go:17: failed", True),
+    # Python's %(name)s of getLogger(__name__): a package is its __init__.py, src/ and lib/ are layouts, and
+    # the harvested folder's own prefix may stand before the module
+    ({"filePath": "pkg/sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", True),
+    ({"filePath": "sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", True),
+    ({"filePath": "pkg/sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.model: started", False),
+    ({"filePath": "pkg/sub/__init__.py", "lineNumber": 9}, "INFO pkg.sub: started", True),
+    ({"filePath": "pkg/sub/__init__.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", False),
+    ({"filePath": "src/pkg/mod.py", "lineNumber": 9}, "WARNING:pkg.mod:started", True),
+    ({"filePath": "lib/pkg/mod.py", "lineNumber": 9}, "pkg.mod - started", True),
+    ({"filePath": "__init__.py", "lineNumber": 9}, "INFO __init__: started", False),
     ({"filePath": "x.py", "lineNumber": 0}, "x.py:0", None),
     ({"filePath": None, "lineNumber": 3}, "x.py:3", None),
 ])

@@ -286,3 +286,127 @@ def test_a_class_constant_named_through_self_cls_or_the_class() -> None:
                 logger.warning(self.other.CLOSED_TOO, name)
         ''')
     assert [s.template for s in found.sites] == [(Text("Pool "), Hole("%s"), Text(" is closed"))] * 2
+
+
+_RETURNS = '''
+    import logging
+    logger = logging.getLogger(__name__)
+
+    def summary(installed):
+        if not installed:
+            return ""
+        return f"Successfully installed {' '.join(installed)}"
+
+    class Scope:
+        def locations(self):
+            lines = []
+            if self.indexes:
+                lines.append("Looking in indexes: {}".format(", ".join(self.indexes)))
+            if self.links:
+                lines.append("Looking in links: {}".format(", ".join(self.links)))
+            return "\\n".join(lines)
+
+        def describe(self):
+            return "scope of %d" % self.n
+
+    def run(scope, x):
+        found = scope.locations()
+        if found:
+            logger.info(found)
+        if text := summary(x):
+            logger.info(text)
+        logger.debug(scope.describe())
+        logger.warning(elsewhere())
+        logger.warning(ambiguous())
+    '''
+
+
+def test_a_message_a_function_returns_is_the_log_calls_own() -> None:
+    source = textwrap.dedent(_RETURNS).encode()
+    facts = FINDER.survey(source)
+    assert sorted(facts.returns) == ["describe", "locations", "summary"]
+    facts.add(TreeFacts(returns={"elsewhere": [(Text("from another file"),)], "ambiguous": [(Text("one"),)]}))
+    facts.add(TreeFacts(returns={"ambiguous": [(Text("two"),)]}))  # two functions of that name disagree
+    found = FINDER.find(source, "pkg/mod.py", sinks=(), levels=LEVELS, facts=facts)
+    by_line = {site.line: site.template for site in found.sites}
+    rest = Choice(((Text("\n"), Hole("{lines}")), ()))
+    assert by_line[25] == (Choice(((Text("Looking in indexes: "), Hole("{}")),
+                                   (Text("Looking in links: "), Hole("{}")))), rest)
+    assert by_line[27] == (Text("Successfully installed "), Hole("{' '.join(installed)}"))
+    assert by_line[28] == (Text("scope of "), Hole("%d", "int"))
+    assert by_line[29] == (Text("from another file"),)
+    assert 30 not in by_line
+    pattern = python_regex(build(by_line[25]))
+    assert pattern.search("Looking in links: /tmp/wheels") and pattern.search("Looking in indexes: http://x/")
+
+
+def test_a_method_that_takes_the_level_and_the_message_is_a_sink_for_the_tree() -> None:
+    source = textwrap.dedent('''
+        import logging
+        from logging import DEBUG, INFO
+
+        class Transport:
+            def _log(self, level, msg, *args):
+                if isinstance(msg, list):
+                    for m in msg:
+                        self.logger.log(level, m)
+                else:
+                    self.logger.log(level, msg, *args)
+
+            def run(self, parsed):
+                self._log(INFO, "Connected (version %s)", parsed.version)
+                for prefix, value in (("kex algos", parsed.kex), ("server key", parsed.keys)):
+                    self._log(DEBUG, "{}: {}".format(prefix, ", ".join(value)))
+
+        class Client:
+            def _log(self, level, msg):
+                self._transport._log(level, msg)
+        ''').encode()
+    facts = FINDER.survey(source)
+    assert facts.sinks["_log"] == Sink("_log", format_arg=1, level=None, level_arg=0, style="python-percent")
+    found = FINDER.find(source, "pkg/transport.py", sinks=(), levels=LEVELS, facts=facts)
+    assert [(s.line, s.level, s.template) for s in found.sites] == [
+        (14, "info", (Text("Connected (version "), Hole("%s"), Text(")"))),
+        (16, "debug", (Choice(((Text("kex algos"),), (Text("server key"),))), Text(": "),
+                       Hole("{}"))),
+    ]
+
+
+def test_a_message_grown_by_plus_equals_and_a_parameter_its_callers_fill() -> None:
+    found = _find('''
+        class Transport:
+            def _log_agreement(self, which, local, remote):
+                msg = "{}: ".format(which)
+                if local == remote:
+                    msg += local
+                else:
+                    msg += "local={}, remote={}".format(local, remote)
+                logger.debug(msg)
+
+            def agree(self, keys, ciphers):
+                self._log_agreement("HostKey", keys[0], keys[0])
+                self._log_agreement("Cipher", ciphers[0], ciphers[1])
+        ''', levels=LEVELS)
+    (site,) = found.sites
+    assert site.template == (Choice(((Text("HostKey"),), (Text("Cipher"),))), Text(": "),
+                             Choice(((Hole("{local}"),), (Text("local="), Hole("{}"), Text(", remote="), Hole("{}")))))
+    pattern = python_regex(build(site.template))
+    assert pattern.search("HostKey: rsa-sha2-512") and pattern.search("Cipher: local=aes128-ctr, remote=aes256-ctr")
+
+
+def test_a_parameter_its_callers_fill_with_a_name_and_a_list_grown_before_its_join() -> None:
+    found = _find('''
+        class Loop:
+            def _log_subprocess(self, msg, stdin):
+                info = [msg]
+                if stdin is not None:
+                    info.append(f"stdin={stdin}")
+                logger.debug(" ".join(info))
+
+            def subprocess_exec(self, program, stdin):
+                debug_log = f"execute program {program!r}"
+                self._log_subprocess(debug_log, stdin)
+        ''', levels=LEVELS)
+    (site,) = found.sites
+    assert site.template == (Text("execute program "), Hole("{program!r}"),
+                             Choice(((Text(" "), Hole("{info}")), ())))

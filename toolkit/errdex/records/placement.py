@@ -36,7 +36,23 @@ def placement_pattern(record: dict[str, Any]) -> str | None:
     if not names:
         return None
     placed = f"(?:^|[^A-Za-z0-9_])(?:{'|'.join(_plain(n) for n in names)})[@:]{number}(?:[^0-9]|$)"
-    if path.endswith(".py"):  # logging's %(name)s of getLogger(__name__): pkg.sub.mod for sub/mod.py
-        module = _plain(path.replace("\\", "/")[:-3].removesuffix("/__init__").replace("/", "."))
-        placed += f"|(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\\.)*{module}(?:[^A-Za-z0-9_.]|$)"
+    module = _module(path) if path.endswith(".py") else ""
+    if module:  # logging's %(name)s of getLogger(__name__): pkg.sub.mod for sub/mod.py, under any prefix
+        placed += f"|(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\\.)*{_plain(module)}(?:[^A-Za-z0-9_.]|$)"
     return placed
+
+
+#: Folders a Python project keeps its packages in, not part of a module's name (``src/pkg/mod.py`` is ``pkg.mod``).
+_LAYOUTS = ("src/", "lib/")
+
+
+def _module(path: str) -> str:
+    """The dotted module name a Python file is imported as, relative to the harvested folder: ``pkg/__init__.py``
+    is ``pkg``, ``src/pkg/mod.py`` is ``pkg.mod``; "" for the folder's own ``__init__.py`` (named by a folder
+    the path does not hold)."""
+    name = path.replace("\\", "/")[:-3]
+    for layout in _LAYOUTS:
+        if name.startswith(layout) and name != layout + "__init__":
+            name = name[len(layout):]
+            break
+    return "" if name == "__init__" else name.removesuffix("/__init__").replace("/", ".")

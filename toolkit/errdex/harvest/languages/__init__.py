@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from errdex.harvest.sinks import Sink
-from errdex.harvest.sites import Site, Skipped
+from errdex.harvest.sites import Site, Skipped, Template
 
 __all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "finder_for"]
 
@@ -44,12 +44,15 @@ class TreeFacts:
 
     - ``constants``: string constants by name (C macros, Java ``static final String``, Go ``const``);
     - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
-    - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter.
+    - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter;
+    - ``returns``: the messages functions of a name return (Python ``def describe(self): return f"..."``),
+      each distinct template once: a caller uses one only when all the tree's functions of that name agree.
     """
 
     constants: dict[str, str] = field(default_factory=dict)
     sinks: dict[str, Sink] = field(default_factory=dict)
     passed: dict[Parameter, list[str]] = field(default_factory=dict)
+    returns: dict[str, list[Template]] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -63,6 +66,9 @@ class TreeFacts:
             for literal in literals:
                 if literal not in known:
                     known.append(literal)
+        for name, templates in other.returns.items():
+            kept = self.returns.setdefault(name, [])
+            kept.extend(t for t in templates if t not in kept)
 
 
 @dataclass

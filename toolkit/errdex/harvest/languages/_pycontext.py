@@ -7,7 +7,8 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["assignments", "class_constants", "enclosing_function", "guards", "is_parameter", "reaching"]
+__all__ = ["appended", "arms_of_one_choice", "assignments", "augmented", "class_constants", "enclosing_function",
+           "guards", "is_parameter", "loop_values", "passed_literals", "reaching", "unconditional"]
 
 Node = tree_sitter.Node
 _STRINGS = ("string", "concatenated_string")
@@ -37,20 +38,27 @@ def assignments(scope: Node, wanted: str, before: int) -> list[Node]:
         current = stack.pop()
         if current is None or current.start_byte >= before:
             continue
-        if current.type == "assignment":
-            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if current.type in ("assignment", "named_expression"):  # ``x = ...`` or ``if x := ...:``
+            left, right = _sides(current)
             if left is not None and right is not None and text(left) == wanted:
                 found.append(current)
         if current.type not in ("function_definition", "class_definition", "lambda"):
             stack.extend(current.children)
     return sorted(found, key=lambda n: n.start_byte)
 
+
+def _sides(assignment: Node) -> tuple[Node | None, Node | None]:
+    """The name and the value of an assignment or of a walrus (``if summary := describe():``)."""
+    if assignment.type == "named_expression":
+        return assignment.child_by_field_name("name"), assignment.child_by_field_name("value")
+    return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+
 def reaching(assignments: list[Node], use: Node) -> list[Node]:
     """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
     sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
     values: list[Node] = []
     for assignment in reversed(assignments):
-        right = assignment.child_by_field_name("right")
+        right = _sides(assignment)[1]
         if right is not None:
             values.append(right)
         block = assignment.parent
@@ -116,3 +124,130 @@ def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
             if own is not None:
                 out.append(text(own))
     return list(reversed(out))
+
+
+def appended(scope: Node, wanted: str, before: int) -> list[Node]:
+    """What a function's own body appends to the list ``wanted`` (``wanted.append(X)``) before byte ``before``."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before:
+            continue
+        if current.type == "call":
+            function, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if function is not None and args is not None and function.type == "attribute" \
+                    and text(function) == wanted + ".append" and args.named_child_count == 1:
+                found.append(args.named_children[0])
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def loop_values(name: Node) -> list[Node] | None:
+    """What a loop variable takes when its ``for`` runs over a literal tuple or list (paramiko's ``for prefix,
+    value in (("kex algos", ...), ("server key", ...)):``): the element, or the element's item at the name's
+    place in the target; None when the name is no such loop's variable."""
+    wanted, current = text(name), name.parent
+    while current is not None and current.type not in ("function_definition", "module"):
+        body = current.child_by_field_name("body") if current.type == "for_statement" else None
+        if body is not None and name.start_byte >= body.start_byte:
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            place = _place(left, wanted) if left is not None else None
+            if place is not None and right is not None and right.type in ("tuple", "list"):
+                values = [_item(element, place) for element in right.named_children if element.type != "comment"]
+                return [v for v in values if v is not None] if all(v is not None for v in values) else None
+        current = current.parent
+    return None
+
+
+def _place(target: Node, wanted: str) -> int | None:
+    """-1 when the loop target is the name itself, its index in a ``a, b`` target; None when it is not there."""
+    if target.type == "identifier":
+        return -1 if text(target) == wanted else None
+    if target.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        names = [child for child in target.named_children]
+        for index, child in enumerate(names):
+            if child.type == "identifier" and text(child) == wanted:
+                return index
+    return None
+
+
+def _item(element: Node, place: int) -> Node | None:
+    if place < 0:
+        return element
+    if element.type == "parenthesized_expression" and element.named_child_count == 1:
+        element = element.named_children[0]
+    items = [child for child in element.named_children if child.type != "comment"] \
+        if element.type in ("tuple", "list") else []
+    return items[place] if place < len(items) else None
+
+
+def augmented(scope: Node, wanted: str, after: int, before: int) -> list[Node]:
+    """The ``wanted += ...`` of a function's own body between bytes ``after`` and ``before``, in order."""
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= before or current.end_byte <= after:
+            continue
+        if current.type == "augmented_assignment" and text(current.child_by_field_name("operator")) == "+=" \
+                and text(current.child_by_field_name("left")) == wanted and current.start_byte >= after:
+            found.append(current)
+        if current.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def unconditional(statement: Node) -> bool:
+    """Whether a statement sits in its function's own body, not in a branch, loop or ``try``."""
+    block = statement.parent
+    while block is not None and block.type != "block":
+        block = block.parent
+    return block is not None and block.parent is not None and block.parent.type == "function_definition"
+
+
+def arms_of_one_choice(statements: list[Node]) -> bool:
+    """Whether the statements are one in each arm of one ``if``/``else`` (so exactly one of them runs)."""
+    arms = []
+    for statement in statements:
+        block = statement.parent
+        while block is not None and block.type != "block":
+            block = block.parent
+        arms.append(block)
+    owners = {(arm.parent.parent if arm is not None and arm.parent is not None
+               and arm.parent.type in ("else_clause", "elif_clause") else arm.parent if arm is not None else None)
+              for arm in arms}
+    if len(owners) != 1 or len(set(map(id, arms))) != len(arms) or None in owners:
+        return False
+    owner = next(iter(owners))
+    return owner is not None and owner.type == "if_statement" and len(arms) >= 2 \
+        and any(c.type == "else_clause" for c in owner.children)
+
+
+def passed_literals(root: Node, name: Node) -> list[Node] | None:
+    """What every call of a parameter's function in the file passes for it, a literal or a name (paramiko's
+    ``self._log_agreement("HostKey", ...)`` for ``which``; asyncio's ``self._log_subprocess(debug_log, ...)``,
+    read where the call is); None when there is no call or one passes something else."""
+    function = name.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    if function is None or parameters is None:
+        return None
+    names = [text(p) for p in parameters.named_children if p.type == "identifier"]
+    if len(names) != parameters.named_child_count or text(name) not in names:
+        return None  # defaults, *args, annotations: positions are not plain
+    index = names.index(text(name)) - (1 if names and names[0] in ("self", "cls") else 0)
+    wanted, found, stack = text(function.child_by_field_name("name")), [], [root]
+    while stack:
+        current = stack.pop()
+        if current.type == "call":
+            called, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if called is not None and args is not None and text(called).rsplit(".", 1)[-1] == wanted:
+                given = [a for a in args.named_children if a.type != "comment"]
+                if index < 0 or index >= len(given) or given[index].type not in (*_STRINGS, "identifier"):
+                    return None
+                found.append(given[index])
+        stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte) or None

@@ -7,7 +7,7 @@ import re
 
 from errdex.harvest.sinks import Sink, normal_level
 
-__all__ = ["LOGGER_MAKERS", "LOG_METHODS", "aliases", "default_sinks", "is_logger", "wrappers"]
+__all__ = ["LOGGER_MAKERS", "LOG_METHODS", "aliases", "default_sinks", "is_logger", "level_wrappers", "wrappers"]
 
 LOG_METHODS = ("critical", "fatal", "error", "exception", "warning", "warn", "notice", "info", "verbose",
                "debug", "trace")
@@ -45,13 +45,43 @@ WRAPPER = re.compile(
 
 
 def wrappers(source: bytes) -> dict[str, Sink]:
-    """A file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg, *args)``),
-    as sinks by name: the message comes first, at the level the wrapper logs at."""
+    """A file's wrappers of a logger, as sinks by name: module functions (``def write_output(msg, *args):
+    logger.info(msg, *args)``: the message first, at the level the wrapper logs at) and methods or functions
+    that take the level too (:func:`level_wrappers`)."""
     if b"def " not in source:
         return {}
-    return {m.group(1).decode(): Sink(m.group(1).decode(), level=normal_level(m.group(5).decode()) or "info",
-                                      style="python-percent")
-            for m in WRAPPER.finditer(source) if is_logger(m.group(4).decode())}
+    found = {m.group(1).decode(): Sink(m.group(1).decode(), level=normal_level(m.group(5).decode()) or "info",
+                                       style="python-percent")
+             for m in WRAPPER.finditer(source) if is_logger(m.group(4).decode())}
+    for name, sink in level_wrappers(source).items():
+        found.setdefault(name, sink)
+    return found
+
+
+#: ``def NAME([self, ]LEVEL, MSG[, *ARGS]):`` at any indentation (a method too).
+LEVELLED = re.compile(
+    rb"^([ \t]*)def (\w+)\(\s*(?:self\s*,\s*)?(\w+)\s*,\s*(\w+)\s*(?:,\s*\*\w+\s*)?\)[^:\n]*:[ \t]*\n", re.MULTILINE)
+#: How many lines of a wrapper's body are read for the call it forwards to.
+_BODY_LINES = 12
+
+
+def level_wrappers(source: bytes) -> dict[str, Sink]:
+    """Functions and methods that hand a level and a message on to a logger's ``log`` (paramiko's ``def
+    _log(self, level, msg, *args): self.logger.log(level, msg, *args)``) or to another such wrapper
+    (``self._transport._log(level, msg)``): their callers (``self._log(DEBUG, "...")``) are log calls whose
+    level is their first argument and message their second."""
+    found: dict[str, Sink] = {}
+    for match in LEVELLED.finditer(source):
+        indent, name, level, message = (group.decode() for group in match.groups())
+        body: list[str] = []
+        for line in source[match.end():].decode("utf-8", "replace").split("\n")[:_BODY_LINES]:
+            if line.strip() and not line.startswith(indent + (" " if not indent or indent[-1] == " " else "\t")):
+                break
+            body.append(line)
+        forwards = re.compile(rf"[\w.]+\.\w*log\(\s*{re.escape(level)}\s*,[^\n]*\b{re.escape(message)}\b")
+        if any(forwards.search(line) for line in body):
+            found[name] = Sink(name, format_arg=1, level=None, level_arg=0, style="python-percent")
+    return found
 
 
 def aliases(source: bytes, made: frozenset[str]) -> dict[str, str]:
