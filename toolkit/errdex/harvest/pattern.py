@@ -45,6 +45,8 @@ SHAPE_PATTERNS: dict[Shape, str] = {
     "quoted": r'"(?:[^"\\]|\\.)*"',
 }
 
+#: The same, compiled (ASCII) to test whether a hole's own source text is a value of its shape.
+_SHAPE_MATCHES = {shape: re.compile(body, re.ASCII).fullmatch for shape, body in SHAPE_PATTERNS.items()}
 _METACHARACTERS = frozenset("\\^$.*+?()[]{}|/")
 _ESCAPES = {"\t": r"\t", "\n": r"\n", "\r": r"\r", "\f": r"\f", "\v": r"\v"}
 _CLASS_SPECIAL = frozenset("\\]^-[")
@@ -194,10 +196,12 @@ class _Writer:
         self.offsets[number] = self.length
         excluded = self.exclusions.get(number, "")
         body = SHAPE_PATTERNS[hole.shape]
+        matches = _SHAPE_MATCHES[hole.shape]
         if hole.shape in ("any", "word") and excluded:
             base = " " if hole.shape == "word" else ""
             body = "[^" + "".join(_class_char(c) for c in base + excluded) + "]+"
-        if self.placeholders and re.fullmatch(body, hole.source, re.ASCII) is None:
+            matches = re.compile(body, re.ASCII).fullmatch
+        if self.placeholders and matches(hole.source) is None:
             body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
         self.put(body + ")")
 
