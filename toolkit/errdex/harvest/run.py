@@ -136,6 +136,17 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
     return [item for index in range(len(chunks)) for item in results[index]]
 
 
+def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.Pattern[bytes] | None:
+    """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
+    sinks or of the tree's own (``facts.sinks``), or one of the words its other sites are built on
+    (``Finder.site_words``: ``throw``, ``raise``); None when the finder names none (every file is parsed)."""
+    words = getattr(finder, "site_words", None)
+    if words is None:
+        return None
+    names = {sink.name.rsplit(".", 1)[-1].encode() for sink in (*sinks, *facts.sinks.values())}
+    return re.compile(b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w))))
+
+
 class _Finding:
     """The sites of every file, their patterns and drafts, in file order (built where the sites are found, so
     that with ``jobs`` > 1 that work is shared by the processes too)."""
@@ -146,9 +157,19 @@ class _Finding:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
         self.repo, self.sha, self.analyzed_at = repo, sha, analyzed_at
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
+        self.words = {name: _site_words(finder, self.sinks[name], constants[name])
+                      for name, finder in {finder.name: finder for _, finder in files}.items()}
 
-    def one(self, number: int) -> Found:
+    def one(self, number: int) -> Found | None:
+        """The file's sites, patterns and drafts; None when the file names no sink (nor a word its finder's
+        other sites need): it is not parsed."""
         file, finder = self.files[number]
+        words = self.words[finder.name]
+        if words is not None and words.search(file.data) is None:
+            release = getattr(finder, "release", None)
+            if release is not None:
+                release(file.data)  # what its constants pass kept for these bytes
+            return None
         sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
         found: list[tuple[Site, str, str | Skipped, dict[str, Any] | None]] = []
         lines = source_lines(file.data) if sites.sites else []
@@ -164,7 +185,8 @@ class _Finding:
             found.append((site, message, pattern, draft))
         return sites, found
 
-    def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
+    def run(self, jobs: int,
+            progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
         """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles."""
         return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
@@ -230,10 +252,15 @@ def _pattern(site: Site, message: str, build: Callable[[Template], str],
     return outcome if isinstance(outcome, str) else Skipped(site.path, site.line, *outcome)
 
 
-def _drafts(found: Sequence[tuple[SourceFile, Found]], report: HarvestReport) -> list[dict[str, Any]]:
-    """The draft of every harvestable site, in file and line order; the rest counted in the report."""
+def _drafts(found: Sequence[tuple[SourceFile, Found | None]], report: HarvestReport) -> list[dict[str, Any]]:
+    """The draft of every harvestable site, in file and line order; the rest counted in the report (a file
+    not parsed, for it names no sink, as ``unparsed``)."""
     drafts: list[dict[str, Any]] = []
-    for file, (sites, patterns) in found:
+    for file, one in found:
+        if one is None:
+            report.unparsed += 1
+            continue
+        sites, patterns = one
         report.skipped.extend(sites.skipped)
         if sites.parse_error is not None:
             report.parse_failures.append((file.path, sites.parse_error))

@@ -231,6 +231,13 @@ class GoFinder:
     name = "go"
     extensions: tuple[str, ...] = (".go",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+    #: Every Go site is a call of a sink (errors.New, fmt.Errorf and panic are sinks): a file that names none
+    #: is not parsed.
+    site_words: tuple[bytes, ...] = ()
+
+    def release(self, source: bytes) -> None:
+        """Let go of what the constants pass kept for a file that is not searched for sites."""
+        _TREES.drop(source)
 
     def survey(self, source: bytes) -> TreeFacts:
         return TreeFacts(constants=_constants(_TREES.parse(source, keep=True).root_node) if b"const" in source else {})

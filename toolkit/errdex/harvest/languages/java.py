@@ -353,6 +353,13 @@ class JavaFinder:
     name = "java"
     extensions: tuple[str, ...] = (".java",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+    #: A Java site is a call of a sink or a ``throw_statement`` (:data:`_VISITED`).
+    site_words: tuple[bytes, ...] = (b"throw",)
+
+    def release(self, source: bytes) -> None:
+        """Let go of what the constants pass kept for a file that is not searched for sites."""
+        _TREES.drop(source)
+        _OFFERED.pop(id(source), None)
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's ``static final String`` constants and the literals its calls pass to named methods."""
