@@ -2,9 +2,11 @@
 
 1. the files of SOURCE (:mod:`.source`), with the project's settings (:mod:`.config`);
 2. a first pass: every file's finder surveys what it offers the tree (C macros and log functions of the
-   headers, Java ``static final String`` and callers' literals: a ``TreeFacts``), by language;
+   headers, Java ``static final String`` and callers' literals: a ``TreeFacts``), by language, in this
+   process (the trees it keeps then serve the next pass in every process);
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
-   that fails to parse is listed, never a reason to stop;
+   that names no sink of its language (nor ``throw``...: ``Finder.site_words``) is not parsed, only counted;
+   a file that fails to parse is listed, never a reason to stop;
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
    literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
 5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
@@ -75,9 +77,10 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
         return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
 
 
-#: What a file's pass returns: its sites, and per site in (line, end line) order its message, its pattern
-#: (or why it is skipped) and its draft record (None when skipped).
-Found = tuple[FileSites, list[tuple[Site, str, str | Skipped, dict[str, Any] | None]]]
+#: What a file's pass returns, no more than the report needs (a child pickles it to the parent): the messages
+#: its finder skipped, its parse error, and per site in (line, end line) order its language, its kind, why it
+#: is skipped (None when it is not) and its draft record (None when skipped).
+Found = tuple[list[Skipped], str | None, list[tuple[str, str, Skipped | None, dict[str, Any] | None]]]
 
 
 def _chunks(sizes: Sequence[int]) -> list[range]:
@@ -171,19 +174,20 @@ class _Finding:
                 release(file.data)  # what its constants pass kept for these bytes
             return None
         sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
-        found: list[tuple[Site, str, str | Skipped, dict[str, Any] | None]] = []
+        found: list[tuple[str, str, Skipped | None, dict[str, Any] | None]] = []
         lines = source_lines(file.data) if sites.sites else []
         seen: Counter[str] = Counter()
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
             pattern = _pattern(site, message, build_pattern, self.memo)
-            draft = None
-            if not isinstance(pattern, Skipped):
-                seen[message] += 1
-                draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
-                                     lines=lines, pattern=pattern, ordinal=seen[message])
-            found.append((site, message, pattern, draft))
-        return sites, found
+            if isinstance(pattern, Skipped):
+                found.append((site.language, site.kind, pattern, None))
+                continue
+            seen[message] += 1
+            draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
+                                 lines=lines, pattern=pattern, ordinal=seen[message])
+            found.append((site.language, site.kind, None, draft))
+        return sites.skipped, sites.parse_error, found
 
     def run(self, jobs: int,
             progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
@@ -198,13 +202,15 @@ def _file_constants(file: SourceFile, finder: Finder) -> TreeFacts:
         return TreeFacts()
 
 
-def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, TreeFacts]:
-    """Language -> what its files offer the tree (merged in path order: :meth:`TreeFacts.add`); with
-    ``jobs`` > 1 gathered by forked processes too. A finder whose ``offers_constants`` is false (its
-    constants resolve within the file) is not asked."""
+def _constants(files: Sequence[tuple[SourceFile, Finder]]) -> dict[str, TreeFacts]:
+    """Language -> what its files offer the tree (merged in path order: :meth:`TreeFacts.add`). A finder
+    whose ``offers_constants`` is false (its constants resolve within the file) is not asked.
+
+    Gathered in this process even with ``--jobs`` > 1: the trees a finder keeps from this pass are inherited
+    by the sites pass's children, forked after it, so no file is parsed twice (in a child of this pass, half
+    of them were, and its trees were lost with it); that costs some wall-clock time, less CPU time."""
     offering = [pair for pair in files if getattr(pair[1], "offers_constants", True)]
-    offers = _chunked_map([len(file.data) for file, _ in offering], lambda number: _file_constants(*offering[number]),
-                          jobs)
+    offers = [_file_constants(file, finder) for file, finder in offering]
     found: dict[str, TreeFacts] = {finder.name: TreeFacts() for _, finder in files}
     for (_, finder), offered in zip(offering, offers, strict=True):
         found.setdefault(finder.name, TreeFacts()).add(offered)
@@ -260,15 +266,15 @@ def _drafts(found: Sequence[tuple[SourceFile, Found | None]], report: HarvestRep
         if one is None:
             report.unparsed += 1
             continue
-        sites, patterns = one
-        report.skipped.extend(sites.skipped)
-        if sites.parse_error is not None:
-            report.parse_failures.append((file.path, sites.parse_error))
-        for site, _, pattern, draft in patterns:
-            if isinstance(pattern, Skipped):
-                report.skipped.append(pattern)
+        skipped, parse_error, sites = one
+        report.skipped.extend(skipped)
+        if parse_error is not None:
+            report.parse_failures.append((file.path, parse_error))
+        for language, kind, skip, draft in sites:
+            if skip is not None:
+                report.skipped.append(skip)
             elif draft is not None:
-                report.sites.setdefault(site.language, Counter())[site.kind] += 1
+                report.sites.setdefault(language, Counter())[kind] += 1
                 drafts.append(draft)
     return drafts
 
@@ -313,7 +319,7 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
     report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
                        for file, _ in pairs)
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
+    finding = _Finding(pairs, sinks, levels, _constants(pairs), repo=repo, sha=files.sha,
                        analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
     found = finding.run(jobs or 1, progress)
     drafts = _drafts(list(zip((file for file, _ in pairs), found, strict=True)), report)
