@@ -142,12 +142,15 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
 def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.Pattern[bytes] | None:
     """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
     sinks or of the tree's own (``facts.sinks``), or one of the words its other sites are built on
-    (``Finder.site_words``: ``throw``, ``raise``); None when the finder names none (every file is parsed)."""
+    (``Finder.site_words``: ``throw``, ``raise``), as a whole word; None when the finder names none (every
+    file is parsed). The call a site is has its function's name as an identifier in the text: a file
+    without one holds no site."""
     words = getattr(finder, "site_words", None)
     if words is None:
         return None
     names = {sink.name.rsplit(".", 1)[-1].encode() for sink in (*sinks, *facts.sinks.values())}
-    return re.compile(b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w))))
+    alternatives = b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w)))
+    return re.compile(rb"\b(?:" + alternatives + rb")\b")  # a whole identifier: err is not in error
 
 
 class _Finding:
@@ -340,15 +343,17 @@ def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target
 
     if to_bundle:
         merge = merged()
+        data = None  # the bundle's bytes, built once (their JSON and gzip are most of the merge's cost)
         if target.exists():
             try:
-                report.changed = merge.changed or target.read_bytes() != bundle_bytes(merge, target)
+                data = bundle_bytes(merge, target) if not merge.changed else None
+                report.changed = merge.changed or target.read_bytes() != data
             except OSError:
                 report.changed = True
         else:
             report.changed = True
         if report.changed and not check:
-            write_bundle(merge, target)
+            write_bundle(merge, target, data)
         return
     if check:
         merged()
