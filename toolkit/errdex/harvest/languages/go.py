@@ -20,7 +20,7 @@ import tree_sitter
 import tree_sitter_go
 
 from errdex.harvest.languages import FileSites, TreeFacts
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
@@ -123,10 +123,7 @@ class _File:
         self.path = path
         self.levels = levels
         self.constants = {**tree_constants, **_constants(root)}
-        self.sinks: dict[str, Sink] = {}
-        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
-            self.sinks[sink.name] = sink
-        self.defaults = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
+        self.sinks, self.defaults = sink_table(sinks, _DEFAULT_SET)
         self.result = FileSites()
         self.consumed: set[int] = set()
 
