@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from errdex import patterns
@@ -169,3 +171,30 @@ def test_a_plain_pattern_skips_analyses_that_would_find_nothing(template: Templa
     _sound(pattern)
     assert patterns.portability_problems(pattern) == []
     assert patterns.size_problems(pattern) == []
+
+
+def test_a_narrowed_class_never_leaves_out_a_letter_or_what_the_value_holds() -> None:
+    # OpenSSH's "Starting session: %s for %s from %.200s port %d": the first hole once read as [^f]+
+    session: Template = (Text("Starting session: "), Hole("%s"), Text(" for "), Hole("%s", "word"),
+                         Text(" from "), Hole("%s"), Text(" port "), Hole("%d", "int"))
+    # pip's "Could not fetch URL %s: %s - skipping": the URL's part once read as [^:]+
+    url: Template = (Text("Could not fetch URL "), Hole("%s"), Text(": "), Hole("%s"), Text(" - skipping"))
+    # ZooKeeper's PrepRequestProcessor: an object's toString() holds colons and spaces
+    request: Template = (Text("Got user-level KeeperException when processing "), Hole("request.toString()"),
+                         Text(" Error Path:"), Hole("e.getPath()"), Text(" Error:"), Hole("e.getMessage()"))
+    # ZooKeeper's ClientCnxn: "... with err " + replyHdr.getErr() + " expected Xid ...", once [^X]+
+    xid: Template = (Text("Xid out of order. Got Xid "), Hole("replyHdr.getXid()"), Text(" with err "),
+                     Hole("+ replyHdr.getErr()"), Text(" expected Xid "), Hole("packet.requestHeader.getXid()"),
+                     Text(" for a packet with details: "), Hole("packet"))
+    for template in (session, url, request, xid):
+        for placeholders in (True, False):
+            pattern = build(template, placeholders=placeholders)
+            _sound(pattern)
+            for body in re.findall(r"\[\^([^\]]*)\]", pattern):
+                assert not any(c.isalnum() or c == "_" for c in body), pattern
+    assert _search(build(url), "Could not fetch URL https://pypi.org/simple/x/: connection error - skipping") \
+        == ("https://pypi.org/simple/x/", "connection error")
+    line = ("Got user-level KeeperException when processing sessionid:0x13 type:create cxid:0x2 zxid:0x5 "
+            "Error Path:/zookeeper/quota Error:KeeperErrorCode = NodeExists for /zookeeper/quota")
+    assert _search(build(request), line) == ("sessionid:0x13 type:create cxid:0x2 zxid:0x5", "/zookeeper/quota",
+                                            "KeeperErrorCode = NodeExists for /zookeeper/quota")

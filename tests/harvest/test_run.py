@@ -182,7 +182,8 @@ def test_processes_give_the_same_result(git_repo: Repo, tmp_path: Path, monkeypa
     harvest(repo, repo="acme/app", rev=sha, bundle=tmp_path / "one.jsonl", jobs=1)
     assert forks == []
     report = harvest(repo, repo="acme/app", rev=sha, bundle=tmp_path / "two.jsonl", jobs=2)
-    assert forks == [1, 1] and report.site_count == 12 * 4  # a child for the constants pass, one for the sites
+    # one child, for the sites: the constants pass runs in this process, so that its kept trees serve both
+    assert forks == [1] and report.site_count == 12 * 4
     assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
 
 
@@ -213,3 +214,21 @@ def test_validate_gives_drafts_warnings_and_no_errors(git_repo: Repo, tmp_path: 
     harvest(repo, repo="acme/app", rev=sha, out=tmp_path / "records")
     report = validate([tmp_path / "records"])
     assert [f for f in report.findings if f.severity == "error"] == []
+
+
+def test_a_file_that_names_no_sink_is_read_but_not_parsed(tmp_path: Path) -> None:
+    # the real C and Java finders: a file without a sink's name (nor throw, for Java) holds no site, so it
+    # is not parsed, and a syntax error in it is not listed; the parsed files' failures still are
+    write_tree(tmp_path / "src", {
+        "quiet.c": "int f(void) { return 1; }\n" + "$$ @@ " * 12 + "\n",
+        "loud.c": 'int g(void) { printf("g ran %d\\n", 1); }\n' + "$$ @@ " * 12 + "\n",
+        "Quiet.java": "class Quiet { int f() { return 1; } }\n",
+        "Loud.java": 'class Loud { void f() { throw new IllegalStateException("loud failed"); } }\n',
+    })
+    report = harvest(tmp_path / "src", repo="acme/app", sha="0" * 40, bundle=tmp_path / "b.jsonl",
+                     log_levels="all")
+    assert report.files == 4 and report.unparsed == 2
+    assert [path for path, _ in report.parse_failures] == ["loud.c"]
+    assert report.sites == {"c": {"log": 1}, "java": {"throw": 1}}
+    assert report.as_dict()["unparsedFiles"] == 2
+    assert "2 file(s) read but not parsed (no sink name)" in report.summary_lines()

@@ -219,10 +219,10 @@ def bundle_bytes(merge: Merge, bundle: Path) -> bytes:
     return gzip.compress(data, compresslevel=9, mtime=0) if bundle.name.lower().endswith(".gz") else data
 
 
-def write_bundle(merge: Merge, bundle: Path) -> None:
-    """Write the bundle through a temporary file beside it."""
+def write_bundle(merge: Merge, bundle: Path, data: bytes | None = None) -> None:
+    """Write the bundle through a temporary file beside it (``data``: its :func:`bundle_bytes`, when known)."""
     try:
-        write_atomic(bundle, bundle_bytes(merge, bundle))
+        write_atomic(bundle, bundle_bytes(merge, bundle) if data is None else data)
     except OSError as exc:
         raise from_oserror(exc, bundle, action="write") from exc
 

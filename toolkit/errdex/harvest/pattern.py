@@ -45,12 +45,25 @@ SHAPE_PATTERNS: dict[Shape, str] = {
     "quoted": r'"(?:[^"\\]|\\.)*"',
 }
 
+#: The same, compiled (ASCII) to test whether a hole's own source text is a value of its shape.
+_SHAPE_MATCHES = {shape: re.compile(body, re.ASCII).fullmatch for shape, body in SHAPE_PATTERNS.items()}
 _METACHARACTERS = frozenset("\\^$.*+?()[]{}|/")
 _ESCAPES = {"\t": r"\t", "\n": r"\n", "\r": r"\r", "\f": r"\f", "\v": r"\v"}
 _CLASS_SPECIAL = frozenset("\\]^-[")
 # Characters to take out of a hole's class, best first: values rarely hold closing brackets and quotes.
 _PREFERENCE = ")]}>\"'`:=;,|@#<([{/!?.*+&%$~^-_ \t"
 _MAX_REPAIRS = 32
+#: A hole the text before it names as a URL or link (``Could not fetch URL %s``), or whose code names one
+#: (``{url}``): its value holds these, so its class never leaves them out.
+_URL_NAMED = re.compile(r"(?i)(?:\bur[il]s?|links?|href|location|redirect(?:ed)?(?: to)?|endpoint)\W*$")
+_URL_CODE = re.compile(r"(?i)ur[il]|link|href")
+_URL_CHARACTERS = frozenset(":/?#&=@%+.~-")
+#: An object's text may hold these: a Java object's whole ``toString()`` (``sessionid:0x1 type:create``) all
+#: four, a Python repr or str (``{x!r}``, ``%r``, ``str(x)``) ``:`` and ``=``.
+_OBJECT_TEXT = re.compile(r"\.toString\(\)\}?$")
+_OBJECT_CHARACTERS = frozenset(":=, ")
+_REPR = re.compile(r"!r\}$|^%r$|^\{?(?:str|repr)\(")
+_REPR_CHARACTERS = frozenset(":=")
 _AT = re.compile(r"\(at ([0-9]+)\)")
 #: Shapes whose group holds one repeat of a class (or of ``.``), and ``char``, which holds none.
 _ONE_REPEAT: frozenset[Shape] = frozenset({"any", "int", "uint", "hex", "word"})
@@ -166,6 +179,7 @@ class _Writer:
     sources: dict[int, str] = field(default_factory=dict)
     offsets: dict[int, int] = field(default_factory=dict)
     follows: dict[int, str] = field(default_factory=dict)
+    befores: dict[int, str] = field(default_factory=dict)
     shapes: dict[int, Shape] = field(default_factory=dict)
     chunks: list[str] = field(default_factory=list)
     length: int = 0
@@ -180,6 +194,8 @@ class _Writer:
             if isinstance(part, Text):
                 self.put(_escape(part.text))
             elif isinstance(part, Hole):
+                previous = parts[i - 1] if i else None
+                self.befores[self.holes] = previous.text if isinstance(previous, Text) else ""
                 self.hole(part, _follow(parts[i + 1:], after))
             else:
                 self.choice(part, _follow(parts[i + 1:], after))
@@ -194,10 +210,12 @@ class _Writer:
         self.offsets[number] = self.length
         excluded = self.exclusions.get(number, "")
         body = SHAPE_PATTERNS[hole.shape]
+        matches = _SHAPE_MATCHES[hole.shape]
         if hole.shape in ("any", "word") and excluded:
             base = " " if hole.shape == "word" else ""
             body = "[^" + "".join(_class_char(c) for c in base + excluded) + "]+"
-        if self.placeholders and re.fullmatch(body, hole.source, re.ASCII) is None:
+            matches = re.compile(body, re.ASCII).fullmatch
+        if self.placeholders and matches(hole.source) is None:
             body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
         self.put(body + ")")
 
@@ -239,15 +257,30 @@ def _narrow(writer: _Writer, offsets: list[int], exclusions: dict[int, str]) -> 
         if writer.shapes[number] not in ("any", "word"):
             continue
         taken = exclusions.get(number, "")
-        candidates = [c for c in dict.fromkeys(writer.follows[number]) if c not in taken]
+        held = _may_hold(writer.sources[number], writer.befores.get(number, ""))
+        candidates = [c for c in dict.fromkeys(writer.follows[number]) if c not in taken and c not in held
+                      and not c.isalnum() and c != "_"]
         if writer.shapes[number] == "word":
             candidates = [c for c in candidates if c != " "]
         if candidates:
             source = writer.sources[number]
-            best = min(candidates, key=lambda c: (c in source, c.isalnum(), rank.get(c, len(rank)), c))
+            best = min(candidates, key=lambda c: (c in source, rank.get(c, len(rank)), c))
             exclusions[number] = taken + best
             return True
     return False
+
+
+def _may_hold(source: str, before: str) -> frozenset[str]:
+    """Separators a hole's value may hold by what it is (besides letters, digits and ``_``, which no class
+    leaves out): a URL's (named so by the text before it or by its code), an object's text's."""
+    held: frozenset[str] = frozenset()
+    if _URL_NAMED.search(before) or _URL_CODE.search(source):
+        held |= _URL_CHARACTERS
+    if _OBJECT_TEXT.search(source):
+        held |= _OBJECT_CHARACTERS
+    elif _REPR.search(source):
+        held |= _REPR_CHARACTERS
+    return held
 
 
 def _named_offsets(problem: PatternProblem) -> list[int]:

@@ -18,7 +18,9 @@ class HarvestReport:
     ``sites``: language -> site kind -> count. ``new``/``updated``: (id, file written or None for a bundle);
     ``gone``: (id, filePath, lineNumber) of harvested records whose site is no longer found.
     ``skipped_files``: reason -> paths; ``skipped``: messages that could not be harvested;
-    ``parse_failures``: (path, why). ``changed``: whether the output differs (what ``--check`` exits 1 on).
+    ``unparsed``: files read but not parsed, for they name no sink (nor ``throw``/``raise``...), so they hold
+    no site; ``parse_failures``: (path, why) of the files parsed.
+    ``changed``: whether the output differs (what ``--check`` exits 1 on).
     """
 
     source: str
@@ -36,6 +38,7 @@ class HarvestReport:
     in_bundle: list[str] = field(default_factory=list)
     skipped_files: dict[str, list[str]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    unparsed: int = 0
     parse_failures: list[tuple[str, str]] = field(default_factory=list)
     elapsed_s: float = 0.0
     changed: bool = False
@@ -66,6 +69,7 @@ class HarvestReport:
             "skippedFiles": {reason: len(paths) for reason, paths in sorted(self.skipped_files.items())},
             "skippedMessages": [{"path": item.path, "line": item.line, "reason": item.reason, "detail": item.detail}
                                 for item in self.skipped],
+            "unparsedFiles": self.unparsed,
             "parseFailures": [{"path": path, "error": error} for path, error in self.parse_failures],
             "elapsedSeconds": round(self.elapsed_s, 3),
             "linesPerSecond": round(self.lines_per_second),
@@ -94,6 +98,8 @@ class HarvestReport:
         if self.skipped_files:
             reasons = ", ".join(f"{reason} {len(paths)}" for reason, paths in sorted(self.skipped_files.items()))
             lines.append(f"files skipped: {reasons}")
+        if self.unparsed:
+            lines.append(f"{self.unparsed:,} file(s) read but not parsed (no sink name)")
         for path, error in self.parse_failures:
             lines.append(f"failed to parse {path}: {error}")
         lines.append(f"{self.elapsed_s:.2f} s, {self.lines_per_second:,.0f} source lines/s")

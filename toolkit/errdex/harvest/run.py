@@ -2,9 +2,11 @@
 
 1. the files of SOURCE (:mod:`.source`), with the project's settings (:mod:`.config`);
 2. a first pass: every file's finder surveys what it offers the tree (C macros and log functions of the
-   headers, Java ``static final String`` and callers' literals: a ``TreeFacts``), by language;
+   headers, Java ``static final String`` and callers' literals: a ``TreeFacts``), by language, in this
+   process (the trees it keeps then serve the next pass in every process);
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
-   that fails to parse is listed, never a reason to stop;
+   that names no sink of its language (nor ``throw``...: ``Finder.site_words``) is not parsed, only counted;
+   a file that fails to parse is listed, never a reason to stop;
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
    literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
 5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
@@ -75,9 +77,11 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
         return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
 
 
-#: What a file's pass returns: its sites, and per site in (line, end line) order its message, its pattern
-#: (or why it is skipped) and its draft record (None when skipped).
-Found = tuple[FileSites, list[tuple[Site, str, str | Skipped, dict[str, Any] | None]]]
+#: What a file's pass returns, no more than the report needs (a child pickles it to the parent): the messages
+#: its finder skipped, its parse error, and per site in (line, end line) order its language, its kind, why it
+#: is skipped (None when it is not) and its draft record (None when skipped).
+Found = tuple[list[Skipped], str | None,
+              list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]]]
 
 
 def _chunks(sizes: Sequence[int]) -> list[range]:
@@ -136,35 +140,62 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
     return [item for index in range(len(chunks)) for item in results[index]]
 
 
+def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.Pattern[bytes] | None:
+    """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
+    sinks or of the tree's own (``facts.sinks``), or one of the words its other sites are built on
+    (``Finder.site_words``: ``throw``, ``raise``), as a whole word; None when the finder names none (every
+    file is parsed). The call a site is has its function's name as an identifier in the text: a file
+    without one holds no site."""
+    words = getattr(finder, "site_words", None)
+    if words is None:
+        return None
+    names = {sink.name.rsplit(".", 1)[-1].encode() for sink in (*sinks, *facts.sinks.values())}
+    alternatives = b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w)))
+    return re.compile(rb"\b(?:" + alternatives + rb")\b")  # a whole identifier: err is not in error
+
+
 class _Finding:
     """The sites of every file, their patterns and drafts, in file order (built where the sites are found, so
     that with ``jobs`` > 1 that work is shared by the processes too)."""
 
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
                  levels: frozenset[str], constants: Mapping[str, TreeFacts], *, repo: str, sha: str,
-                 analyzed_at: str) -> None:
+                 analyzed_at: str, keep_sites: bool = False) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
+        self.keep_sites = keep_sites  # drift needs the sites themselves; a harvest only their drafts
         self.repo, self.sha, self.analyzed_at = repo, sha, analyzed_at
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
+        self.words = {name: _site_words(finder, self.sinks[name], constants[name])
+                      for name, finder in {finder.name: finder for _, finder in files}.items()}
 
-    def one(self, number: int) -> Found:
+    def one(self, number: int) -> Found | None:
+        """The file's sites, patterns and drafts; None when the file names no sink (nor a word its finder's
+        other sites need): it is not parsed."""
         file, finder = self.files[number]
+        words = self.words[finder.name]
+        if words is not None and words.search(file.data) is None:
+            release = getattr(finder, "release", None)
+            if release is not None:
+                release(file.data)  # what its constants pass kept for these bytes
+            return None
         sites = _find(file, finder, self.sinks[finder.name], self.levels, self.constants[finder.name])
-        found: list[tuple[Site, str, str | Skipped, dict[str, Any] | None]] = []
+        found: list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]] = []
         lines = source_lines(file.data) if sites.sites else []
         seen: Counter[str] = Counter()
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
             message = message_text(site.template)
             pattern = _pattern(site, message, build_pattern, self.memo)
-            draft = None
-            if not isinstance(pattern, Skipped):
-                seen[message] += 1
-                draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
-                                     lines=lines, pattern=pattern, ordinal=seen[message])
-            found.append((site, message, pattern, draft))
-        return sites, found
+            if isinstance(pattern, Skipped):
+                found.append((site.language, site.kind, pattern, None, None))
+                continue
+            seen[message] += 1
+            draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
+                                 lines=lines, pattern=pattern, ordinal=seen[message])
+            found.append((site.language, site.kind, None, draft, site if self.keep_sites else None))
+        return sites.skipped, sites.parse_error, found
 
-    def run(self, jobs: int, progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found]:
+    def run(self, jobs: int,
+            progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
         """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles."""
         return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
 
@@ -176,13 +207,15 @@ def _file_constants(file: SourceFile, finder: Finder) -> TreeFacts:
         return TreeFacts()
 
 
-def _constants(files: Sequence[tuple[SourceFile, Finder]], jobs: int = 1) -> dict[str, TreeFacts]:
-    """Language -> what its files offer the tree (merged in path order: :meth:`TreeFacts.add`); with
-    ``jobs`` > 1 gathered by forked processes too. A finder whose ``offers_constants`` is false (its
-    constants resolve within the file) is not asked."""
+def _constants(files: Sequence[tuple[SourceFile, Finder]]) -> dict[str, TreeFacts]:
+    """Language -> what its files offer the tree (merged in path order: :meth:`TreeFacts.add`). A finder
+    whose ``offers_constants`` is false (its constants resolve within the file) is not asked.
+
+    Gathered in this process even with ``--jobs`` > 1: the trees a finder keeps from this pass are inherited
+    by the sites pass's children, forked after it, so no file is parsed twice (in a child of this pass, half
+    of them were, and its trees were lost with it); that costs some wall-clock time, less CPU time."""
     offering = [pair for pair in files if getattr(pair[1], "offers_constants", True)]
-    offers = _chunked_map([len(file.data) for file, _ in offering], lambda number: _file_constants(*offering[number]),
-                          jobs)
+    offers = [_file_constants(file, finder) for file, finder in offering]
     found: dict[str, TreeFacts] = {finder.name: TreeFacts() for _, finder in files}
     for (_, finder), offered in zip(offering, offers, strict=True):
         found.setdefault(finder.name, TreeFacts()).add(offered)
@@ -230,18 +263,23 @@ def _pattern(site: Site, message: str, build: Callable[[Template], str],
     return outcome if isinstance(outcome, str) else Skipped(site.path, site.line, *outcome)
 
 
-def _drafts(found: Sequence[tuple[SourceFile, Found]], report: HarvestReport) -> list[dict[str, Any]]:
-    """The draft of every harvestable site, in file and line order; the rest counted in the report."""
+def _drafts(found: Sequence[tuple[SourceFile, Found | None]], report: HarvestReport) -> list[dict[str, Any]]:
+    """The draft of every harvestable site, in file and line order; the rest counted in the report (a file
+    not parsed, for it names no sink, as ``unparsed``)."""
     drafts: list[dict[str, Any]] = []
-    for file, (sites, patterns) in found:
-        report.skipped.extend(sites.skipped)
-        if sites.parse_error is not None:
-            report.parse_failures.append((file.path, sites.parse_error))
-        for site, _, pattern, draft in patterns:
-            if isinstance(pattern, Skipped):
-                report.skipped.append(pattern)
+    for file, one in found:
+        if one is None:
+            report.unparsed += 1
+            continue
+        skipped, parse_error, sites = one
+        report.skipped.extend(skipped)
+        if parse_error is not None:
+            report.parse_failures.append((file.path, parse_error))
+        for language, kind, skip, draft, _ in sites:
+            if skip is not None:
+                report.skipped.append(skip)
             elif draft is not None:
-                report.sites.setdefault(site.language, Counter())[site.kind] += 1
+                report.sites.setdefault(language, Counter())[kind] += 1
                 drafts.append(draft)
     return drafts
 
@@ -273,21 +311,14 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
         raise UsageError(f"--repo {repo!r} is not a GitHub repository as owner/name")
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs {jobs}: give 1 or more processes")
-    root = Path(source)
-    settings, levels, globs, tests = _settings(root, rev, Path(config) if config else None, log_levels, exclude,
-                                               include_tests)
-    cache: dict[str, Finder | None] = {}
-    files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
-                        supported=lambda path: _finder(path, cache) is not None, path_prefix=path_prefix)
+    files, finding = _finding(Path(source), repo=repo, rev=rev, sha=sha, log_levels=log_levels, config=config,
+                              exclude=exclude, include_tests=include_tests, path_prefix=path_prefix)
     target = Path(bundle) if bundle is not None else Path(out) if out is not None else bundled_records_dir().resolve()
     report = HarvestReport(str(source), repo, files.sha, str(target), check=check, files=len(files.files),
                            skipped_files=files.skipped)
-    pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
+    pairs = finding.files
     report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
                        for file, _ in pairs)
-    sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
-                       analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
     found = finding.run(jobs or 1, progress)
     drafts = _drafts(list(zip((file for file, _ in pairs), found, strict=True)), report)
     _merge_and_write(drafts, report, target, bundle is not None, check, repo)
@@ -301,18 +332,27 @@ def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha:
                   ) -> tuple[Source, list[tuple[Site, dict[str, Any]]]]:
     """What :func:`harvest` would draft from ``source``, without reading or writing any records: the files
     read, and every harvestable site with its draft, in file and line order (drift's view of a commit)."""
-    root = Path(source)
+    files, finding = _finding(Path(source), repo=repo, rev=rev, sha=sha, log_levels=log_levels, config=config,
+                              exclude=exclude, include_tests=include_tests, keep_sites=True)
+    found = finding.run(jobs or 1)
+    return files, [(site, draft) for one in found if one is not None for *_, draft, site in one[2]
+                   if draft is not None and site is not None]
+
+
+def _finding(root: Path, *, repo: str, rev: str | None, sha: str | None, log_levels: str | None,
+             config: str | Path | None, exclude: Sequence[str], include_tests: bool, path_prefix: str | None = None,
+             keep_sites: bool = False) -> tuple[Source, _Finding]:
+    """The files of ``root`` at ``rev`` and the finding over them, with the settings and sinks in force (the
+    shared first steps of :func:`harvest` and :func:`harvest_sites`); the first pass over the tree is done."""
     settings, levels, globs, tests = _settings(root, rev, Path(config) if config else None, log_levels, exclude,
                                                include_tests)
     cache: dict[str, Finder | None] = {}
     files = read_source(root, rev=rev, sha=sha, exclude=globs, include_tests=tests,
-                        supported=lambda path: _finder(path, cache) is not None)
+                        supported=lambda path: _finder(path, cache) is not None, path_prefix=path_prefix)
     pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
-    finding = _Finding(pairs, sinks, levels, _constants(pairs, jobs or 1), repo=repo, sha=files.sha,
-                       analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")))
-    found = finding.run(jobs or 1)
-    return files, [(site, draft) for _, patterns in found for site, _, _, draft in patterns if draft is not None]
+    return files, _Finding(pairs, sinks, levels, _constants(pairs), repo=repo, sha=files.sha,
+                           analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), keep_sites=keep_sites)
 
 
 def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,
@@ -327,15 +367,17 @@ def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target
 
     if to_bundle:
         merge = merged()
+        data = None  # the bundle's bytes, built once (their JSON and gzip are most of the merge's cost)
         if target.exists():
             try:
-                report.changed = merge.changed or target.read_bytes() != bundle_bytes(merge, target)
+                data = bundle_bytes(merge, target) if not merge.changed else None
+                report.changed = merge.changed or target.read_bytes() != data
             except OSError:
                 report.changed = True
         else:
             report.changed = True
         if report.changed and not check:
-            write_bundle(merge, target)
+            write_bundle(merge, target, data)
         return
     if check:
         merged()

@@ -17,6 +17,7 @@ links, submodules, and files over :data:`MAX_FILE_BYTES`.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import stat
@@ -68,25 +69,39 @@ def _minified(path: str, data: bytes) -> bool:
     return path.endswith(_JS) and len(data) > 2048 and len(data) > 500 * (data.count(b"\n") + 1)
 
 
+@functools.lru_cache(maxsize=64)
+def _globs(globs: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled test for "the name matches one of ``globs``" (as :func:`fnmatch.fnmatchcase`): a regex
+    per glob tried in turn is most of the cost of reading a tree of many small files."""
+    if not globs:
+        return lambda name: None
+    return re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in globs)).match
+
+
+_GENERATED_NAME = _globs(_GENERATED_FILES)
+_TEST_NAME = _globs(_TEST_FILES)
+
+
 def skip_reason(path: str, *, include_tests: bool = False, exclude: Sequence[str] = ()) -> str | None:
     """Why a file is left out by its path alone (``test``, ``vendored``, ``build``, ``generated``,
     ``excluded``), or None."""
-    parts = PurePosixPath(path).parts
+    plain = "//" not in path and "/." not in path and not path.startswith((".", "/")) and not path.endswith("/")
+    parts = path.split("/") if plain else PurePosixPath(path).parts  # the same parts, without pathlib's cost
     folders, name = parts[:-1], parts[-1]
-    if any(fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(name, glob) for glob in exclude):
-        return "excluded"
-    for depth in range(1, len(folders) + 1):
-        folder = "/".join(folders[:depth])
-        if any(fnmatch.fnmatchcase(folder, glob) for glob in exclude):
+    if exclude:
+        excluded = _globs(tuple(exclude))
+        if excluded(path) or excluded(name):
             return "excluded"
+        for depth in range(1, len(folders) + 1):
+            if excluded("/".join(folders[:depth])):
+                return "excluded"
     if any(folder in _VENDOR_DIRS for folder in folders):
         return "vendored"
     if any(folder in _BUILD_DIRS for folder in (folders[:1] if name.endswith(".py") else folders)):
         return "build"  # Python builds into the project's own build/; a nested build/ is a package (pip's)
-    if any(fnmatch.fnmatchcase(name, glob) for glob in _GENERATED_FILES):
+    if _GENERATED_NAME(name):
         return "generated"
-    if not include_tests and (any(folder in _TEST_DIRS for folder in folders)
-                              or any(fnmatch.fnmatchcase(name, glob) for glob in _TEST_FILES)):
+    if not include_tests and (any(folder in _TEST_DIRS for folder in folders) or _TEST_NAME(name)):
         return "test"
     return None
 

@@ -10,7 +10,10 @@ A language module defines ``FINDER``, an object with:
   language whose files offer nothing (its constants all resolve within the file) sets ``offers_constants =
   False``, and the first pass skips its files;
 - ``find(source: bytes, path: str, *, sinks, levels, facts: TreeFacts) -> FileSites``: every site of the file,
-  ``facts`` being what the first pass learned from every file of its language (:meth:`TreeFacts.add`).
+  ``facts`` being what the first pass learned from every file of its language (:meth:`TreeFacts.add`);
+- optionally ``site_words`` (bytes): the words its sites need besides a sink's name (``throw``, ``raise``); a
+  file holding none of them nor a sink's name is not handed to ``find`` (and ``release(source)``, if defined,
+  lets go of what ``survey`` kept for it). A finder without ``site_words`` sees every file.
 
 Modules load only when a file of their language is harvested (the grammar wheels are imported there).
 """

@@ -8,16 +8,17 @@ literal text that is a format string in some style (``%s`` of printf, ``{}`` of 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
 from errdex.harvest.formats import join, parts
 from errdex.harvest.languages._tree import first_error
+from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "unescape"]
+__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "sink_table", "unescape"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,24 @@ def nodes(language: Language, root: Node, kinds: tuple[str, ...]) -> list[Node]:
         query = _QUERIES[key] = Query(language, " ".join(f"({kind}) @n" for kind in kinds))
     found = QueryCursor(query).captures(root).get("n", [])
     return sorted(found, key=lambda node: (node.start_byte, -node.end_byte))
+
+
+_TABLES: dict[tuple[int, int], tuple[Sequence[Sink], frozenset[Sink], Mapping[str, Sink], frozenset[str]]] = {}
+
+
+def sink_table(sinks: Sequence[Sink], defaults: frozenset[Sink]) -> tuple[Mapping[str, Sink], frozenset[str]]:
+    """Name -> sink (a later sink, a project's after the defaults, replaces an earlier one of its name), and
+    the names whose sink is one of ``defaults``. Built once per ``sinks`` object: a harvest hands a finder the
+    same one for every file, and hashing every sink of it per file was a cost of its own."""
+    key = (id(sinks), id(defaults))
+    kept = _TABLES.get(key)
+    if kept is not None and kept[0] is sinks and kept[1] is defaults:
+        return kept[2], kept[3]
+    table: dict[str, Sink] = {}
+    for sink in sinks:
+        table[sink.name] = sink
+    default_names = frozenset(name for name, sink in table.items() if sink in defaults)
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    _TABLES[key] = (sinks, defaults, table, default_names)
+    return table, default_names

@@ -61,6 +61,12 @@ class KeptTrees:
         self._trees: dict[int, tuple[bytes, tree_sitter.Tree]] = {}
         self._held = 0
 
+    def drop(self, source: bytes) -> None:
+        """Let go of the tree kept for ``source``, if any."""
+        kept = self._trees.pop(id(source), None)
+        if kept is not None:
+            self._held -= len(kept[0])
+
     def parse(self, source: bytes, *, keep: bool = False) -> tree_sitter.Tree:
         """The tree of ``source``: the kept one if there is one (and it is then let go), else parsed, and kept
         when ``keep``."""

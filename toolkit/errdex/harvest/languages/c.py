@@ -251,6 +251,12 @@ class CFinder:
     name = "c"
     extensions: tuple[str, ...] = (".c", ".h")
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+    #: Every C site is a call of a sink: a file that names none is not parsed.
+    site_words: tuple[bytes, ...] = ()
+
+    def release(self, source: bytes) -> None:
+        """Let go of what the constants pass kept for a file that is not searched for sites."""
+        _TREES.drop(source)
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""

@@ -20,7 +20,7 @@ import tree_sitter
 import tree_sitter_go
 
 from errdex.harvest.languages import FileSites, TreeFacts
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
@@ -123,10 +123,7 @@ class _File:
         self.path = path
         self.levels = levels
         self.constants = {**tree_constants, **_constants(root)}
-        self.sinks: dict[str, Sink] = {}
-        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
-            self.sinks[sink.name] = sink
-        self.defaults = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
+        self.sinks, self.defaults = sink_table(sinks, _DEFAULT_SET)
         self.result = FileSites()
         self.consumed: set[int] = set()
 
@@ -231,6 +228,13 @@ class GoFinder:
     name = "go"
     extensions: tuple[str, ...] = (".go",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+    #: Every Go site is a call of a sink (errors.New, fmt.Errorf and panic are sinks): a file that names none
+    #: is not parsed.
+    site_words: tuple[bytes, ...] = ()
+
+    def release(self, source: bytes) -> None:
+        """Let go of what the constants pass kept for a file that is not searched for sites."""
+        _TREES.drop(source)
 
     def survey(self, source: bytes) -> TreeFacts:
         return TreeFacts(constants=_constants(_TREES.parse(source, keep=True).root_node) if b"const" in source else {})

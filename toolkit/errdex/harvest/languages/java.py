@@ -18,7 +18,7 @@ import tree_sitter
 import tree_sitter_java
 
 from errdex.harvest.languages import FileSites, Parameter, TreeFacts
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
 from errdex.harvest.languages._tree import KeptTrees
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
 from errdex.harvest.sinks import Sink, normal_level
@@ -78,10 +78,7 @@ class _File:
         own, calls = offered if offered is not None else (_file_constants(root), passed(root))
         self.constants = {**facts.constants, **own}
         self.loggers = _LOGGER_NAMES | _logger_fields(root)
-        self.sinks: dict[str, Sink] = {}
-        for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
-            self.sinks[sink.name] = sink
-        self.logger_only = frozenset(name for name, sink in self.sinks.items() if sink in _DEFAULT_SET)
+        self.sinks, self.logger_only = sink_table(sinks, _DEFAULT_SET)
         self.forwarded = Forwarded(facts.passed, calls)
         self.result = FileSites()
 
@@ -261,15 +258,17 @@ def _literal_text(node: Node, known: Mapping[str, str]) -> str | None:
     return None
 
 
+#: The declarations whose type may be a Logger.
+_DECLARATIONS = ("field_declaration", "local_variable_declaration", "formal_parameter")
+
+
 def _logger_fields(root: Node) -> set[str]:
     """The names of the file's fields, locals and parameters declared as a Logger."""
     names: set[str] = set()
-    for kind in ("field_declaration", "local_variable_declaration", "formal_parameter"):
-        for declaration in _walk(root, kind):
-            type_name = _text(declaration.child_by_field_name("type")).rsplit(".", 1)[-1]
-            if type_name not in _LOGGER_TYPES:
-                continue
-            if kind == "formal_parameter":
+    for declaration in nodes(_LANGUAGE, root, _DECLARATIONS):  # one query for the three kinds
+        type_name = _text(declaration.child_by_field_name("type")).rsplit(".", 1)[-1]
+        if type_name in _LOGGER_TYPES:
+            if declaration.type == "formal_parameter":
                 names.add(_text(declaration.child_by_field_name("name")))
             names.update(_text(d.child_by_field_name("name"))
                          for d in declaration.children_by_field_name("declarator"))
@@ -353,6 +352,13 @@ class JavaFinder:
     name = "java"
     extensions: tuple[str, ...] = (".java",)
     default_sinks: tuple[Sink, ...] = DEFAULT_SINKS
+    #: A Java site is a call of a sink or a ``throw_statement`` (:data:`_VISITED`).
+    site_words: tuple[bytes, ...] = (b"throw",)
+
+    def release(self, source: bytes) -> None:
+        """Let go of what the constants pass kept for a file that is not searched for sites."""
+        _TREES.drop(source)
+        _OFFERED.pop(id(source), None)
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's ``static final String`` constants and the literals its calls pass to named methods."""

@@ -342,6 +342,8 @@ class JavaScriptFinder:
 
     #: Its constants resolve within the file: the harvest's constants pass skips its files.
     offers_constants = False
+    #: A site is a call of a sink, or one of the query's (:func:`_query`) throw, super(...) and new nodes.
+    site_words: tuple[bytes, ...] = (b"throw", b"super", b"new")
 
     def survey(self, source: bytes) -> TreeFacts:
         """JavaScript names no constants to other files (a ``const`` resolves within its file)."""

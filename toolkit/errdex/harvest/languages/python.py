@@ -147,6 +147,8 @@ class PythonFinder:
 
     #: What the first pass learns from its files: the module functions that forward their message to a logger.
     offers_constants = True
+    #: A site is a call of a sink (or of an alias of one, whose assignment names it) or a raise (:func:`_query`).
+    site_words: tuple[bytes, ...] = (b"raise",)
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's module-level wrappers of a logger (``def write_output(msg, *args): logger.info(msg,
