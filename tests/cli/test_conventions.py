@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 import pytest
 
-from errdex.cli import COMMANDS, cli as root
-from errdex.cli import _common
+from errdex.cli import COMMANDS, _common
+from errdex.cli import cli as root
 from errdex.cli._common import FORMAT_HELP, QUIET_HELP, RECORDS_HELP, StdinNoticeCommand
 from errdex.cli.conventions import CONVENTIONS, Conventions, sync_readme
 from tests.conftest import ROOT, SEED_PATH
