@@ -65,7 +65,7 @@ def test_site_build_on_a_full_disk_names_the_folder_and_leaves_nothing(cli, full
 
 def test_export_jsonl_on_a_full_disk_names_the_file(cli, full_disk: Path) -> None:
     out = full_disk / "out.jsonl"
-    result = cli("export", "--format", "jsonl", "--records", str(full_disk / "records"), "--output", str(out))
+    result = cli("export", "--to", "jsonl", "--records", str(full_disk / "records"), "--output", str(out))
     _one_line(result, str(out), "no space left")
     assert not out.exists() and not [n for n in os.listdir(full_disk) if n.endswith(".tmp")]
 
@@ -84,11 +84,11 @@ def test_release_on_a_full_disk_says_why_without_an_empty_name(cli, full_disk: P
 def test_import_on_a_full_disk_names_the_record_file_and_writes_nothing(cli, full_disk: Path, tmp_path: Path) -> None:
     records = full_disk / "records"
     bundle = tmp_path / "bundle.jsonl"
-    assert cli("export", "--format", "jsonl", "--records", str(records), "--output", str(bundle)).exit_code == 0
+    assert cli("export", "--to", "jsonl", "--records", str(records), "--output", str(bundle)).exit_code == 0
     missing = sorted((records / "paperclipai" / "paperclip").glob("*.json"))[0]
     missing.unlink()
     before = _files(records)
-    result = cli("import", str(bundle), "--records-dir", str(records))
+    result = cli("import", str(bundle), "--records", str(records))
     _one_line(result, missing.name, "no space left", "nothing was written")
     assert _files(records) == before
 
@@ -112,6 +112,6 @@ def read_only_disk(tmp_path: Path) -> Iterator[Path]:
 
 def test_export_parquet_into_a_read_only_folder_names_the_file_not_a_temporary(cli, read_only_disk: Path) -> None:
     out = read_only_disk / "x.parquet"
-    result = cli("export", "--format", "parquet", "--output", str(out))
+    result = cli("export", "--to", "parquet", "--output", str(out))
     _one_line(result, f"{out}: cannot write: the file system is read-only")
     assert ".tmp" not in result.stderr

@@ -63,9 +63,9 @@ def test_import_waits_for_the_folder_and_writes_nothing_while_it_is_held(tmp_pat
     bundle = tmp_path / "in.jsonl"
     bundle.write_text(json.dumps(seed) + "\n", encoding="utf-8")
     with hold(folder / LOCK_FILE, what="release"):
-        refused = run("import", str(bundle), "--records-dir", str(folder), cwd=tmp_path, ERRDEX_LOCK_WAIT="0.1")
+        refused = run("import", str(bundle), "--records", str(folder), cwd=tmp_path, ERRDEX_LOCK_WAIT="0.1")
         assert refused.returncode == 1 and "is busy with it" in refused.stderr
         assert [p for p in folder.rglob("*.json")] == []
-    done = run("import", str(bundle), "--records-dir", str(folder), cwd=tmp_path)
+    done = run("import", str(bundle), "--records", str(folder), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert len(list(folder.rglob("*.json"))) == 1

@@ -120,9 +120,9 @@ def snapshot(out: Path, *, corpus_size: int = 2000) -> int:
         s.run("index-corpus", "index", "--records", "corpus", "--db", "corpus.duckdb")
         s.run("query-corpus", "query", "--db", "corpus.duckdb", "--format", "csv",
               "select severity, count(*) from records group by 1 order by 1")
-        s.run("export-jsonl", "export", "--format", "jsonl", "--output", "out.jsonl", wrote=work / "out.jsonl")
-        s.run("export-stdout", "export", "--format", "jsonl", "--output", "-")
-        s.run("export-corpus", "export", "--records", "corpus", "--format", "jsonl", "--output", "corpus.jsonl",
+        s.run("export-jsonl", "export", "--to", "jsonl", "--output", "out.jsonl", wrote=work / "out.jsonl")
+        s.run("export-stdout", "export", "--to", "jsonl", "--output", "-")
+        s.run("export-corpus", "export", "--records", "corpus", "--to", "jsonl", "--output", "corpus.jsonl",
               wrote=work / "corpus.jsonl")
         s.run("site", "site", "build", "--records", "records", "--out", "site-out", wrote=work / "site-out", mask=True)
         s.run("site-corpus", "site", "build", "--records", "corpus", "--out", "site-corpus",
@@ -141,8 +141,8 @@ def snapshot(out: Path, *, corpus_size: int = 2000) -> int:
         s.run("migrate-down", "migrate", "--records", "mig", "--to", "2", "--allow-loss", wrote=work / "mig")
         s.run("migrate-up", "migrate", "--records", "mig", "--to", "3", wrote=work / "mig")
         (work / "imp").mkdir()
-        s.run("import-check", "import", "corpus.jsonl", "--records-dir", "imp", "--check", "--format", "json")
-        s.run("import", "import", "corpus.jsonl", "--records-dir", "imp", wrote=work / "imp")
+        s.run("import-check", "import", "corpus.jsonl", "--records", "imp", "--check", "--format", "json")
+        s.run("import", "import", "corpus.jsonl", "--records", "imp", wrote=work / "imp")
         s.run("bad-usage", "match", "--records", "nowhere", log)
         s.run("bad-explain", "explain", "no-such-record")
     return s.count

@@ -291,7 +291,7 @@ def test_export_never_replaces_a_device_or_fifo_with_a_file(tmp_path: Path, cli:
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    result = cli("export", "--format", format, "--output", str(fifo))
+    result = cli("export", "--to", format, "--output", str(fifo))
     assert result.exit_code == 2, result.stderr
     assert "not a regular file" in result.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

@@ -129,7 +129,7 @@ def test_import_never_writes_a_record_no_command_can_load_whatever_errdex_toml_i
     (tmp_path / "dump.jsonl").write_text(canonical_text(seed, bundle_line=True) + "\n")
     (tmp_path / "errdex.toml").write_text('ignore = ["EDX010", "EDX154"]\n')
     monkeypatch.chdir(tmp_path)
-    result = cli("import", "--records-dir", "records", "dump.jsonl")
+    result = cli("import", "--records", "records", "dump.jsonl")
     assert result.exit_code == 1 and "EDX010" in result.stdout + result.stderr
     assert not (tmp_path / "records").exists() or not list((tmp_path / "records").rglob("*.json"))
 

@@ -18,7 +18,7 @@ WORKS = [
     (["validate", "-"], "no findings"),
     (["validate", "--records", "-"], "no findings"),
     (["fmt", "-"], SEED_TEXT),
-    (["export", "--format", "jsonl", "--output", "-", "--records", "-"], None),
+    (["export", "--to", "jsonl", "--output", "-", "--records", "-"], None),
     (["explain", "createos-process-creation-could-not-be-confirmed-destroy-the", "--records", "-"], "CreateOS"),
     (["diff", "-", str(SEED_PATH)], ""),
 ]
@@ -27,9 +27,8 @@ WORKS = [
 REFUSED = [
     ["index", "--db", "-"],
     ["query", "--db", "-", "select 1"],
-    ["export", "--format", "parquet", "--output", "-"],
-    ["export", "--format", "duckdb", "--output", "-"],
-    ["import", "-"],
+    ["export", "--to", "parquet", "--output", "-"],
+    ["export", "--to", "duckdb", "--output", "-"],
     ["migrate", "--to", "3", "-"],
     ["release", "--records", "-", "--check"],
     ["release", "--out", "-", "--check"],

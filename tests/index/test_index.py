@@ -199,7 +199,7 @@ def test_index_never_replaces_a_text_file_and_export_neither(tmp_path: Path, cli
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert f"{notes}: exists and is not an errdex index" in result.stderr
     assert notes.read_text() == "keep me\n"
-    exported = cli("export", "--format", "duckdb", "--output", str(notes))
+    exported = cli("export", "--to", "duckdb", "--output", str(notes))
     assert exported.exit_code == 1 and notes.read_text() == "keep me\n"
     index = tmp_path / "errdex.duckdb"
     (tmp_path / "empty.duckdb").write_bytes(b"")

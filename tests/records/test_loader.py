@@ -63,8 +63,8 @@ def test_validate_reports_the_value_where_it_is(cli, hostile: tuple[Path, str, s
 
 COMMANDS = [
     ["index", "--db", "{tmp}/x.duckdb", "--records", "{path}"],
-    ["export", "--format", "parquet", "--output", "{tmp}/x.parquet", "--records", "{path}"],
-    ["export", "--format", "jsonl", "--output", "{tmp}/x.jsonl", "--records", "{path}"],
+    ["export", "--to", "parquet", "--output", "{tmp}/x.parquet", "--records", "{path}"],
+    ["export", "--to", "jsonl", "--output", "{tmp}/x.jsonl", "--records", "{path}"],
     ["explain", "createos-process-creation-could-not-be-confirmed-destroy-the", "--records", "{path}"],
     ["prove", "--records", "{path}"],
     ["migrate", "--to", "3", "{path}"],
@@ -92,7 +92,7 @@ def test_import_reports_a_hostile_bundle_line_without_crashing(cli, hostile: tup
     bundle = path.parents[3] / "in.jsonl"
     bundle.write_text(path.read_text(encoding="utf-8").replace("\n", " ") + "\n", encoding="utf-8")
     for fmt in ("text", "json"):
-        result = cli("import", str(bundle), "--records-dir", str(path.parents[3] / "target"), "--format", fmt)
+        result = cli("import", str(bundle), "--records", str(path.parents[3] / "target"), "--format", fmt)
         assert result.exit_code == 1, (result.stdout, result.stderr)
         assert "internal error" not in result.stderr and f"{bundle}:1:" in result.stdout + result.stderr
     assert not (path.parents[3] / "target").exists()
@@ -109,7 +109,7 @@ def test_a_bad_bundle_line_is_named_and_the_other_lines_are_still_validated(cli,
     assert {(f["code"], f["line"]) for f in report.json()} >= {("EDX008", 2), ("EDX003", 3), ("EDX102", 3)}
     with pytest.raises(DataError, match=r"b\.jsonl:2:\d+: "):
         load_records([bundle])
-    exported = cli("export", "--format", "jsonl", "--output", str(tmp_path / "out.jsonl"), "--records", str(bundle))
+    exported = cli("export", "--to", "jsonl", "--output", str(tmp_path / "out.jsonl"), "--records", str(bundle))
     assert exported.exit_code == 1 and f"{bundle}:2:" in exported.stderr and not (tmp_path / "out.jsonl").exists()
 
 
@@ -141,7 +141,7 @@ def test_a_schema_version_that_is_no_integer_is_refused_in_json_words(tmp_path: 
         f"schemaVersion {shown} is not supported (supported: 2, 3, 4); migrate the record"]
 
 
-@pytest.mark.parametrize("command", [["index", "--db", "{tmp}/x.duckdb"], ["export", "--format", "jsonl",
+@pytest.mark.parametrize("command", [["index", "--db", "{tmp}/x.duckdb"], ["export", "--to", "jsonl",
                                                                            "--output", "{tmp}/out.jsonl"],
                                      ["diff", "{records}", "{records}"]])
 def test_every_build_refuses_two_records_of_one_id_naming_both_files(cli, tmp_path: Path, seed: dict[str, Any],

@@ -86,7 +86,7 @@ def test_import_never_writes_outside_the_records_dir_whatever_is_ignored(
     bundle.write_text(canonical_text(seed, bundle_line=True) + "\n", encoding="utf-8")
     before = sorted(str(p) for p in tmp_path.rglob("*"))
     for extra in ([], ["--overwrite"]):
-        result = cli("import", str(bundle), "--records-dir", str(work / "records"), *extra)
+        result = cli("import", str(bundle), "--records", str(work / "records"), *extra)
         assert result.exit_code == 1, (result.stdout, result.stderr)
         assert "internal error" not in result.stderr and "invalid" in result.stdout, result.stderr
     assert sorted(str(p) for p in tmp_path.rglob("*")) == before

@@ -161,8 +161,8 @@ def test_a_parquet_or_duckdb_file_given_as_records_is_named_for_what_it_is(tmp_p
     """export writes Parquet and DuckDB; handed back as records they were 'not valid UTF-8; save the file as
     UTF-8', which sends a newcomer the wrong way."""
     parquet, db = tmp_path / "x.parquet", tmp_path / "x.duckdb"
-    assert cli("export", "--format", "parquet", "--output", str(parquet)).exit_code == 0
-    assert cli("export", "--format", "duckdb", "--output", str(db)).exit_code == 0
+    assert cli("export", "--to", "parquet", "--output", str(parquet)).exit_code == 0
+    assert cli("export", "--to", "duckdb", "--output", str(db)).exit_code == 0
     for path, what in ((parquet, "a Parquet file"), (db, "a DuckDB database")):
         result = cli("validate", "--no-config", "--format", "json", str(path))
         assert result.exit_code == 1 and [f["code"] for f in result.json()] == ["EDX007"]

@@ -360,7 +360,7 @@ def test_a_release_refuses_two_records_with_one_id(folder: Path, tmp_path: Path,
 def test_diff_refuses_a_side_with_two_records_of_one_id(folder: Path, tmp_path: Path, cli: Any) -> None:
     """One of two records that share an id would hide the other: a change in it was reported as 'same' (0)."""
     bundle = tmp_path / "before.jsonl"
-    assert cli("export", "--format", "jsonl", "--records", str(folder), "--output", str(bundle)).exit_code == 0
+    assert cli("export", "--to", "jsonl", "--records", str(folder), "--output", str(bundle)).exit_code == 0
     envelope = json.loads(_path(folder, ONE).read_text())
     envelope["record"]["severity"] = "info"
     (_path(folder, ONE).parent / "a-copy.json").write_text(json.dumps(envelope, indent=2))

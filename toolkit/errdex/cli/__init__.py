@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from errdex._version import __version__
+from errdex.cli._common import Group
 from errdex.errors import ErrdexError, from_oserror
 from errdex.terminal import safe
 
@@ -43,7 +44,7 @@ COMMANDS = {
 }
 
 
-class _LazyGroup(click.Group):
+class _LazyGroup(Group):
     """A group whose commands are imported on first use, so starting one command never imports the others."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     try:
         code = cli.main(args=args, prog_name="errdex", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # bare `errdex` (or `errdex site`): the help, on stdout as git does; exit 2, errdex's (and click's)
+        # status for a usage error, so a script whose command word came out empty still fails
+        sys.stdout.write(exc.ctx.get_help() + "\n")
+        sys.exit(2)
     except click.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else ""
         where = f"errdex {path.split(' ', 1)[1]}" if " " in path else "errdex"

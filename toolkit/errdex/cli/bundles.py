@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -22,6 +25,10 @@ from errdex.cli._common import (
     records_option,
     stderr_line,
 )
+from errdex.errors import ErrdexError, UsageError
+
+#: The largest bundle ``import -`` reads from stdin (as a bundle file's lines, 64 MiB each, are bounded).
+STDIN_BUNDLE_MAX_BYTES = 1 << 30
 
 
 def _where(entry: ImportEntry) -> str:
@@ -63,16 +70,47 @@ def _summary(report: ImportReport) -> str:
     return f"{text}; wrote {len(report.written)} file(s){removed}"
 
 
+def _one_folder(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Path | None:
+    """``--records`` for import: the one folder it imports into (repeatable as everywhere, given once here)."""
+    if len(value) > 1:
+        raise click.BadParameter("import brings records into one folder; give --records once", ctx, param)
+    if value and value[0] == "-":
+        raise click.BadParameter("'-' (stdin/stdout) cannot be used here; name a folder", ctx, param)
+    return Path(value[0]) if value else None
+
+
+def _import_stdin(records_dir: Path | None, overwrite: bool, check: bool) -> ImportReport:
+    """``import -``: the bundle on stdin (gzipped or not), read into a temporary file named for what it holds;
+    the report and any error name it ``<stdin>``."""
+    data = sys.stdin.buffer.read(STDIN_BUNDLE_MAX_BYTES + 1)
+    if len(data) > STDIN_BUNDLE_MAX_BYTES:
+        raise UsageError(f"import -: the bundle on stdin is over {STDIN_BUNDLE_MAX_BYTES:,} bytes; save it as a file")
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    with tempfile.TemporaryDirectory(prefix="errdex-import-") as folder:
+        path = Path(folder) / "stdin.jsonl"
+        path.write_bytes(data)
+        try:
+            report = import_bundle(path, records_dir=records_dir, overwrite=overwrite, check=check)
+        except ErrdexError as exc:
+            raise type(exc)(str(exc).replace(str(path), "<stdin>")) from None
+    report.bundle = "<stdin>"
+    return report
+
+
 @click.command("import")
-@click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--records-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Records folder to import into (default: the project's records/).")
+@click.argument("bundle", metavar="BUNDLE | -")
+@records_option(default="the project's records/", what="the records folder to import into",
+                callback=_one_folder)
+@click.option("--records-dir", "records_dir", type=click.Path(file_okay=False, path_type=Path), hidden=True,
+              help="Deprecated: the old name of --records.")
 @click.option("--overwrite", is_flag=True,
               help="Replace existing records that conflict (invalid records are never imported).")
 @click.option("--check", is_flag=True, help="Change nothing; report what an import would do.")
 @format_option("text", "json")
 @quiet_option
-def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, check: bool, fmt: str, quiet: bool) -> int:
+def import_command(bundle: str, records: Path | None, records_dir: Path | None, overwrite: bool, check: bool,
+                   fmt: str, quiet: bool) -> int:
     """Bring the records of a JSONL bundle of envelopes into the records folder.
 
     Every record is validated and compared with the folder's records: a new
@@ -88,8 +126,18 @@ def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, chec
       errdex import upstream.jsonl.gz --check
       errdex import upstream.jsonl.gz
       errdex import upstream.jsonl.gz --overwrite --format json
+      curl -s https://example.org/errdex.jsonl.gz | errdex import - --check
     """
-    report = import_bundle(bundle, records_dir=records_dir, overwrite=overwrite, check=check)
+    if records_dir is not None:
+        if records is not None:
+            raise UsageError("give --records (the new name of --records-dir), not both")
+        if not quiet:
+            stderr_line("errdex: warning: --records-dir is deprecated; use --records")
+        records = records_dir
+    if bundle == "-":
+        report = _import_stdin(records, overwrite, check)
+    else:
+        report = import_bundle(Path(bundle), records_dir=records, overwrite=overwrite, check=check)
     if fmt == "json":
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
@@ -103,13 +151,16 @@ def import_command(bundle: Path, records_dir: Path | None, overwrite: bool, chec
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True,
-              help="jsonl (one envelope per line; .gz to gzip), parquet (one row per record) or duckdb (the index).")
+@click.option("--to", "to", type=click.Choice(EXPORT_FORMATS), default=None,
+              help="The file type: jsonl (one envelope per line; .gz to gzip), parquet (one row per record) or "
+                   "duckdb (the index).")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None, hidden=True,
+              help="Deprecated: the old name of --to.")
 @click.option("--output", type=click.Path(path_type=Path), required=True, metavar="PATH",
               help="File to write; - writes JSONL to stdout.")
 @records_option
 @quiet_option
-def export_command(fmt: str, output: Path, records: tuple[str, ...], quiet: bool) -> int:
+def export_command(to: str | None, fmt: str | None, output: Path, records: tuple[str, ...], quiet: bool) -> int:
     """Write the dataset for others: a JSONL bundle, a Parquet file or a DuckDB database.
 
     JSONL holds one canonical envelope per line, sorted by id (the same
@@ -120,12 +171,21 @@ def export_command(fmt: str, output: Path, records: tuple[str, ...], quiet: bool
 
     \b
     Example:
-      errdex export --format jsonl --output dist/errdex.jsonl.gz
-      errdex export --format parquet --output errdex.parquet
-      errdex export --format jsonl --output - | gzip > errdex.jsonl.gz
+      errdex export --to jsonl --output dist/errdex.jsonl.gz
+      errdex export --to parquet --output errdex.parquet
+      errdex export --to jsonl --output - | gzip > errdex.jsonl.gz
       duckdb -c "SELECT slug, solutions FROM 'errdex.parquet'"
     """
-    report = export_dataset(fmt, output, records=list(records) or None)
+    if fmt is not None:
+        if to is not None and to != fmt:
+            raise UsageError(f"--to {to} and --format {fmt} disagree; give --to (--format is its old name)")
+        if not quiet:
+            stderr_line("errdex: warning: export --format is deprecated (--format means the output format "
+                        "everywhere else); use --to")
+        to = fmt
+    if to is None:
+        raise UsageError(f"export needs --to {'|'.join(EXPORT_FORMATS)} (the file type to write)")
+    report = export_dataset(to, output, records=list(records) or None)
     if not quiet:
         where = "stdout" if str(report.path) == "-" else report.path
         stderr_line(f"exported {report.records} record(s) to {where} ({report.format}, {report.bytes:,} bytes)")

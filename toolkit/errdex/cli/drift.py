@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, format_option, records_option
+from errdex.cli._common import busy, echo, format_option, quiet_option, records_option
 from errdex.drift.report import render
 from errdex.drift.run import drift
 
@@ -24,8 +24,9 @@ __all__ = ["drift_command"]
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
               help="TOML file with the project's harvest sinks (default: SOURCE/pyproject.toml's).")
 @format_option("text", "json", "github")
+@quiet_option
 def drift_command(source: Path, rev: str | None, sha: str | None, records: tuple[str, ...], repo: str | None,
-                  config: Path | None, fmt: str) -> int:
+                  config: Path | None, fmt: str, quiet: bool) -> int:
     """Say where each record's statement is at a new commit.
 
     Every record of the repository is followed from its own commit
@@ -40,6 +41,7 @@ def drift_command(source: Path, rev: str | None, sha: str | None, records: tuple
       errdex drift --source ../openssh.git --rev V_7_4_P1 --records ssh.jsonl --config sshd.toml
       errdex drift --source . --format github
     """
-    report = drift(source, rev=rev, sha=sha, records=records, repo=repo, config=config)
+    with busy("following the records", quiet=quiet):
+        report = drift(source, rev=rev, sha=sha, records=records, repo=repo, config=config)
     echo(render(report, fmt))
     return 0 if report.clean else 1

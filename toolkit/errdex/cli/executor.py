@@ -7,11 +7,11 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import no_dash
+from errdex.cli._common import Group, no_dash, quiet_option
 from errdex.errors import InputError, UsageError
 
 
-@click.group("executor")
+@click.group("executor", cls=Group)
 def executor_group() -> None:
     """The CreateOS reference executor and its fake server.
 
@@ -50,7 +50,8 @@ def _load_plan(path: Path | None) -> dict[str, Any]:
 @click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
               help="JSON file shaped like a scenario's server: {sandboxes, programs, faults}.")
 @click.option("--api-key", default=None, help="Require this X-Api-Key (default: accept any).")
-def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | None) -> int:
+@quiet_option
+def serve_command(host: str, port: int, plan_path: Path | None, api_key: str | None, quiet: bool) -> int:
     """Run the fake CreateOS server until interrupted, printing its URL.
 
     Point a client at it with CREATEOS_API_URL=<url> and any CREATEOS_API_KEY.

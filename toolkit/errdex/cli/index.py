@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import (
+    busy,
     echo,
     echo_text,
     format_option,
@@ -44,7 +45,8 @@ def index_command(records: tuple[str, ...], db: Path | None, fmt: str, quiet: bo
       errdex index --db errdex.duckdb
       duckdb errdex.duckdb "SELECT slug, error_class FROM records"
     """
-    info = build_index(list(records) or None, db=db)
+    with busy("indexing", quiet=quiet):
+        info = build_index(list(records) or None, db=db)
     if fmt == "json":
         summary = {"path": str(info.path), "records": info.record_count, "contentHash": info.content_hash}
         echo(json.dumps(summary) + "\n")
@@ -95,7 +97,9 @@ def _sql_from_stdin() -> str:
               help="Print at most this many rows (0: every row).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=QUERY_TIMEOUT_S, show_default=True,
               metavar="SECONDS", help="Stop the query after this long.")
-def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str, limit: int, timeout: float) -> int:
+@quiet_option
+def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str, limit: int, timeout: float,
+                  quiet: bool) -> int:
     """Run read-only SQL against the index (SQL may be - to read it from stdin).
 
     Tables: records, solutions, prevention_tips, tags, scenarios, metadata
@@ -122,6 +126,6 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str,
         echo(buffer.getvalue())
     elif result.columns:
         echo_text(_table(result.columns, result.rows))
-    if result.truncated:
+    if result.truncated and not quiet:
         stderr_line(f"only the first {limit} rows are shown (--limit 0 for every row)")
     return 0

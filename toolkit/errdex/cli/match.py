@@ -9,8 +9,11 @@ from typing import Any
 import click
 
 from errdex.cli._common import (
+    StdinNoticeCommand,
     color_enabled,
+    color_option,
     echo,
+    format_option,
     quiet_option,
     records_option,
     stderr_line,
@@ -97,11 +100,11 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
         stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")
 
 
-@click.command("match")
+@click.command("match", cls=StdinNoticeCommand)
 @click.argument("files", nargs=-1, metavar="[FILE ... | -]")
 @records_option
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "json"]), default="text", show_default=True,
-              help="text for people; jsonl: one object per matched line; json: the summary as one object.")
+@format_option("text", "jsonl", "json",
+               help="text for people; jsonl: one object per matched line; json: the summary as one object.")
 @click.option("--summary", is_flag=True, help="Counts per record, first and last line, unclassified error lines, "
                                               "and the drafts that matched most (document these first).")
 @click.option("--fail-on", type=click.Choice(list(SEVERITY_RANK)), default=None,
@@ -113,6 +116,7 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
+@color_option
 @quiet_option
 def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, summary: bool, fail_on: str | None,
                   follow: bool, fields: tuple[str, ...], include_retired: bool, jobs: int | None, quiet: bool) -> int:
@@ -166,8 +170,10 @@ EXPLAIN_MAX_CHARS = 1 << 20
 @click.command("explain")
 @click.argument("what")
 @records_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def explain_command(what: str, records: tuple[str, ...], fmt: str) -> int:
+@format_option("text", "json")
+@color_option
+@quiet_option
+def explain_command(what: str, records: tuple[str, ...], fmt: str, quiet: bool) -> int:
     """Print a record: by id, by slug, or the best record for a log line.
 
     \b

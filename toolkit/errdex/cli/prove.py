@@ -7,7 +7,9 @@ import json
 import click
 
 from errdex.cli._common import (
+    busy,
     color_enabled,
+    color_option,
     echo,
     format_option,
     quiet_option,
@@ -51,6 +53,7 @@ def _text(report: ProofReport, color: bool) -> str:
 @format_option("text", "json")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=3600), default=None, metavar="SECONDS",
               help="Fail a scenario still running after this long (default: what its own times need, plus 5 s).")
+@color_option
 @quiet_option
 def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, timeout: float | None,
                   quiet: bool) -> int:
@@ -69,7 +72,8 @@ def prove_command(only: tuple[str, ...], records: tuple[str, ...], fmt: str, tim
       errdex prove createos-process-creation-could-not-be-confirmed-destroy-the
       errdex prove --format json > proofs.json
     """
-    report = prove(list(records) or None, only=list(only) or None, timeout=timeout)
+    with busy("proving", quiet=quiet):
+        report = prove(list(records) or None, only=list(only) or None, timeout=timeout)
     if fmt == "json":
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -7,12 +7,19 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_text, no_dash, quiet_option, stderr_line
+from errdex.cli._common import echo, echo_text, format_option, no_dash, quiet_option, records_option, stderr_line
 from errdex.errors import ErrdexError
 
 DEFAULT_RECORDS = "records"
 #: diff's exit status when it cannot compare (0: same, 1: they differ), as diff(1).
 DIFF_TROUBLE = 2
+
+
+def _one_folder(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Path:
+    """``--records`` for release: the one folder it cuts (repeatable as everywhere, but given once here)."""
+    if len(value) > 1:
+        raise click.BadParameter("release cuts one records folder; give --records once", ctx, param)
+    return Path(no_dash(ctx, param, value[0]) if value else DEFAULT_RECORDS)
 
 
 class _DiffTrouble(click.ClickException):
@@ -24,9 +31,8 @@ class _DiffTrouble(click.ClickException):
 @click.command("release")
 @click.option("--version", "version", default=None, metavar="TIME",
               help="The release's version, an RFC 3339 time (default: $SOURCE_DATE_EPOCH, else now).")
-@click.option("--records", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash,
-              default=DEFAULT_RECORDS,
-              show_default=True, help="The records folder (one envelope per .json file).")
+@records_option(default=f"./{DEFAULT_RECORDS}", what="the records folder (one envelope per .json file)",
+                callback=_one_folder)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help="Where to write the bundle and a copy of the manifest (default: build/releases/VERSION).")
 @click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
@@ -36,7 +42,7 @@ class _DiffTrouble(click.ClickException):
 @click.option("--allow-drafts", is_flag=True,
               help="Release drafts (status draft: harvested, prose not written yet) too; without it they refuse.")
 @quiet_option
-def release_command(version: str | None, folder: Path, out: Path | None, changelog: Path, check: bool,
+def release_command(version: str | None, records: Path, out: Path | None, changelog: Path, check: bool,
                     allow_drafts: bool, quiet: bool) -> int:
     """Cut a dataset release: stamp, hash, manifest, reproducible bundle and changelog entry.
 
@@ -52,7 +58,7 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
     # start-up: `errdex --help` imports every command module
     from errdex.releases import cut_release
 
-    report = cut_release(folder, version=version, out=out, changelog=None if check else changelog, check=check,
+    report = cut_release(records, version=version, out=out, changelog=None if check else changelog, check=check,
                          allow_drafts=allow_drafts)
     for note in report.notes:
         stderr_line(f"errdex: {note}")
@@ -75,8 +81,9 @@ def release_command(version: str | None, folder: Path, out: Path | None, changel
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def diff_command(old: str, new: str, fmt: str) -> int:
+@format_option("text", "json")
+@quiet_option
+def diff_command(old: str, new: str, fmt: str, quiet: bool) -> int:
     """Compare two releases, bundles or folders record by record and field by field.
 
     Exit status, as diff(1): 0 when they are the same, 1 when they differ, 2
@@ -104,8 +111,9 @@ def diff_command(old: str, new: str, fmt: str) -> int:
             echo_text(f"~ {record['slug']} ({record['id']})\n")
             for name, before, after in fields:
                 echo_text(f"    {name}: {_short(before)} -> {_short(after)}\n")
-        stderr_line(f"{len(result.added)} added, {len(result.removed)} removed, {len(result.changed)} changed, "
-                    f"{result.unchanged} unchanged")
+        if not quiet:
+            stderr_line(f"{len(result.added)} added, {len(result.removed)} removed, {len(result.changed)} changed, "
+                        f"{result.unchanged} unchanged")
     return 0 if result.same else 1
 
 

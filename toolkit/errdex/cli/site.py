@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from errdex.cli._common import no_dash, quiet_option, records_option, stderr_line
+from errdex.cli._common import Group, busy, no_dash, quiet_option, records_option, stderr_line
 
 if TYPE_CHECKING:
     from errdex.site.build import SiteReport
@@ -36,7 +36,7 @@ def build_site(out: str | Path = DEFAULT_OUT, *, records: Sequence[str | Path] |
                        findings=lambda: validate(records).findings)
 
 
-@click.group("site")
+@click.group("site", cls=Group)
 def site_group() -> None:
     """Build and serve the documentation site.
 
@@ -75,13 +75,15 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
     if run_proofs and proofs is not None:
         raise UsageError("give --prove or --proofs, not both")
     proof_data = None
-    if run_proofs:
-        from errdex.prove import prove  # start-up: see the module's docstring
+    with busy("building the site", quiet=quiet):
+        if run_proofs:
+            from errdex.prove import prove  # start-up: see the module's docstring
 
-        proof_data = prove(list(records) or None).as_dict()
-    report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
-                        search=not no_search,
-                        on_wait=lambda: stderr_line(f"waiting for another errdex site build beside {out} to finish"))
+            proof_data = prove(list(records) or None).as_dict()
+        report = build_site(out, records=list(records) or None, base_url=base_url, proofs=proof_data or proofs,
+                            search=not no_search,
+                            on_wait=lambda: stderr_line(f"waiting for another errdex site build beside {out} to "
+                                                        "finish"))
     if not quiet:
         plural = "" if report.records == 1 else "s"
         stderr_line(f"built {report.pages} pages for {report.records} record{plural} in {report.out} "
@@ -95,7 +97,8 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
               help=f"The built site [default: {DEFAULT_OUT}, built first when it holds none].")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @records_option
-def serve_command(folder: Path | None, port: int, records: tuple[str, ...]) -> int:
+@quiet_option
+def serve_command(folder: Path | None, port: int, records: tuple[str, ...], quiet: bool) -> int:
     """Serve a built site on 127.0.0.1 (search and the matcher need HTTP, not file://).
 
     \b
@@ -110,7 +113,8 @@ def serve_command(folder: Path | None, port: int, records: tuple[str, ...]) -> i
         if not (folder / "index.html").is_file():
             build_site(folder, records=list(records) or None)
     server = serve_site(folder, port=port)
-    stderr_line(f"serving {folder} at {server.url} (Ctrl-C to stop)")
+    if not quiet:
+        stderr_line(f"serving {folder} at {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()
     finally:

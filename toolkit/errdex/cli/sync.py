@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_text, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import busy, echo, echo_text, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.sync import sync
 from errdex.sync.run import DriftFunction
@@ -61,8 +61,9 @@ def sync_command(source: Path, rev: str | None, records: tuple[str, ...], repo: 
       errdex sync --source ../openssh.git --rev V_7_4_P1 --records drafts/ --check
       errdex sync --source ../openssh.git --rev V_7_4_P1 --records drafts/ --accept-reworded
     """
-    report = sync(source, drift=drift_function(), rev=rev, records=records, repo=repo, config=config, check=check,
-                  accept_reworded=accept_reworded, retire_vanished=retire_vanished, add_new=add_new)
+    with busy("syncing", quiet=quiet):
+        report = sync(source, drift=drift_function(), rev=rev, records=records, repo=repo, config=config,
+                      check=check, accept_reworded=accept_reworded, retire_vanished=retire_vanished, add_new=add_new)
     if fmt == "json":
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:

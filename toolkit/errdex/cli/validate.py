@@ -19,6 +19,7 @@ from errdex.checks.registry import registry
 from errdex.checks.runner import validate
 from errdex.cli._common import (
     color_enabled,
+    color_option,
     echo,
     echo_text,
     format_option,
@@ -50,6 +51,7 @@ from errdex.errors import UsageError
 @click.option("--sha", metavar="SHA", help="The commit a --source folder holds (default: its work tree's HEAD).")
 @click.option("--source-config", type=click.Path(dir_okay=False, path_type=Path),
               help="A harvest configuration whose sinks --source counts as statements (as harvest --config).")
+@color_option
 @quiet_option
 def validate_command(paths: tuple[str, ...], records: tuple[str, ...], fmt: str, select: tuple[str, ...],
                      ignore: tuple[str, ...], strict: bool | None, config_path: Path | None, no_config: bool,

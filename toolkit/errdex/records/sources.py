@@ -130,7 +130,7 @@ def foreign_format(head: bytes) -> str | None:
 def _foreign_document(display: str, path: Path | None, what: str) -> Document:
     return _problem_document(display, path, f"this is {what}, not records: errdex reads record files (.json) and "
                                             "JSONL bundles (.jsonl, .ndjson, .jsonl.gz); "
-                                            "'errdex export --format jsonl' writes a bundle")
+                                            "'errdex export --to jsonl' writes a bundle")
 
 
 def _read_file(path: Path, display: str) -> Iterator[Document]:
