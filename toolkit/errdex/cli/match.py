@@ -174,7 +174,8 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
     skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
     page = page_finder(site, site_url)
-    layout = "summary" if summary else "each" if each or follow else "grouped"
+    # the text layout; "data" for jsonl and json (refused with --summary and --each above)
+    layout = "data" if fmt != "text" else "summary" if summary else "each" if each or follow else "grouped"
     totals = GroupedSummary()
     shown: list[str] = []  # problems already printed as they were met
     if follow:
@@ -185,17 +186,17 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
         totals.on_problem = report
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
-                             unclassified=fmt == "json" or (fmt == "text" and layout != "each"), jobs=jobs):
+                             unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
         worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
-        elif fmt == "text" and layout == "each":
+        elif layout == "each":
             best = found.matches[0]
             echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
                             page=page(best.record), color=color))
     _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
     _warn_skipped(kb, skipped_before, quiet)
-    _report_problems(totals, shown=len(shown), count_line=fmt == "text" and layout == "each", quiet=quiet)
+    _report_problems(totals, shown=len(shown), count_line=layout == "each", quiet=quiet)
     if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0
