@@ -160,3 +160,20 @@ def test_each_is_the_old_per_line_layout_and_jsonl_and_json_are_unchanged(cli, m
     for fmt in ("jsonl", "json"):
         out = cli("match", "examples/worker.log", "--format", fmt).stdout.encode("utf-8")
         assert out == (BEFORE / f"worker.{fmt}").read_bytes(), fmt
+
+
+def test_the_readme_lists_every_refused_pair() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for first, second, why in CONFLICTS:
+        assert f"| `{first}` | `{second}` | {why} |" in readme
+
+
+def test_grouped_text_is_bounded_for_huge_fields_and_values(cli, tmp_path: Path) -> None:
+    huge = {**DISK, "errorMessage": "M" * 1_000_000, "solutions": ["Retry $1 " + "S" * 1_000_000]}
+    path = tmp_path / "huge.jsonl"
+    path.write_text(json.dumps({"schemaVersion": 2, "record": huge}) + "\n")
+    lines = [f"disk {'9' * 2_000_000} is full after {'abc'[i] * 1_000_000}" for i in range(3)]
+    result = cli("match", "-", "--records", str(path), input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.stderr
+    assert len(result.stdout) < 5000 and max(len(row) for row in result.stdout.splitlines()) <= 1000
+    assert "$2 varies: " in result.stdout and "..." in result.stdout
