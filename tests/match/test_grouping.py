@@ -96,7 +96,7 @@ def test_grouped_text_leads_with_message_severity_fix_count_and_when(cli, tmp_pa
     blocks = result.stdout.split("\n\n")
     log = tmp_path / "app.log"
     assert blocks[0].splitlines() == [
-        "disk 3 is full after write",
+        "disk 7 is full after read",  # as the first line wrote it, not the record's example "disk 3 ..."
         "  error · DiskError · 9 lines · Dec 10 06:55:40 to Dec 10 06:55:48",
         "  fix: Free space on disk 7.",  # the value every line shares, filled in
         f"  lines: {log}:1, 2, 3, 4, 5 and 4 more",

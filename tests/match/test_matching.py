@@ -355,7 +355,7 @@ def test_a_record_being_written_with_fields_of_the_wrong_type_is_matched_not_a_c
     assert "ERROR disk 42 is full" in text.stdout
     grouped = cli("match", "-", "--records", str(folder), input="ERROR disk 42 is full\n")
     assert grouped.exit_code == 0, grouped.stderr
-    assert grouped.stdout.startswith("disk 3 is full\n")
+    assert grouped.stdout.startswith("disk 42 is full\n")
 
 
 def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,9 +79,14 @@ class RecordGroup:
     unstamped: int = 0  #: lines without a timestamp
     captures: list[Capture] = field(default_factory=list)
     others: int = 0  #: the most other records a line of the group also matched
+    #: The message as the group's first line wrote it (the text the pattern matched, clipped): the record's
+    #: ``errorMessage`` is an example from elsewhere (another status, another operation).
+    message: str = ""
 
     def add(self, line: LineMatch) -> None:
         best = line.matches[0]
+        if not self.count and best.span[0] >= 0:
+            self.message = line.text[best.span[0]: min(best.span[1], best.span[0] + MAX_SHAPE_CHARS * 2)].strip()
         self.count += 1
         if len(self.where) < LINE_NUMBERS:
             self.where.append((line.source, line.number))

@@ -1,6 +1,7 @@
 """``errdex match``'s grouped text: one block per record that matched, then a closing summary.
 
-Each block leads with what a person needs at once: the record's message, its severity and class, the first fix,
+Each block leads with what a person needs at once: the record's message (as the first of its lines wrote it: the
+record's ``errorMessage`` is an example from elsewhere), its severity and class, the first fix,
 how many lines and when (the first and last timestamp of them), which lines, and the captured values that vary
 from line to line. Shares :mod:`errdex.match.render`'s helpers, so a field reads the same in both layouts.
 """
@@ -96,7 +97,8 @@ def group_text(group: RecordGroup, *, page: str | None, color: bool) -> str:
     severity = _text(record.get("severity"))
     alarm = "1;31" if severity in ("error", "critical") else "1;33"
     head = f"{_line(severity, 20)} · {_line(_text(record.get('errorClass')), 80)} · {_plural(group.count, 'line')}"
-    lines = [_style(_line(_text(record.get("errorMessage")) or record["messagePattern"]), "1", color),
+    title = group.message or _text(record.get("errorMessage")) or record["messagePattern"]
+    lines = [_style(_line(title), "1", color),
              f"  {_style(head, alarm, color)} · {_line(time_range(group), 120)}"]
     if is_draft(record):
         lines.append("  not documented yet (a draft); what the code tells:")
