@@ -27,7 +27,7 @@ def test_safe_escapes_every_control_but_tabs_and_line_feeds() -> None:
 
 def test_match_text_escapes_the_log_line_and_json_stays_exact(cli) -> None:
     line = "\x1b]0;T\x07\x1b[2J x CreateOS returned invalid JSON.\u202e\r"
-    text = cli("match", "-", input=line + "\n")
+    text = cli("match", "-", "--each", input=line + "\n")
     assert text.exit_code == 0 and _clean(text.stdout)
     assert "<stdin>:1: \\x1b]0;T\\x07\\x1b[2J x CreateOS returned invalid JSON.\\u202e" in text.stdout
     found = json.loads(cli("match", "-", "--format", "jsonl", input=line + "\n").stdout)

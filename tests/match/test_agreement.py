@@ -57,7 +57,7 @@ def sql_view(groups: tuple[str | None, ...]) -> tuple[str, ...]:
 
 messages = st.sampled_from(RECORDS).flatmap(
     lambda record: st.from_regex(to_python(record["messagePattern"]), fullmatch=True)
-)
+).filter(lambda message: "\n" not in message and "\r" not in message)  # a log line never holds a line break
 noise = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Zl", "Zp", "Cc")), max_size=30)
 lines = st.tuples(noise, st.lists(messages, max_size=3), noise).map(lambda t: t[0] + " ".join(t[1]) + t[2])
 

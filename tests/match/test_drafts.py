@@ -36,7 +36,7 @@ def test_drafts_are_matched_and_retired_records_are_not() -> None:
 
 
 def test_match_text_shows_where_a_draft_comes_from(cli: Any, folder: Path) -> None:
-    result = cli("match", "-", "--records", str(folder), input=LINE + "\n")
+    result = cli("match", "-", "--each", "--records", str(folder), input=LINE + "\n")
     assert result.exit_code == 0, result.stderr
     sha = draft_envelope()["record"]["analyzedSha"][:12]
     assert result.stdout.splitlines()[1:] == [

@@ -122,7 +122,7 @@ def test_unreadable_file_is_a_problem(tmp_path: Path, kb: errdex.KnowledgeBase) 
 def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
     log = tmp_path / "w.log"
     log.write_text(f"ok\n{API_LINE}\nFATAL unknown thing broke\n")
-    text = cli("match", str(log))
+    text = cli("match", "--each", str(log))
     assert text.exit_code == 0
     assert f"{log}:2:" in text.stdout and "captured: 502, process creation" in text.stdout
     assert "errdex explain createos-request-failed" in text.stdout
@@ -133,8 +133,8 @@ def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
     assert summary["unclassified"] == 1 and summary["records"][0]["count"] == 1
     assert cli("match", str(log), "--fail-on", "error", "-q").exit_code == 1
     assert cli("match", str(log), "--fail-on", "critical", "-q").exit_code == 0
-    assert cli("match", "-", input=API_LINE + "\n").stdout.startswith("<stdin>:1:")
-    missing = cli("match", str(tmp_path / "nope.log"), str(log))
+    assert cli("match", "--each", "-", input=API_LINE + "\n").stdout.startswith("<stdin>:1:")
+    missing = cli("match", "--each", str(tmp_path / "nope.log"), str(log))
     assert missing.exit_code == 1 and "nope.log: cannot read" in missing.stderr and f"{log}:2:" in missing.stdout
 
 
@@ -350,9 +350,12 @@ def test_a_record_being_written_with_fields_of_the_wrong_type_is_matched_not_a_c
     (folder / "draft.json").write_text(json.dumps({"record": {
         "id": "00000000000000ab", "messagePattern": "disk ([0-9]+) is full", "errorMessage": "disk 3 is full",
         **fields}}))
-    text = cli("match", "-", "--records", str(folder), input="ERROR disk 42 is full\n")
+    text = cli("match", "-", "--each", "--records", str(folder), input="ERROR disk 42 is full\n")
     assert text.exit_code == 0, text.stderr  # was an internal error (exit 70) while printing the match
     assert "ERROR disk 42 is full" in text.stdout
+    grouped = cli("match", "-", "--records", str(folder), input="ERROR disk 42 is full\n")
+    assert grouped.exit_code == 0, grouped.stderr
+    assert grouped.stdout.startswith("disk 42 is full\n")
 
 
 def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -391,13 +394,25 @@ def test_cli_warns_about_records_it_cannot_match(tmp_path: Path, cli) -> None:
     assert "warning" not in cli("match", "-", "--records", str(folder), "-q", input="ab\n").stderr
 
 
-def test_text_output_points_at_the_site_page(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_output_points_at_the_site_page_only_when_there_is_one(cli, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "w.log"
     log.write_text(API_LINE + "\n")
     page = "records/paperclipai/paperclip/createos-request-failed-http-404-during-sandbox-lifecycle.html"
-    assert f"· build/site/{page}" in cli("match", str(log)).stdout
+    monkeypatch.delenv("ERRDEX_SITE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)  # no build/site here: no link
+    for layout in ([], ["--each"]):
+        assert "build/site" not in cli("match", *layout, str(log)).stdout
+    (tmp_path / "build" / "site" / page).parent.mkdir(parents=True)
+    (tmp_path / "build" / "site" / page).write_text("<html></html>")
+    for layout in ([], ["--each"]):  # the default site folder, found
+        assert f"· build/site/{page}" in cli("match", *layout, str(log)).stdout
+    other = tmp_path / "elsewhere"
+    assert f"· {other}/" not in cli("match", "--site", str(other), str(log)).stdout
     monkeypatch.setenv("ERRDEX_SITE_URL", "https://errors.example.org/docs")
     assert f"· https://errors.example.org/docs/{page}" in cli("match", str(log)).stdout
+    given = cli("match", "--site-url", "https://x.example/", str(log)).stdout
+    assert f"· https://x.example/{page}" in given
 
 
 def test_a_pattern_that_can_match_empty_matches_every_line_in_cli_and_sql(tmp_path: Path) -> None:

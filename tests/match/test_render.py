@@ -18,7 +18,7 @@ def test_match_text_is_bounded_for_huge_fields_and_groups(cli, tmp_path: Path, s
     folder = tmp_path / "records"
     write_envelope(folder, seed)
     line = "huge " + "a" * 2_000_000 + " value " + "b" * 2_000_000
-    result = cli("match", "-", "--records", str(folder), input=line + "\n")
+    result = cli("match", "-", "--each", "--records", str(folder), input=line + "\n")
     assert result.exit_code == 0, result.stderr
     assert len(result.stdout) < 4000  # was 6 MB for one line
     assert max(len(part) for part in result.stdout.splitlines()) <= 1000
@@ -33,7 +33,7 @@ def test_match_text_shows_a_line_break_in_a_field_as_a_space(cli, tmp_path: Path
     record["solutions"] = ["Fix\r\nit"]
     folder = tmp_path / "records"
     write_envelope(folder, seed)
-    result = cli("match", "-", "--records", str(folder), input=record["errorMessage"] + "\n")
+    result = cli("match", "-", "--each", "--records", str(folder), input=record["errorMessage"] + "\n")
     assert result.exit_code == 0
     assert "): Means trouble.\n" in result.stdout and "  fix: Fix it\n" in result.stdout
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -18,30 +19,34 @@ from errdex.cli._common import (
     records_option,
     stderr_line,
 )
-from errdex.cli._pages import site_page
+from errdex.cli._pages import DEFAULT_SITE, page_finder
 from errdex.errors import RecordNotFound, UsageError
+from errdex.match.grouping import GroupedSummary
 from errdex.match.knowledge import KnowledgeBase, load
 from errdex.match.render import drafts_text, explain_text, match_text
+from errdex.match.render_groups import groups_text, summary_text
 from errdex.match.run import MatchSummary, match_files
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK, is_draft
-from errdex.terminal import safe
+
+#: Option pairs ``match`` refuses (a usage error, exit 2) rather than ignore one of them: (first, second, why).
+#: The README's match section shows this table.
+CONFLICTS: tuple[tuple[str, str, str], ...] = (
+    ("--summary", "--format jsonl", "jsonl is one object per matched line; the summary is text (json holds it)"),
+    ("--summary", "--format json", "json already is the summary"),
+    ("--each", "--summary", "--each prints every line; --summary prints none"),
+    ("--each", "--format jsonl", "jsonl is one object per line already"),
+    ("--each", "--format json", "json is the summary, with no line"),
+    ("--follow", "--summary", "a summary comes at the end, and following has none"),
+    ("--follow", "--format json", "the json summary comes at the end, and following has none"),
+    ("--site", "--site-url", "give the built site folder or the published URL, not both"),
+)
 
 
-def _summary_text(summary: MatchSummary, kb: KnowledgeBase) -> str:
-    data = summary.as_dict()
-    lines = [f"{data['matchedLines']} of {data['lines']} line(s) matched a record"]
-    for entry in data["records"]:
-        first, last = entry["first"], entry["last"]
-        lines.append(
-            f"  {entry['count']:>6}  {entry['errorClass']:<22} {entry['slug']}  "
-            f"(first {first['file']}:{first['line']}, last {last['file']}:{last['line']})"
-        )
-    lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
-    for sample in data["unclassifiedSamples"][:20]:
-        lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
-    drafts = {entry["id"]: kb.get(entry["id"]) for entry in data["records"]
-              if is_draft(kb.store.views[kb.position(entry["id"])])}
-    return safe("\n".join(lines)) + "\n" + drafts_text(data["records"], drafts)
+def _refuse_pairs(given: set[str]) -> None:
+    """The first pair of :data:`CONFLICTS` that is fully given, refused in one line."""
+    for first, second, why in CONFLICTS:
+        if first in given and second in given:
+            raise UsageError(f"{first} and {second} cannot be used together: {why}")
 
 
 def _warn_skipped(kb: Any, already: int, quiet: bool) -> int:
@@ -79,16 +84,29 @@ def _load_knowledge(records: tuple[str, ...], fields: tuple[str, ...], include_r
     return kb
 
 
-def _report_totals(totals: MatchSummary, kb: KnowledgeBase, *, fmt: str, summary: bool) -> None:
-    """The summary (``--format json`` or ``--summary``) once every input is read."""
+def _drafts(totals: MatchSummary, kb: KnowledgeBase) -> str:
+    """The drafts that matched, most lines first (what to document first)."""
+    entries = totals.as_dict()["records"]
+    drafts = {entry["id"]: kb.get(entry["id"]) for entry in entries
+              if is_draft(kb.store.views[kb.position(entry["id"])])}
+    return drafts_text(entries, drafts)
+
+
+def _report_totals(totals: GroupedSummary, kb: KnowledgeBase, *, fmt: str, layout: str,
+                   page: Callable[[dict[str, Any]], str | None], color: bool) -> None:
+    """What comes once every input is read: the json summary, the ``--summary`` text, or the grouped blocks
+    and their closing summary."""
     if fmt == "json":
         echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
-    elif summary:
-        (stderr_line if fmt == "jsonl" else echo)(_summary_text(totals, kb))
+    elif layout == "summary":
+        echo(summary_text(totals) + _drafts(totals, kb))
+    elif layout == "grouped":
+        echo(groups_text(totals, page=page, color=color))
 
 
-def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: bool, quiet: bool) -> None:
-    """Warnings, the problems not printed yet (the first ``shown`` were, while following) and the count line."""
+def _report_problems(totals: MatchSummary, *, shown: int, count_line: bool, quiet: bool) -> None:
+    """Warnings, the problems not printed yet (the first ``shown`` were, while following) and the count line
+    (the per-line layout's closing word; the others print their own summary)."""
     if not quiet:
         for warning in totals.warnings:
             stderr_line(f"errdex: warning: {warning}")
@@ -96,8 +114,15 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
             stderr_line(f"errdex: warning: {totals.unshown_warnings} more warning(s) like these")
     for problem in totals.problems[shown:]:
         stderr_line(f"errdex: error: {problem}")
-    if not quiet and fmt == "text" and not summary:
+    if not quiet and count_line:
         stderr_line(f"{totals.matched_lines} of {totals.lines} line(s) matched a record")
+
+
+def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, site_url: str | None) -> set[str]:
+    """The options given, as :data:`CONFLICTS` names them."""
+    flags = {"--summary": summary, "--each": each, "--follow": follow, "--site": site is not None,
+             "--site-url": site_url is not None, f"--format {fmt}": fmt != "text"}
+    return {name for name, on in flags.items() if on}
 
 
 @click.command("match", cls=StdinNoticeCommand)
@@ -105,8 +130,10 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
 @records_option
 @format_option("text", "jsonl", "json",
                help="text for people; jsonl: one object per matched line; json: the summary as one object.")
-@click.option("--summary", is_flag=True, help="Counts per record, first and last line, unclassified error lines, "
-                                              "and the drafts that matched most (document these first).")
+@click.option("--each", is_flag=True, help="Text: one block per matched line, as it is read, instead of one per "
+                                           "record at the end (the layout --follow always uses).")
+@click.option("--summary", is_flag=True, help="Counts per record with severity, time range and fix, the "
+                                              "unclassified error lines, and the drafts that matched most.")
 @click.option("--fail-on", type=click.Choice(list(SEVERITY_RANK)), default=None,
               help="Exit 1 when a match at or above this severity is found (for CI gating).")
 @click.option("--follow", is_flag=True, help="Keep reading growing files, by name like tail -F (stop with Ctrl-C).")
@@ -116,16 +143,28 @@ def _report_problems(totals: MatchSummary, *, shown: int, fmt: str, summary: boo
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
+@click.option("--site", metavar="DIR", default=None,
+              help=f"A built site folder: link each record's page there when it exists (default: {DEFAULT_SITE}).")
+@click.option("--site-url", metavar="URL", default=None,
+              help="Where the site is published: link every record's page under it (default: $ERRDEX_SITE_URL).")
 @color_option
 @quiet_option
-def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, summary: bool, fail_on: str | None,
-                  follow: bool, fields: tuple[str, ...], include_retired: bool, jobs: int | None, quiet: bool) -> int:
-    """Match log lines to records: every record whose messagePattern occurs in a line, best first.
+def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, each: bool, summary: bool,
+                  fail_on: str | None, follow: bool, fields: tuple[str, ...], include_retired: bool,
+                  jobs: int | None, site: str | None, site_url: str | None, quiet: bool) -> int:
+    """Match log lines to records, grouped by record: message, severity, fix, count, when, which lines.
+
+    Each record that matched gets one block (most severe first): its
+    message, severity and class, its first fix, how many lines and the
+    first and last timestamp among them, the first line numbers, and the
+    captured values that vary; then a closing summary (lines read and
+    matched, per severity, the error-looking lines no record explains, by
+    shape). --each prints one block per line as it is read instead.
 
     FILE may be plain or compressed (gzip, bzip2, xz); - (or nothing) reads
-    stdin as a stream, each line matched as soon as it arrives. Ranking:
-    most literal characters in the pattern, then fewest variable parts, then
-    record id.
+    stdin as a stream. Ranking: most literal characters in the pattern, then
+    fewest variable parts, then record id. A record's page is linked when
+    the built site holds it or a site URL is set.
 
     \b
     Example:
@@ -133,11 +172,15 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
       errdex match app.log.gz --format jsonl
       kubectl logs pod/worker | errdex match - --summary --fail-on error
     """
+    _refuse_pairs(_given(fmt, summary, each, follow, site, site_url))
     _refuse_conflicts(files, records, follow, fields)
     kb = _load_knowledge(records, fields, include_retired, quiet)
     skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
-    totals = MatchSummary()
+    page = page_finder(site, site_url)
+    # the text layout; "data" for jsonl and json (refused with --summary and --each above)
+    layout = "data" if fmt != "text" else "summary" if summary else "each" if each or follow else "grouped"
+    totals = GroupedSummary()
     shown: list[str] = []  # problems already printed as they were met
     if follow:
         def report(problem: str) -> None:
@@ -147,17 +190,17 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
         totals.on_problem = report
     worst = -1
     for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
-                             unclassified=summary or fmt == "json", jobs=jobs):
+                             unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
         worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
             echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
-        elif fmt == "text" and not summary:
+        elif layout == "each":
             best = found.matches[0]
             echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
-                            page=site_page(best.record), color=color))
-    _report_totals(totals, kb, fmt=fmt, summary=summary)
+                            page=page(best.record), color=color))
+    _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
     _warn_skipped(kb, skipped_before, quiet)
-    _report_problems(totals, shown=len(shown), fmt=fmt, summary=summary, quiet=quiet)
+    _report_problems(totals, shown=len(shown), count_line=layout == "each", quiet=quiet)
     if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0

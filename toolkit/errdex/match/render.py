@@ -54,9 +54,11 @@ def _style(text: str, code: str, color: bool) -> str:
 _UNDOCUMENTED = {False: "(no documentation yet)", True: "a draft, not documented yet; what the code tells:"}
 
 
-def match_text(source: str, number: int, line: str, best: Match, others: int, *, page: str, color: bool) -> str:
+def match_text(source: str, number: int, line: str, best: Match, others: int, *, page: str | None,
+               color: bool) -> str:
     """One matched line and its best record, for a terminal (control characters in them escaped); ``page``:
-    where a person reads the record in full (the caller knows the site; the matcher does not)."""
+    where a person reads the record in full (the caller knows the site; the matcher does not), ``None`` when
+    there is no such page."""
     record = best.record
     groups = tuple(clip(g, MAX_GROUP_CHARS) if g is not None else None for g in best.groups)
     meaning = clip(first_sentence(_text(record.get("documentation"))[: MAX_TEXT_CHARS * 4]), MAX_TEXT_CHARS)
@@ -80,7 +82,9 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     if any(g is not None for g in groups):
         captured = ", ".join(g if g is not None else "-" for g in groups)
         lines.append(f"  captured: {one_line(captured, MAX_TEXT_CHARS * 3)}")
-    more = f"  more: errdex explain {one_line(record['slug'], 120)} · {one_line(page, MAX_TEXT_CHARS)}"
+    more = f"  more: errdex explain {one_line(record['slug'], 120)}"
+    if page is not None:
+        more += f" · {one_line(page, MAX_TEXT_CHARS)}"
     if others:
         more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
     lines.append(more)
