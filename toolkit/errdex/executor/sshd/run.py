@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -65,6 +66,7 @@ class SshdSession:
         self.invalid = invalid_name()
         self.server: SshdServer | None = None
         self._server_key: tuple[tuple[str, str], ...] | None = None
+        self.folders: list[Path] = []  # every server's own folder, in start order (what it owned)
 
     def __enter__(self) -> SshdSession:
         self.user.create()
@@ -97,6 +99,8 @@ class SshdSession:
             self.server = None
         self.server = SshdServer(config, authorized_keys=self.user.authorized_keys)
         self.server.start()
+        if self.server.folder is not None:
+            self.folders.append(self.server.folder)
         self._server_key = key
         return self.server
 
