@@ -66,7 +66,7 @@ def _head(found: Found, record: dict[str, Any], color: bool) -> list[str]:
     alarm = "1;31" if record.get("severity") in ("error", "critical") else "1;33"
     out = [_style(safe(found.title, newlines=False), "1", color),
            f"{_style(' · '.join(b for b in badges if b), alarm, color)}   {_text(record.get('repo'))}",
-           f"id {record['id']} · {_text(record.get('slug'))}"]
+           f"id {record['id']} · slug {_text(record.get('slug'))}"]
     status = status_of(record)
     if is_draft(record):
         out.append(_style("This record is a draft: harvested from the code, not documented yet.", "1;33", color))

@@ -21,6 +21,9 @@ __all__ = ["Found", "ProofStatus", "find", "proof_status", "suggestions"]
 MIN_PREFIX = 3
 #: Near misses named in a "did you mean" message.
 MAX_SUGGESTIONS = 5
+#: How alike (difflib's ratio) a suggestion must be, and how close to the best one.
+CUTOFF = 0.75
+NEAR_BEST = 0.05
 #: Characters of what was asked that an error message repeats.
 _SHOWN = 200
 
@@ -85,9 +88,20 @@ def suggestions(kb: KnowledgeBase, what: str, *, limit: int = MAX_SUGGESTIONS) -
     prefixed = sorted(views[i]["slug"] for i in _prefixed(kb, what))
     if prefixed:
         return prefixed[:limit]
-    names = [v["slug"] for v in views] + [v["id"] for v in views]
-    close = difflib.get_close_matches(what.lower(), names, n=limit, cutoff=0.6)
-    return list(dict.fromkeys(close))
+    scored = sorted((-_closeness(what.lower(), name), name) for name in
+                    dict.fromkeys([v["slug"] for v in views] + [v["id"] for v in views]))
+    best = -scored[0][0] if scored else 0.0
+    return [name for score, name in scored[:limit] if -score >= max(CUTOFF, best - NEAR_BEST)]
+
+
+def _closeness(what: str, name: str) -> float:
+    """How like ``name`` ``what`` is (difflib's ratio, 0 to 1), against the whole name or its start as long as
+    ``what`` (a mistyped prefix of a long slug is close to it)."""
+    whole = difflib.SequenceMatcher(None, what, name)
+    if whole.real_quick_ratio() < CUTOFF and len(name) <= len(what):
+        return 0.0
+    start = difflib.SequenceMatcher(None, what, name[: len(what)])
+    return max(whole.ratio(), start.ratio() - 0.01)  # a whole-name likeness wins a tie
 
 
 def _not_found(kb: KnowledgeBase, what: str) -> RecordNotFound:
