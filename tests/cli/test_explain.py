@@ -114,3 +114,21 @@ def test_incompatible_flags_are_refused(cli: Any, tmp_path: Path) -> None:
     as_json = cli("explain", ONE, "--format", "json", "--short")
     assert as_json.exit_code == 2 and "--format json" in as_json.stderr
     assert cli("explain", ONE, "--format", "json").json()["slug"] == ONE  # json stays the stored record
+
+
+def _readme_block(after: str) -> list[str]:
+    """The lines of the README's first fenced block after the text ``after``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rest = text[text.index(after):]
+    start = rest.index("```\n") + 4
+    return rest[start:rest.index("```", start)].splitlines()
+
+
+def test_the_readme_shows_real_output(cli: Any) -> None:
+    sshd = ("Dec 10 06:55:48 LabSZ sshd[24200]: Failed password for invalid user webmaster from 173.234.31.186 "
+            "port 38926 ssh2")
+    block = _readme_block("A real sshd line from Loghub's OpenSSH sample")
+    assert cli("explain", sshd).stdout.splitlines()[: len(block)] == block and len(block) == 21
+    assert cli("explain", LINE, "--short").stdout.splitlines() == _readme_block("`--short` prints only")
+    near = cli("explain", "createos-returned-invalid-jsno").stderr.splitlines()
+    assert near == _readme_block("a prefix several records share")
