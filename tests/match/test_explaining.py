@@ -44,6 +44,14 @@ def test_a_line_is_titled_with_its_own_message_and_values(kb: KnowledgeBase) -> 
     assert sshd.splitlines()[1].startswith("warning · do_log2")
 
 
+def test_a_json_line_is_titled_with_its_message_field(kb: KnowledgeBase) -> None:
+    # the raw line does not hold the message (an escaped blank): only its decoded msg field matches
+    line = '{"level": "error", "msg": "CreateOS request failed (HTTP 503) during file\\u0020transfer.", "n": 1}'
+    found = find(kb, line)
+    assert found.line != line and found.title == "CreateOS request failed (HTTP 503) during file transfer."
+    assert explain_page(found).splitlines()[0] == found.title
+
+
 def test_captured_values_fill_the_fix_placeholders() -> None:
     record = {"id": "00000000000000f1", "slug": "disk-full", "repo": "acme/api", "errorClass": "DiskError",
               "severity": "error", "errorMessage": "Disk /var is full (100%)",

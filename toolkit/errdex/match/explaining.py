@@ -118,6 +118,14 @@ def _not_found(kb: KnowledgeBase, what: str) -> RecordNotFound:
     return RecordNotFound(message)
 
 
+def _matched_text(kb: KnowledgeBase, line: str, best: Match) -> str:
+    """The text the match's span is in: the line, or the JSON message field of it that matched."""
+    for text in kb.texts(line):
+        if any(m.view["id"] == best.view["id"] and m.span == best.span for m in kb.matcher.match(text)):
+            return text
+    return line
+
+
 def find(kb: KnowledgeBase, what: str) -> Found:
     """The record ``what`` names: an id, slug or OWNER/REPO/SLUG; else a prefix of one that only one record
     has; else the best record for ``what`` as a log line. :class:`RecordNotFound` names the near misses;
@@ -132,7 +140,8 @@ def find(kb: KnowledgeBase, what: str) -> Found:
             return Found(kb.store.full(next(iter(prefixed))), "prefix")
     matches = kb.match(what)
     if matches:
-        return Found(matches[0].record, "line", matches[0], what)
+        best = matches[0]
+        return Found(best.record, "line", best, _matched_text(kb, what, best))
     raise _not_found(kb, what)
 
 
