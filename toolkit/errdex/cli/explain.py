@@ -83,9 +83,11 @@ def _history(kb: KnowledgeBase, found: Found, records: tuple[str, ...]) -> dict[
               help="Read the proof status from a report of 'errdex prove --format json' (- for stdin).")
 def explain_command(what: str, records: tuple[str, ...], fmt: str, short: bool, no_pager: bool, prove: bool,
                     proofs: str | None) -> int:
-    """Explain a log line, or show a record by id, slug or a unique prefix of one.
+    """Explain a log line or record, the fix first.
 
-    For a log line: the best record, its message with the line's values, what
+    The argument is a log line (- reads it from stdin), a record id, slug,
+    OWNER/REPO/SLUG, or a prefix of
+    an id or slug that only one record has. For a log line: the best record, its message with the line's values, what
     it means and how to fix it first, then the rest. Proof status comes only
     from a real run (--prove, or --proofs FILE); a near-miss id or slug gets
     suggestions. On a terminal the text goes through $PAGER (less -FRX).
