@@ -86,8 +86,8 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str, short: bool, 
     """Explain a log line or record, the fix first.
 
     The argument is a log line (- reads it from stdin), a record id, slug,
-    OWNER/REPO/SLUG, or a prefix of
-    an id or slug that only one record has. For a log line: the best record, its message with the line's values, what
+    OWNER/REPO/SLUG, or a prefix of an id or slug that only one record has.
+    For a log line: the best record, its message with the line's values, what
     it means and how to fix it first, then the rest. Proof status comes only
     from a real run (--prove, or --proofs FILE); a near-miss id or slug gets
     suggestions. On a terminal the text goes through $PAGER (less -FRX).
