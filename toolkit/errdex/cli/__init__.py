@@ -24,7 +24,7 @@ __all__ = ["cli", "main"]
 #: Command name -> "module:attribute". A command's module is imported only when it runs (or for --help).
 COMMANDS = {
     "match": "errdex.cli.match:match_command",
-    "explain": "errdex.cli.match:explain_command",
+    "explain": "errdex.cli.explain:explain_command",
     "validate": "errdex.cli.validate:validate_command",
     "fmt": "errdex.cli.fmt:fmt_command",
     "schema": "errdex.cli.schema:schema_command",

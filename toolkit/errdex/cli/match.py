@@ -1,9 +1,8 @@
-"""``errdex match`` and ``errdex explain``: thin wrappers over :mod:`errdex.match`."""
+"""``errdex match``: a thin wrapper over :mod:`errdex.match` (``errdex explain`` is in :mod:`errdex.cli.explain`)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -20,10 +19,10 @@ from errdex.cli._common import (
     stderr_line,
 )
 from errdex.cli._pages import DEFAULT_SITE, page_finder
-from errdex.errors import RecordNotFound, UsageError
+from errdex.errors import UsageError
 from errdex.match.grouping import GroupedSummary
 from errdex.match.knowledge import KnowledgeBase, load
-from errdex.match.render import drafts_text, explain_text, match_text
+from errdex.match.render import drafts_text, match_text
 from errdex.match.render_groups import groups_text, summary_text
 from errdex.match.run import MatchSummary, match_files
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK, is_draft
@@ -204,59 +203,3 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
     if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0
-
-
-#: The longest log line or id ``explain`` takes (from the command line or stdin).
-EXPLAIN_MAX_CHARS = 1 << 20
-
-
-@click.command("explain")
-@click.argument("what")
-@records_option
-@format_option("text", "json")
-@color_option
-@quiet_option
-def explain_command(what: str, records: tuple[str, ...], fmt: str, quiet: bool) -> int:
-    """Print a record: by id, by slug, or the best record for a log line.
-
-    \b
-    Example:
-      errdex explain createos-process-creation-could-not-be-confirmed-destroy-the
-      errdex explain 2715d7d48ff9726c
-      errdex explain "ERROR CreateOS request failed (HTTP 502) during process creation."
-      tail -n 1 app.log | errdex explain -    # the line from stdin
-    """
-    if what == "-":
-        if "-" in records:
-            raise UsageError("--records - and the line both read stdin; give the line as an argument")
-        what = sys.stdin.buffer.read(EXPLAIN_MAX_CHARS * 4 + 1).decode("utf-8", "replace").strip("\r\n")
-        if not what.strip():
-            raise UsageError("explain -: stdin held no line to explain")
-        if "\n" in what:
-            raise UsageError("explain -: stdin holds several lines; explain takes one (errdex match - takes many)")
-    if len(what) > EXPLAIN_MAX_CHARS:
-        raise UsageError(f"explain takes one log line, id or slug of at most {EXPLAIN_MAX_CHARS:,} characters")
-    kb = load(list(records) or None, include_retired=True)
-    try:
-        record = kb.get(what)
-    except RecordNotFound:
-        matches = kb.match(what)
-        if not matches:
-            shown = what if len(what) <= 200 else what[:200] + "..."
-            raise RecordNotFound(
-                f"no record with id or slug {shown!r}, and no record matches it as a log line") from None
-        record = matches[0].record
-    if fmt == "json":
-        echo(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    else:
-        from errdex.releases import (  # here: only text output shows the history
-            history_folder,
-            record_releases,
-        )
-
-        folder = history_folder(list(records) or None)
-        history = record_releases(folder) if folder else {}
-        dataset_version = kb.store.dataset_versions[kb.position(record["id"])]
-        echo(explain_text(record, color=color_enabled(), dataset_version=dataset_version,
-                          releases=history.get(record["id"])))
-    return 0

@@ -113,6 +113,11 @@ class KnowledgeBase:
             return []
         return [value[name] for name in self.fields if isinstance(value.get(name), str)]
 
+    def texts(self, line: str) -> list[str]:
+        """The texts of a line that are matched: the line itself, then its JSON message fields (spans and
+        groups of a match refer to one of them)."""
+        return [line, *self._json_fields(line)]
+
     def match(self, line: str | bytes) -> list[Match]:
         """Every record whose pattern occurs in the line (or in its JSON message fields), best first.
         ``line``: ``str`` or UTF-8 ``bytes``."""
