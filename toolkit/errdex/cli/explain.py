@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import color_enabled, echo, records_option
+from errdex.cli._common import color_enabled, color_option, echo, format_option, quiet_option, records_option
 from errdex.cli._pager import page
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.match.explain_page import explain_page
@@ -72,20 +72,21 @@ def _history(kb: KnowledgeBase, found: Found, records: tuple[str, ...]) -> dict[
 
 
 @click.command("explain")
-@click.argument("what", metavar="ID|SLUG|LINE|-")
+@click.argument("what", metavar="WHAT")
 @records_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text for people; json: the whole record as it is stored.")
+@format_option("text", "json", help="text for people; json: the whole record as it is stored.")
 @click.option("--short", is_flag=True, help="Only the message, what it means and the fix (under 15 lines).")
 @click.option("--no-pager", "no_pager", is_flag=True, help="Never page the text (it is paged only on a terminal).")
 @click.option("--prove", "prove", is_flag=True, help="Run the record's scenarios now and show whether they pass.")
 @click.option("--proofs", metavar="FILE", default=None,
               help="Read the proof status from a report of 'errdex prove --format json' (- for stdin).")
+@color_option
+@quiet_option
 def explain_command(what: str, records: tuple[str, ...], fmt: str, short: bool, no_pager: bool, prove: bool,
-                    proofs: str | None) -> int:
+                    proofs: str | None, quiet: bool) -> int:
     """Explain a log line or record, the fix first.
 
-    The argument is a log line (- reads it from stdin), a record id, slug,
+    WHAT is a log line (- reads it from stdin), a record id, slug,
     OWNER/REPO/SLUG, or a prefix of an id or slug that only one record has.
     For a log line: the best record, its message with the line's values, what
     it means and how to fix it first, then the rest. Proof status comes only
