@@ -44,7 +44,7 @@
     const [message, page, severity, errorClass, repo, status, draft] = row;
     const li = document.createElement("li");
     const link = document.createElement("a");
-    link.href = new URL(`records/${page}.html`, base).href;
+    link.href = new URL(`records/${data.repositoryPaths[repo]}/${page}.html`, base).href;
     link.textContent = message;
     const meta = document.createElement("span");
     meta.className = "meta";

@@ -128,12 +128,13 @@ def _write_facet(writer: PageWriter, info: p.SiteInfo, base: str, heading: str, 
 def browse_json(facts: RecordFacts) -> dict[str, Any]:
     """What the browse page's filters read: one short row per record, its fields as numbers into shared lists.
 
-    A row is ``[message, page, severity, class, repository, status, draft]``; ``page`` is the record's page
-    without its ``records/`` prefix and ``.html`` suffix."""
+    A row is ``[message, page, severity, class, repository, status, draft]``; a record's page is
+    ``records/`` + ``repositoryPaths[repository]`` + ``/`` + ``page`` + ``.html``."""
     documented = [r for r in facts.records if not is_draft(r)]
     ordered = documented + [r for r in facts.records if is_draft(r)]
     lists: dict[str, list[str]] = {"severities": [], "classes": [], "repositories": [], "statuses": []}
     numbers: dict[str, dict[str, int]] = {name: {} for name in lists}
+    repository_paths: list[str] = []
 
     def number(kind: str, value: str) -> int:
         known = numbers[kind]
@@ -142,8 +143,12 @@ def browse_json(facts: RecordFacts) -> dict[str, Any]:
             lists[kind].append(value)
         return known[value]
 
-    rows = [[r["errorMessage"], record_path(r).removeprefix("records/").removesuffix(".html"),
-             number("severities", r["severity"]), number("classes", r["errorClass"]),
-             number("repositories", r["repo"]), number("statuses", _status(r)), int(is_draft(r))]
-            for r in ordered]
-    return {"pageSize": PAGE_SIZE, **lists, "records": rows}
+    rows = []
+    for r in ordered:
+        folder, _, page = record_path(r).removeprefix("records/").removesuffix(".html").rpartition("/")
+        repo = number("repositories", r["repo"])
+        if repo == len(repository_paths):
+            repository_paths.append(folder)
+        rows.append([r["errorMessage"], page, number("severities", r["severity"]), number("classes", r["errorClass"]),
+                     repo, number("statuses", _status(r)), int(is_draft(r))])
+    return {"pageSize": PAGE_SIZE, **lists, "repositoryPaths": repository_paths, "records": rows}
