@@ -344,7 +344,8 @@ function summarise(lines, answer, each) {
     const list = element("ul");
     for (const [line, numbers] of unmatched) {
       const shown = line.length > 300 ? line.slice(0, 297) + "…" : line;
-      list.append(element("li", `${numbers.length > 1 ? numbers.length + "×, " : ""}line ${numbers[0]}: ${shown}`));
+      const also = numbers.length > 1 ? ` (and ${numbers.length - 1} more)` : "";
+      list.append(element("li", `line ${numbers[0]}${also}: ${shown}`));
     }
     details.append(list);
     overview.append(details);
@@ -456,7 +457,21 @@ function setUpQualityFilter() {
   apply();
 }
 
+// ---- a link to a collapsed part (a scenario) opens it ----------------------------------------------------
+
+function openLinkedDetails() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  const details = target && target.closest("details");
+  if (details && !details.open) {
+    details.open = true;
+    target.scrollIntoView();
+  }
+}
+
 setUpSearch();
 setUpMatcher();
+openLinkedDetails();
+window.addEventListener("hashchange", openLinkedDetails);
 setUpCopyButtons();
 setUpQualityFilter();
