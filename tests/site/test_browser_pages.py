@@ -32,6 +32,7 @@ def test_the_fix_is_on_the_first_screen(browser: Browser, served: SiteServer, wi
     assert fix is not None and fix["y"] < height, f"the fix starts {fix} px down at {width} px"
     first = page.locator(".fix li").first.bounding_box()
     assert first is not None and first["y"] + first["height"] <= height, "the first fix is cut by the fold"
+    page.screenshot(path=str(ARTIFACTS / f"record-first-screen-{width}.png"))
     badges = page.locator(".badges").inner_text()
     record = errdex.load().get("createos-process-creation-could-not-be-confirmed-destroy-the")
     assert record["severity"] in badges and record["errorClass"] in badges
@@ -43,7 +44,6 @@ def test_the_fix_is_on_the_first_screen(browser: Browser, served: SiteServer, wi
     expect(page.locator(f"[id='{anchor}'] .steps li").first).to_be_visible()
     toc = page.locator("nav.toc a").all_inner_texts()
     assert toc[:2] == ["What it means", "What triggers it"] and "Scenarios (14)" in toc
-    page.screenshot(path=str(ARTIFACTS / f"record-first-screen-{width}.png"))
     page.context.close()
     assert problems == []
 
