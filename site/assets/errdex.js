@@ -261,10 +261,11 @@ function showMatch(line, number, result, why, cut) {
   }
   const best = result.found[0];
   const heading = element("h3");
-  const link = element("a", best.entry.errorClass + " (" + best.entry.severity + "): " + best.entry.slug);
+  const link = element("a", best.entry.message || best.entry.slug);
   link.href = new URL(best.entry.url, siteBase).href;
   heading.append(link);
-  box.append(heading, element("p", best.entry.meaning));
+  box.append(heading, element("p", `${best.entry.severity} · ${best.entry.errorClass}`, "muted"),
+             element("p", best.entry.meaning));
   const fix = element("p");
   fix.append(element("strong", "Fix: "), document.createTextNode(substitute(best.entry.fix, best.groups)));
   box.append(fix);
@@ -273,10 +274,86 @@ function showMatch(line, number, result, why, cut) {
   }
   if (result.found.length > 1) {
     box.append(element("p", `${result.found.length - 1} other record${result.found.length > 2 ? "s" : ""} also match: ` +
-      result.found.slice(1, 6).map((f) => f.entry.slug).join(", "), "muted"));
+      result.found.slice(1, 6).map((f) => f.entry.message || f.entry.slug).join("; "), "muted"));
   }
   if (result.stopped) box.append(element("p", `Stopped: ${why}; later records were not tried.`, "stopped"));
   return box;
+}
+
+function plural(count, word) {
+  return `${count.toLocaleString("en-US")} ${word}${count === 1 ? "" : "s"}`;
+}
+
+// Many lines: a table of the records they match (message, severity, class, count, first lines, first fix), the
+// lines that match nothing collapsed (the same line once, with its count), then each line's answer collapsed
+// (open for up to SHOW_EACH lines).
+const SHOW_EACH = 10;
+
+function summarise(lines, answer, each) {
+  const byRecord = new Map();
+  const unmatched = new Map();  // line text -> its line numbers
+  let matched = 0;
+  lines.forEach((line, i) => {
+    const result = answer.results[i];
+    if (result && result.found.length) {
+      matched += 1;
+      const best = result.found[0];
+      if (!byRecord.has(best.entry.id)) byRecord.set(best.entry.id, { best, lines: [] });
+      byRecord.get(best.entry.id).lines.push(i + 1);
+    } else if (result && !result.stopped) {
+      if (!unmatched.has(line)) unmatched.set(line, []);
+      unmatched.get(line).push(i + 1);
+    }
+  });
+  const unmatchedCount = [...unmatched.values()].reduce((n, numbers) => n + numbers.length, 0);
+  const overview = element("section", null, "match-overview");
+  overview.setAttribute("aria-label", "Summary of the pasted lines");
+  overview.append(element("p", `${plural(lines.length, "line")}: ${matched} matched ${plural(byRecord.size, "record")}` +
+    `, ${unmatchedCount} matched none.`, "match-totals"));
+  if (byRecord.size) {
+    const table = element("table", null, "match-summary");
+    const head = element("thead");
+    const titles = element("tr");
+    for (const title of ["Record", "Lines", "First fix"]) {
+      const th = element("th", title);
+      th.scope = "col";
+      titles.append(th);
+    }
+    head.append(titles);
+    const body = element("tbody");
+    const groups = [...byRecord.values()].sort((a, b) => b.lines.length - a.lines.length || a.lines[0] - b.lines[0]);
+    for (const { best, lines: numbers } of groups) {
+      const row = element("tr");
+      const name = element("th");
+      name.scope = "row";
+      const link = element("a", best.entry.message || best.entry.slug);
+      link.href = new URL(best.entry.url, siteBase).href;
+      name.append(link, element("br"), element("span", `${best.entry.severity} · ${best.entry.errorClass}`, "muted"));
+      const shown = numbers.slice(0, 5).join(", ") + (numbers.length > 5 ? ` and ${numbers.length - 5} more` : "");
+      row.append(name, element("td", `${plural(numbers.length, "line")} (${shown})`, "count"),
+                 element("td", substitute(best.entry.fix, best.groups)));
+      body.append(row);
+    }
+    table.append(head, body);
+    overview.append(table);
+  }
+  if (unmatched.size) {
+    const details = element("details", null, "unmatched");
+    details.append(element("summary", `${plural(unmatchedCount, "line")} matched no record` +
+      (unmatched.size < unmatchedCount ? ` (${plural(unmatched.size, "different line")})` : "")));
+    const list = element("ul");
+    for (const [line, numbers] of unmatched) {
+      const shown = line.length > 300 ? line.slice(0, 297) + "…" : line;
+      const also = numbers.length > 1 ? ` (and ${numbers.length - 1} more)` : "";
+      list.append(element("li", `line ${numbers[0]}${also}: ${shown}`));
+    }
+    details.append(list);
+    overview.append(details);
+  }
+  const all = element("details", null, "match-lines");
+  all.open = lines.length <= SHOW_EACH;
+  all.append(element("summary", `Each line (${lines.length})`), ...each);
+  return [overview, all];
 }
 
 // The lines to match (each cut to MAX_LINE characters), which of them were cut, and whether lines were left out.
@@ -319,7 +396,8 @@ function setUpMatcher() {
       return;
     }
     if (ticket !== latest || answer.superseded) return;
-    const boxes = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why, cut[i]));
+    const each = lines.map((line, i) => showMatch(line, i + 1, answer.results[i], answer.why, cut[i]));
+    const boxes = lines.length > 1 ? summarise(lines, answer, each) : each;
     if (answer.stopped) {
       boxes.unshift(element("p", `Stopped: ${answer.why}. Lines marked "Stopped" were not fully matched; ` +
         "errdex match on the command line has no such limit.", "stopped"));
@@ -379,7 +457,21 @@ function setUpQualityFilter() {
   apply();
 }
 
+// ---- a link to a collapsed part (a scenario) opens it ----------------------------------------------------
+
+function openLinkedDetails() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  const details = target && target.closest("details");
+  if (details && !details.open) {
+    details.open = true;
+    target.scrollIntoView();
+  }
+}
+
 setUpSearch();
 setUpMatcher();
+openLinkedDetails();
+window.addEventListener("hashchange", openLinkedDetails);
 setUpCopyButtons();
 setUpQualityFilter();

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page
 
 from errdex import build_site
 from errdex.prove import prove
@@ -92,3 +93,22 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: run 'bash .ci/setup', which installs Debian's chromium")
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+def watch(page: Page, served: SiteServer) -> list[str]:
+    """The console errors, page errors and requests outside the served site of ``page``, as they come."""
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: problems.append(f"outside request: {r.url}")
+            if not r.url.startswith(served.url) and not r.url.startswith("data:") else None)
+    return problems
+
+
+@pytest.fixture
+def site_page(browser: Browser, served: SiteServer) -> Iterator[tuple[Page, list[str]]]:
+    """A page whose console errors and requests outside 127.0.0.1 are collected."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    yield page, watch(page, served)
+    context.close()

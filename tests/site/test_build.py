@@ -119,8 +119,10 @@ def test_no_request_leaves_the_site(built_site: Path) -> None:
 def test_sitemap_and_404(built_site: Path, tmp_path: Path, site_cache: Path) -> None:
     sitemap = (built_site / "sitemap.xml").read_text()
     locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
-    # records, home, browse, quality, schema, changelog
-    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5
+    # records, home, browse, quality, schema, changelog, and a page per repository, tag, class and severity
+    facets = ({r["repo"] for r in BUNDLED}, {t for r in BUNDLED for t in r.get("tags", [])},
+              {r["errorClass"] for r in BUNDLED}, {r["severity"] for r in BUNDLED})
+    assert len(locations) == len(set(locations)) == len(BUNDLED) + 5 + sum(len(f) for f in facets)
     assert (built_site / "404.html").is_file()
     out = tmp_path / "published"
     build_site(out, records=[RECORDS / "paperclipai/paperclip/createos-returned-invalid-json.json"],
@@ -163,7 +165,7 @@ def _template_fields(template: str) -> set[str]:
 @pytest.mark.parametrize(("template", "kind"), [
     ("base.html", pages.Page), ("home.html", pages.HomePage), ("record.html", pages.RecordPage),
     ("browse.html", pages.BrowsePage), ("quality.html", pages.QualityPage), ("schema.html", pages.SchemaPage),
-    ("404.html", pages.NotFoundPage), ("changelog.html", pages.ChangelogPage),
+    ("404.html", pages.NotFoundPage), ("changelog.html", pages.ChangelogPage), ("listing.html", pages.ListingPage),
 ])
 def test_templates_use_only_the_fields_of_their_page_kind(template: str, kind: type) -> None:
     used = _template_fields(template) | _template_fields("base.html")
@@ -295,7 +297,7 @@ def test_cli_build_with_proofs_run_now(cli: Any, tmp_path: Path, site_cache: Pat
     out = tmp_path / "site"
     result = cli("site", "build", "--records", str(record), "--out", str(out), "--prove")
     assert result.exit_code == 0, result.stderr
-    assert "built 7 pages for 1 record in" in result.stderr
+    assert "built 14 pages for 1 record in" in result.stderr  # with its repository's, tags', class's, severity's
     page = (out / "records/paperclipai/paperclip/a-sandbox-command-is-required.html").read_text()
     assert "proof-passed" in page and "proof-not-proven" not in page
     assert cli("site", "build", "--prove", "--proofs", "x.json").exit_code == 2

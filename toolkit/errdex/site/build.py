@@ -35,6 +35,7 @@ from errdex.releases import (
 )
 from errdex.site import folder as folders
 from errdex.site import pages as p
+from errdex.site.browse import browse_json
 from errdex.site.listings import write_changelog, write_listing_pages
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
@@ -82,13 +83,15 @@ def site_dir() -> Path:
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(site_dir() / "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["plural"] = p.plural  # {{ count | plural("record") }}: "1 record", "2 records"
+    return environment
 
 
 #: The output of ``errdex prove --format json`` for a very large dataset stays well below this.
@@ -274,6 +277,8 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
                 {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
                  "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)}
                 for r in facts.records]}))
+            writer.write("api/browse.json", json.dumps(browse_json(facts), ensure_ascii=False,
+                                                       separators=(",", ":")) + "\n")
             browser_patterns = facts.browser_patterns()
             writer.write("api/patterns.json", _json(browser_patterns))
             # The same as a script, for a page opened from a file (where fetch is refused but scripts load).

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 from errdex.records.vocabulary import SEVERITIES, is_draft
 from errdex.releases import ReleaseChanges
 from errdex.site import pages as p
+from errdex.site.browse import write_browse_pages
+from errdex.site.paging import repo_base, severity_base
 from errdex.site.records import RecordFacts
 from errdex.site.urls import page_root, record_path
 
@@ -35,12 +37,13 @@ def write_changelog(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo, ch
         for entry in entries:
             record = facts.by_id.get(entry[0])
             url = root + record_path(record) if record else root + "index.html"
-            out.append(p.Link(entry[1], url, ", ".join(entry[2]) if with_fields else ""))
+            title = record["errorMessage"] if record else entry[1]
+            out.append(p.Link(title, url, ", ".join(entry[2]) if with_fields else ""))
         return tuple(out)
 
     releases = tuple(p.ReleaseView(
         c.version, "release-" + re.sub(r"[^0-9a-z]+", "-", c.version.lower()).strip("-"),
-        f"{c.counts.get('records', 0)} records: {len(c.added)} added, {len(c.changed)} changed, "
+        f"{p.plural(c.counts.get('records', 0), 'record')}: {len(c.added)} added, {len(c.changed)} changed, "
         f"{len(c.withdrawn)} withdrawn, {len(c.superseded)} superseded",
         links(c.added), links(c.changed, with_fields=True), links(c.withdrawn), links(c.superseded),
     ) for c in changes)
@@ -52,7 +55,7 @@ def write_changelog(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo, ch
 
 def write_listing_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo, reference: Any,
                           base_url: str | None) -> None:
-    """The home, browse, quality, schema and 404 pages."""
+    """The home, browse (and each repository's, tag's, class's and severity's), quality, schema and 404 pages."""
     def base(path: str, title: str, description: str, kind: str) -> dict[str, Any]:
         return {"site": info, "path": path, "root": page_root(path), "title": title, "description": description,
                 "kind": kind}
@@ -64,19 +67,15 @@ def write_listing_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo
     writer.page("home.html", p.HomePage(
         **base("index.html", "errdex", "Error records that explain log lines: what each error means and how to fix it.",
                "home"),
-        severities=tuple(p.SeverityCount(s, by_severity[s], f"browse/index.html#severity-{s}")
+        severities=tuple(p.SeverityCount(s, by_severity[s], severity_base(s) + "index.html")
                          for s in SEVERITIES if by_severity[s]),
-        repositories=tuple(p.Link(repo, f"browse/index.html#repo-{facts.anchor(repo)}", f"{count} records")
+        repositories=tuple(p.Link(repo, repo_base(repo) + "index.html", p.plural(count, "record"))
                            for repo, count in sorted(repositories.items())),
-        recent=tuple(p.Link(r["slug"], record_path(r), r["errorClass"]) for r in recent),
+        recent=tuple(p.Link(r["errorMessage"], record_path(r), r["errorClass"]) for r in recent),
         proven=facts.proven_scenarios(),
         proofs_known=facts.proofs is not None,
     ))
-    writer.page("browse.html", p.BrowsePage(
-        **base("browse/index.html", "Browse records", "Every record by repository and file, tag, class and severity.",
-               "browse"),
-        groups=facts.browse_groups("../"),
-    ))
+    write_browse_pages(writer, facts, info)
     writer.page("quality.html", p.QualityPage(
         **base("quality/index.html", "Quality report",
                "Every record's validation findings and the proof status of its trigger scenarios.", "quality"),

@@ -14,18 +14,20 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 __all__ = [
-    "BrowseEntry",
-    "BrowseGroup",
     "BrowsePage",
     "ChangelogPage",
     "CodeBlock",
+    "Facet",
     "FindingView",
     "HomePage",
     "Link",
+    "ListingPage",
     "NotFoundPage",
     "Page",
+    "Pager",
     "QualityPage",
     "QualityRow",
+    "RecordEntry",
     "RecordPage",
     "RelatedGroup",
     "ReleaseView",
@@ -34,7 +36,13 @@ __all__ = [
     "SeverityCount",
     "SiteInfo",
     "SourceLine",
+    "plural",
 ]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and the word, in the singular for one: "1 record", "2 records", "0 records"."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 @dataclass(frozen=True)
@@ -172,22 +180,62 @@ class RecordPage(Page):
 
 
 @dataclass(frozen=True)
-class BrowseEntry:
-    title: str
-    anchor: str
-    links: tuple[Link, ...]
+class RecordEntry:
+    """One record in a list: its message as the link's text (the slug is in the link's target)."""
+
+    message: str
+    url: str
+    severity: str
+    error_class: str
+    repo: str
+    draft: bool
+    status: str
+    group: str = ""  # a heading this entry starts (a file on a repository's page), or ""
+    group_anchor: str = ""
 
 
 @dataclass(frozen=True)
-class BrowseGroup:
+class Facet:
+    """A page of records that share one value (a repository, tag, class or severity), with its count."""
+
     title: str
-    anchor: str
-    entries: tuple[BrowseEntry, ...]
+    url: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Where a page of a paginated listing sits among its pages."""
+
+    number: int
+    pages: tuple[Link, ...]  # every page of the listing, in order (title: its number)
+    first: int  # the position of this page's first entry, from 1
+    last: int  # the position of its last entry
+    total: int  # entries in the whole listing
+
+
+@dataclass(frozen=True)
+class ListingPage(Page):
+    """One page of a repository's, tag's, class's or severity's records."""
+
+    heading: str
+    entries: tuple[RecordEntry, ...]
+    pager: Pager
+    up: Link
 
 
 @dataclass(frozen=True)
 class BrowsePage(Page):
-    groups: tuple[BrowseGroup, ...]
+    """Every record, paginated, filterable by a script over ``api/browse.json``; links to the facet pages."""
+
+    entries: tuple[RecordEntry, ...]
+    pager: Pager
+    drafts_from: int  # the position (in ``entries``) of the first draft, or -1 when this page shows none
+    repositories: tuple[Facet, ...]
+    tags: tuple[Facet, ...]
+    classes: tuple[Facet, ...]
+    severities: tuple[Facet, ...]
+    statuses: tuple[str, ...]
 
 
 @dataclass(frozen=True)

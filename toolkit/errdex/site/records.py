@@ -1,4 +1,4 @@
-"""From loaded records to the contexts of the record pages, the browse page and the quality report."""
+"""From loaded records to the contexts of the record pages and the quality report (browse: errdex.site.browse)."""
 
 from __future__ import annotations
 
@@ -19,27 +19,18 @@ from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
     DEFAULT_STATUS,
     LOG_MESSAGE_FIELDS,
-    SEVERITIES,
     is_draft,
     is_retired,
     status_of,
 )
 from errdex.site import pages as p
 from errdex.site.highlight import highlight, highlight_lines
+from errdex.site.paging import file_pages, repo_base, tag_base
 from errdex.site.steps import scenario_steps
 from errdex.site.urls import page_root, record_json_path, record_path, safe_url
 
 __all__ = ["RecordFacts", "record_page"]
 
-
-def _numbered(items: Sequence[tuple[str, list[dict[str, Any]]]]) -> list[tuple[str, list[dict[str, Any]], int]]:
-    """Each (name, records) with how many names up to it share its anchor (1 for the first)."""
-    seen: dict[str, int] = defaultdict(int)
-    out = []
-    for name, records in items:
-        seen[anchor(name)] += 1
-        out.append((name, records, seen[anchor(name)]))
-    return out
 
 RELATED = 5
 #: Code fields shown highlighted with a copy button: (field, title, anchor).
@@ -69,6 +60,8 @@ class RecordFacts:
     releases: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: The drafts by (repo, file), listed apart from the documented records (which the other ``by_*`` hold).
     drafts_by_file: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    #: (repo, file) -> where the repository's page lists the file (from the site root, with its fragment).
+    file_pages: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, loaded: Sequence[Any], findings: dict[str, list[p.FindingView]],
@@ -89,6 +82,7 @@ class RecordFacts:
                 by_tag[tag].append(record)
         facts.by_file, facts.by_class, facts.by_tag = dict(by_file), dict(by_class), dict(by_tag)
         facts.drafts_by_file = dict(drafts)
+        facts.file_pages = file_pages(facts.records)
         return facts
 
     @staticmethod
@@ -114,49 +108,13 @@ class RecordFacts:
             return 0
         return sum(1 for proof in self.proofs.values() for s in proof.get("scenarios", []) if s.get("passed"))
 
-    def browse_groups(self, root: str) -> tuple[p.BrowseGroup, ...]:
-        def links(records: list[dict[str, Any]]) -> tuple[p.Link, ...]:
-            return tuple(p.Link(r["slug"], root + record_path(r), r["errorClass"]) for r in records)
-
-        repos: dict[str, list[p.BrowseEntry]] = defaultdict(list)
-        for (repo, path), records in sorted(self.by_file.items()):
-            repos[repo].append(p.BrowseEntry(path, f"file-{anchor(repo + '-' + path)}", links(records)))
-        by_repo = tuple(
-            p.BrowseEntry(repo, f"repo-{anchor(repo)}", tuple(link for entry in entries for link in entry.links))
-            for repo, entries in sorted(repos.items())
-        )
-        files = tuple(entry for _, entries in sorted(repos.items()) for entry in entries)
-        severities = defaultdict(list)
-        for record in self.records:
-            if not is_draft(record):
-                severities[record["severity"]].append(record)
-        groups = (
-            p.BrowseGroup("By repository", "by-repository", by_repo),
-            p.BrowseGroup("By file", "by-file", files),
-            p.BrowseGroup("By tag", "by-tag", tuple(
-                p.BrowseEntry(tag, f"tag-{anchor(tag)}", links(records))
-                for tag, records in sorted(self.by_tag.items()))),
-            p.BrowseGroup("By error class", "by-class", tuple(
-                # classes differ in case ("Error", sshd's "error"); anchors do not: the later one is numbered
-                p.BrowseEntry(name, f"class-{anchor(name)}" + (f"-{number}" if number > 1 else ""), links(records))
-                for name, records, number in _numbered(sorted(self.by_class.items())))),
-            p.BrowseGroup("By severity", "by-severity", tuple(
-                p.BrowseEntry(name, f"severity-{anchor(name)}", links(severities[name]))
-                for name in SEVERITIES if severities.get(name))),
-        )
-        if not self.drafts_by_file:
-            return groups
-        drafts = tuple(p.BrowseEntry(f"{repo}: {path}", f"draft-{anchor(repo + '-' + path)}", links(records))
-                       for (repo, path), records in sorted(self.drafts_by_file.items()))
-        return (*groups, p.BrowseGroup("Drafts: harvested from the code, not documented yet", "drafts", drafts))
-
     def quality_rows(self, root: str) -> tuple[p.QualityRow, ...]:
         rows = []
         for record in self.records:
             views = tuple(self.findings.get(record["id"], []))
             status, passed, total = _proof_summary(record, self.proof_of(record), self.proofs is not None)
             rows.append(p.QualityRow(
-                p.Link(record["slug"], root + record_path(record), record["repo"]),
+                p.Link(record["errorMessage"], root + record_path(record), record["repo"]),
                 record["severity"],
                 sum(1 for f in views if f.severity == "error"),
                 sum(1 for f in views if f.severity == "warning"),
@@ -194,7 +152,7 @@ class RecordFacts:
                 refused.append(record["id"])
                 continue
             entries.append({
-                "id": record["id"], "slug": record["slug"], "repo": record["repo"],
+                "id": record["id"], "slug": record["slug"], "message": record["errorMessage"], "repo": record["repo"],
                 "errorClass": record["errorClass"], "severity": record["severity"],
                 "url": record_path(record),
                 "source": patterns.to_js(pattern)["source"], "flags": patterns.to_js(pattern)["flags"],
@@ -286,7 +244,7 @@ def _related(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[p.R
     here = record_path(record).rsplit("/", 1)[0] + "/"
 
     def links(others: list[dict[str, Any]]) -> tuple[p.Link, ...]:
-        return tuple(p.Link(r["slug"], _from(here, record_path(r), root), r["errorClass"]) for r in others)
+        return tuple(p.Link(r["errorMessage"], _from(here, record_path(r), root), r["errorClass"]) for r in others)
 
     tagged: dict[str, dict[str, Any]] = {}
     for tag in record.get("tags", []):
@@ -313,7 +271,7 @@ def _lifecycle(record: dict[str, Any], facts: RecordFacts, root: str) -> tuple[s
         return "a draft, harvested from the code and not documented yet", None
     reason = record.get("statusReason") or ""
     successor = facts.by_id.get(record.get("supersededBy") or "")
-    link = p.Link(successor["slug"], root + record_path(successor)) if successor else None
+    link = p.Link(successor["errorMessage"], root + record_path(successor)) if successor else None
     return (f"{status}: {reason}" if reason else status), link
 
 
@@ -331,8 +289,9 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         description=f"{record['errorClass']} in {record['repo']}: {record['errorMessage']}"[:300],
         id=record["id"], slug=record["slug"], repo=record["repo"],
         repo_url=safe_url(f"https://github.com/{record['repo']}") if "/" in record["repo"] else None,
-        repo_browse_url=f"{root}browse/index.html#repo-{anchor(record['repo'])}",
-        file_browse_url=f"{root}browse/index.html#file-{anchor(record['repo'] + '-' + record.get('filePath', ''))}",
+        repo_browse_url=root + repo_base(record["repo"]) + "index.html",
+        file_browse_url=root + facts.file_pages.get((record["repo"], record.get("filePath", "")),
+                                                    repo_base(record["repo"]) + "index.html"),
         message=record["errorMessage"], pattern=pattern,
         browser_matchable=facts.matchable.get(record["id"], False),
         error_class=record["errorClass"], error_type=record.get("errorType", ""), error_code=record.get("errorCode"),
@@ -349,7 +308,7 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         source_lines=_source_lines(record),
         scenarios=_scenarios(record, proof, facts.proofs is not None),
         prevention_tips=tuple(record.get("preventionTips", [])),
-        tags=tuple(p.Link(tag, f"{root}browse/index.html#tag-{anchor(tag)}") for tag in record.get("tags", [])),
+        tags=tuple(p.Link(tag, root + tag_base(tag) + "index.html") for tag in record.get("tags", [])),
         related=_related(record, facts, root),
         json_url=root + record_json_path(record),
         findings=tuple(facts.findings.get(record["id"], [])),
