@@ -146,7 +146,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, su
                              unclassified=summary or fmt == "json", jobs=jobs):
         worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
-            echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
+            echo(kb.jsonl(found) + "\n")
         elif fmt == "text" and not summary:
             best = found.matches[0]
             echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,

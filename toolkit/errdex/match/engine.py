@@ -44,6 +44,14 @@ _FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
 _PLAN_FORMAT = "8"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
 _RE2_OPTIONS = patterns.re2_options()
+#: Memory one record's RE2 may take (program and DFA states): a DFA that fills it is reset, or RE2 falls back to
+#: its NFA, with the same result. A pattern too large to compile within it is compiled with RE2's default.
+RE2_MEMORY = 256 << 10
+_RE2_BUDGET = patterns.re2_options()
+_RE2_BUDGET.max_mem = RE2_MEMORY
+#: Compiled RE2 objects held at once (the oldest compiled is dropped first, and compiled again when hit again), so
+#: memory is bounded by the dataset and this number, not by how many records a log happens to hit.
+MAX_COMPILED = 4096
 _NO_SPAN = (-1, -1)
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
@@ -152,7 +160,8 @@ class Matcher:
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
         self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
         self._literal_db = plan["literal_db"]
-        self._regexes: list[Any] = [None] * len(self.records)  # compiled by RE2 on the first hit
+        self._regexes: dict[int, Any] = {}  # compiled by RE2 on the first hit, at most MAX_COMPILED (oldest out)
+        self._refused: dict[int, Any] = {}  # the records RE2 refuses: kept, so each is noted in skipped once
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
         # The patterns without a key, looked for in every line (a fresh options object: the sets raise its memory).
         self._unkeyed = prefilter.LineSets([(i, self._re2_sources[i]) for i in plan["unkeyed"]], patterns.re2_options())
@@ -263,14 +272,22 @@ class Matcher:
             pass  # a cache that cannot be written only costs time
 
     def _regex(self, index: int) -> Any:
-        regex = self._regexes[index]
+        regex = self._regexes.get(index)
         if regex is None:
-            source = self._re2_sources[index]
+            regex = self._refused.get(index)
+            if regex is not None:
+                return regex
+            source = self._re2_sources[index].encode("utf-8")
             # The compiled RE2 object itself: the wrapper's per-call work costs more than the search on short lines.
-            regex = re2._re2.RE2(source.encode("utf-8"), _RE2_OPTIONS)
+            regex = re2._re2.RE2(source, _RE2_BUDGET)
+            if not regex.ok():  # perhaps only too large for the budget
+                regex = re2._re2.RE2(source, _RE2_OPTIONS)
             if not regex.ok():  # never a reason to stop matching the others: this record just cannot match
                 self.skipped.append((self.records[index], f"RE2 cannot compile the pattern: {regex.error()}"))
-                regex = _NEVER
+                self._refused[index] = _NEVER
+                return _NEVER
+            if len(self._regexes) >= MAX_COMPILED:
+                del self._regexes[next(iter(self._regexes))]
             self._regexes[index] = regex
         return regex
 

@@ -11,6 +11,7 @@ from typing import Any
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, prefer_placed, rank_key
+from errdex.match.jsonl import JsonLines
 from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
@@ -82,6 +83,7 @@ class KnowledgeBase:
         views = records.views if include_retired else [v for v in records.views if not is_retired(v)]
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
+        self._jsonl: JsonLines | None = None
         self._shared: dict[str, list[int]] = {}
 
     def position(self, key: str) -> int:
@@ -110,6 +112,12 @@ class KnowledgeBase:
     def get(self, key: str) -> dict[str, Any]:
         """The whole record with this id or slug."""
         return self.store.full(self.position(key))
+
+    def jsonl(self, line: LineMatch) -> str:
+        """``json.dumps(line.as_dict(), ensure_ascii=False)``, each record's part formatted once."""
+        if self._jsonl is None:
+            self._jsonl = JsonLines(self.matcher.records)
+        return self._jsonl.line(line.source, line.number, line.text, line.matches)
 
     def _json_fields(self, line: str) -> list[str]:
         if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip(_JSON_BLANKS).startswith("{"):
