@@ -11,6 +11,7 @@ import pytest
 
 from errdex.match import engine, knowledge
 from errdex.match.knowledge import KnowledgeBase, LineMatch
+from errdex.patterns import python_regex
 
 
 def _records(*sources: str, **extra: Any) -> list[dict[str, Any]]:
@@ -89,3 +90,21 @@ def test_match_block_counts_the_lines_of_its_block() -> None:
             except StopIteration as stop:
                 assert stop.value == block.count(b"\n") + 1
                 break
+
+
+@pytest.mark.parametrize("pad", [0, 5, engine.SHORT_LINE - 40, engine.SHORT_LINE + 1, 3000])
+def test_short_and_long_lines_give_the_spans_and_groups_python_re_gives(pad: int) -> None:
+    """Short lines are confirmed by the pattern behind an anchored ``.*?``, long ones by the plain pattern."""
+    sources = ["^start ([a-z]+)", "\\bword\\b", "code ([0-9]+)( retry)?", "(a|ab)(c|bcd)(d*)", "x(y)?z", "end$"]
+    records = _records(*sources)
+    matcher = engine.Matcher(records)
+    bodies = ["start here code 42 retry", "a word, abcd code 7 xz end", "sword words xyz abcdd end"]
+    for body in bodies:
+        for line in (body + " " + "q" * pad, "q" * pad + " " + body):
+            got = {m.view["messagePattern"]: (m.span, m.groups) for m in matcher.match(line)}
+            expected = {}
+            for source in sources:
+                hit = python_regex(source).search(line)
+                if hit:
+                    expected[source] = (hit.span(), hit.groups())
+            assert got == expected, line
