@@ -39,7 +39,8 @@ from errdex.match.readers import LineFinder, line_end
 __all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
-_FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
+# (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
+_FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
 _PLAN_FORMAT = "8"
 _UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
