@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from errdex.match import engine, knowledge
+from errdex.match import engine, knowledge, regexes
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.patterns import python_regex
 
@@ -65,16 +65,16 @@ def test_a_bounded_number_of_compiled_patterns_gives_the_same_matches(monkeypatc
     lines = [f"job {i % 40} failed with code {i}" for i in range(200)]
     expected = [[(m.view["id"], m.span, m.groups) for m in engine.Matcher(_records(*sources)).match(line)]
                 for line in lines]
-    monkeypatch.setattr(engine, "MAX_COMPILED", 3)
+    monkeypatch.setattr(regexes, "MAX_COMPILED", 3)
     matcher = engine.Matcher(_records(*sources))
     assert [[(m.view["id"], m.span, m.groups) for m in matcher.match(line)] for line in lines] == expected
     assert len(matcher._regexes) <= 3
 
 
 def test_a_refused_pattern_is_reported_once_however_often_it_is_a_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "MAX_COMPILED", 1)
+    monkeypatch.setattr(regexes, "MAX_COMPILED", 1)
     matcher = engine.Matcher(_records("job ([0-9]+) failed", "task ([0-9]+) failed"))
-    monkeypatch.setattr(matcher, "_re2_sources", ["job ([0-9]+ failed", matcher._re2_sources[1]])  # RE2 refuses it
+    matcher._regexes.sources = ["job ([0-9]+ failed", matcher._re2_sources[1]]  # RE2 refuses the first
     for _ in range(3):
         matcher.match("job 1 failed, task 2 failed")
     assert len(matcher.skipped) == 1
@@ -92,7 +92,7 @@ def test_match_block_counts_the_lines_of_its_block() -> None:
                 break
 
 
-@pytest.mark.parametrize("pad", [0, 5, engine.SHORT_LINE - 40, engine.SHORT_LINE + 1, 3000])
+@pytest.mark.parametrize("pad", [0, 5, regexes.SHORT_LINE - 40, regexes.SHORT_LINE + 1, 3000])
 def test_short_and_long_lines_give_the_spans_and_groups_python_re_gives(pad: int) -> None:
     """Short lines are confirmed by the pattern behind an anchored ``.*?``, long ones by the plain pattern."""
     sources = ["^start ([a-z]+)", "\\bword\\b", "code ([0-9]+)( retry)?", "(a|ab)(c|bcd)(d*)", "x(y)?z", "end$"]

@@ -6,7 +6,7 @@ pattern's rarest piece of literal text; the few patterns without one are
 looked for in each line by RE2 sets (:class:`errdex.match.prefilter.LineSets`:
 hyperscan's full-expression mode misses matches on some machines). Each
 candidate is then confirmed on its own line, by a substring search for
-plain-text patterns and by RE2, which also extracts the span and groups, for
+plain-text patterns and by RE2 (:mod:`errdex.match.regexes`), which also extracts the span and groups, for
 the others. No backtracking engine ever runs a record's pattern over a log
 line. The compiled database and each pattern's analysis are cached on disk,
 keyed by the patterns, so a later start only loads them.
@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import hyperscan
-import re2
 
 from errdex import patterns
 from errdex._files import write_atomic
@@ -35,6 +34,7 @@ from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
+from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
 
 __all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
 
@@ -43,41 +43,8 @@ __all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from
 _FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
 _PLAN_FORMAT = "8"
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_RE2_OPTIONS = patterns.re2_options()
-_ANCHOR_START = re2._re2.RE2.Anchor.ANCHOR_START
-#: Lines up to this many bytes are confirmed by the anchored form of a pattern (see :meth:`Matcher._regex`).
-SHORT_LINE = 256
-#: Memory one record's RE2 may take (program and DFA states): a DFA that fills it is reset, or RE2 falls back to
-#: its NFA, with the same result. A pattern too large to compile within it is compiled with RE2's default.
-RE2_MEMORY = 256 << 10
-_RE2_BUDGET = patterns.re2_options()
-_RE2_BUDGET.max_mem = RE2_MEMORY
-#: Compiled RE2 objects held at once (a record may have two: for short and for long lines). The oldest compiled
-#: is dropped first, and compiled again when hit again, so memory is bounded by the dataset and this number, not
-#: by how many records a log happens to hit.
-MAX_COMPILED = 4096
-_NO_SPAN = (-1, -1)
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
-
-
-def _compile_re2(source: bytes) -> Any:
-    """The compiled RE2 object itself (the wrapper's per-call work costs more than the search on short lines),
-    within :data:`RE2_MEMORY` when it fits."""
-    regex = re2._re2.RE2(source, _RE2_BUDGET)
-    return regex if regex.ok() else re2._re2.RE2(source, _RE2_OPTIONS)  # perhaps only too large for the budget
-
-
-class _Never:
-    """Stands for a pattern RE2 refused: it confirms nothing."""
-
-    @staticmethod
-    def Match(anchor: Any, text: bytes, start: int, end: int) -> list[tuple[int, int]]:
-        return [_NO_SPAN]
-
-
-_NEVER = _Never()
 
 
 @dataclass(frozen=True)
@@ -172,13 +139,12 @@ class Matcher:
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
         self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
         self._literal_db = plan["literal_db"]
-        self._regexes: dict[int, Any] = {}  # compiled by RE2 on the first hit, at most MAX_COMPILED (oldest out)
-        self._refused: dict[int, Any] = {}  # the records RE2 refuses: kept, so each is noted in skipped once
+        self._regexes = Regexes(self._re2_sources, self._refused)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
         # The patterns without a key, looked for in every line (a fresh options object: the sets raise its memory).
         self._unkeyed = prefilter.LineSets([(i, self._re2_sources[i]) for i in plan["unkeyed"]], patterns.re2_options())
         for index in self._unkeyed.refused:
-            self._regex(index)  # RE2 refuses it: noted in skipped, with RE2's reason
+            self._regexes.get(index)  # RE2 refuses it: noted in skipped, with RE2's reason
         if plan.pop("fresh", False):
             self._save(path, plan)
 
@@ -283,36 +249,8 @@ class Matcher:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
-    def _regex(self, index: int, short: bool = False) -> tuple[Any, Any, int]:
-        """``(compiled RE2, anchor, index of the match's span)`` for the record's pattern, compiled on first use.
-
-        ``short``: for a line of at most :data:`SHORT_LINE` bytes, the pattern is compiled as
-        ``(?s:.*?)(pattern)`` and run anchored at the line's start: the same match (an unanchored search is
-        that loop in front), at a third of the first call's cost (no reverse program, no reverse DFA). The
-        loop is walked by RE2's slower engines, so longer lines take the plain pattern, unanchored.
-        """
-        key = index * 2 + short
-        compiled = self._regexes.get(key)
-        if compiled is None:
-            compiled = self._refused.get(index)
-            if compiled is not None:
-                return compiled
-            source = self._re2_sources[index].encode("utf-8")
-            compiled = None
-            if short:
-                regex = _compile_re2(b"(?s:.*?)(" + source + b")")
-                compiled = (regex, _ANCHOR_START, 1) if regex.ok() else None
-            if compiled is None:
-                regex = _compile_re2(source)
-                if not regex.ok():  # never a reason to stop matching the others: this record just cannot match
-                    self.skipped.append((self.records[index], f"RE2 cannot compile the pattern: {regex.error()}"))
-                    compiled = self._refused[index] = (_NEVER, _UNANCHORED, 0)
-                    return compiled
-                compiled = (regex, _UNANCHORED, 0)
-            if len(self._regexes) >= MAX_COMPILED:
-                del self._regexes[next(iter(self._regexes))]
-            self._regexes[key] = compiled
-        return compiled
+    def _refused(self, index: int, message: str) -> None:
+        self.skipped.append((self.records[index], message))
 
     def _hits(self, block: bytes) -> dict[int, set[int]]:
         """Line start offset -> indexes of the keyed records that may match that line; one scan of the keys."""
@@ -378,11 +316,11 @@ class Matcher:
                     continue
                 end, groups = start + len(exact), ()
             else:
-                regex, anchor, first = self._regex(index, len(line) <= SHORT_LINE)
+                regex, anchor, first = self._regexes.get(index, len(line) <= SHORT_LINE)
                 spans = regex.Match(anchor, line, 0, len(line))
-                if spans[first] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
+                if spans[first] == NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
                     continue
-                groups = tuple(None if s == _NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
+                groups = tuple(None if s == NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
                                for s in spans[first + 1:])
                 start, end = spans[first]
             if not ascii_only:  # byte offsets to character offsets
