@@ -9,12 +9,15 @@ each line adds its file, number, text, spans and groups.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from errdex.match.engine import Match
 
 __all__ = ["JsonLines"]
+
+#: A string as ``json.dumps(text, ensure_ascii=False)`` writes it (the function it calls, without its set-up).
+_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class JsonLines:
@@ -23,6 +26,7 @@ class JsonLines:
     def __init__(self, records: Sequence[dict[str, Any]]) -> None:
         self._records = records
         self._heads: dict[int, str] = {}  # record index -> its Match.as_dict as JSON up to "span", with ", "
+        self._source, self._source_json = "", '""'  # the last file named, and its JSON
 
     def match(self, match: Match) -> str:
         """``json.dumps(match.as_dict(), ensure_ascii=False)``."""
@@ -36,11 +40,12 @@ class JsonLines:
             if 0 <= index < len(self._records) and self._records[index] is view:  # a match of this matcher's
                 self._heads[index] = head
         start, end = match.span
-        groups = json.dumps(list(match.groups), ensure_ascii=False) if match.groups else "[]"
-        return f'{head}"span": [{start}, {end}], "groups": {groups}}}'
+        groups = ", ".join("null" if g is None else _string(g) for g in match.groups)
+        return f'{head}"span": [{start}, {end}], "groups": [{groups}]}}'
 
     def line(self, source: str, number: int, text: str, matches: Sequence[Match]) -> str:
         """A matched line (``LineMatch.as_dict`` as JSON, no line break)."""
         found = ", ".join(self.match(m) for m in matches)
-        return (f'{{"file": {json.dumps(source, ensure_ascii=False)}, "line": {number}, '
-                f'"text": {json.dumps(text, ensure_ascii=False)}, "matches": [{found}]}}')
+        if source != self._source:
+            self._source, self._source_json = source, _string(source)
+        return f'{{"file": {self._source_json}, "line": {number}, "text": {_string(text)}, "matches": [{found}]}}'
