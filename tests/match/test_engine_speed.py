@@ -12,6 +12,7 @@ import pytest
 from errdex.match import engine, knowledge, regexes
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.patterns import python_regex
+from errdex.patterns.facts import FACTS_FILE, PatternFacts
 
 
 def _records(*sources: str, **extra: Any) -> list[dict[str, Any]]:
@@ -108,3 +109,16 @@ def test_short_and_long_lines_give_the_spans_and_groups_python_re_gives(pad: int
                 if hit:
                     expected[source] = (hit.span(), hit.groups())
             assert got == expected, line
+
+
+def test_a_first_start_takes_the_analyses_validate_cached(tmp_path: Any) -> None:
+    """The plan reads each pattern's refusal and literals from the pattern-facts cache when it holds them."""
+    facts = PatternFacts(tmp_path / FACTS_FILE)
+    facts.analysis("disk full")
+    entry = next(iter(facts.entries.values()))
+    entry["size"] = [[0, "too large (as the cache says)"]]
+    facts.changed = True
+    facts.save()
+    matcher = engine.Matcher(_records("disk full", "job ([0-9]+) failed"), cache_dir=tmp_path / "hyperscan")
+    assert [reason for _, reason in matcher.skipped] == ["too large (as the cache says)"]
+    assert [m.view["messagePattern"] for m in matcher.match("job 3 failed: disk full")] == ["job ([0-9]+) failed"]

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hyperscan
 
@@ -35,6 +35,9 @@ from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
 from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
+
+if TYPE_CHECKING:
+    from errdex.patterns.facts import PatternFacts
 
 __all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
 
@@ -88,18 +91,34 @@ class Match:
         }
 
 
-def _analyse(pattern: str) -> list[Any]:
+def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
     """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
-    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
+    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`).
+
+    ``facts``: the analyses ``errdex validate`` cached; a pattern found there is not analysed again.
+    """
     pattern = patterns.normalize_escapes(pattern)
-    refused = patterns.refusal(pattern)
+    known = facts.known(pattern) if facts is not None else None
+    if known is not None:
+        from errdex.patterns.matchable import refusal_of  # here: only planning needs it (see _plan)
+
+        refused = refusal_of(_messages(known["size"]), _messages(known["portability"]))
+        if known["size"] or known["portability"]:  # its literals were not found (its analysis stopped early)
+            known = None
+    else:
+        refused = patterns.refusal(pattern)
     if refused is not None:
         return [refused, 0, 0, None, None, None]
     if patterns.matches_every_line(pattern):  # it occurs in every line (no prefilter can help)
         return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
                 patterns.to_re2(pattern, allow_empty=True), None, None]
+    required = known["literals"] if known is not None else patterns.required_literals(pattern)
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
-            patterns.exact_text(pattern), patterns.required_literals(pattern)]
+            patterns.exact_text(pattern), required]
+
+
+def _messages(problems: list[Any]) -> list[str]:
+    return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
 
 def _existence(pattern: str) -> bytes:
@@ -129,7 +148,7 @@ class Matcher:
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
-        plan = self._load(path, len(records)) or self._plan(records)
+        plan = self._load(path, len(records)) or self._plan(records, cache_dir)
         # Column by column: a cached start at 100,000 records is a few list copies, not a loop.
         self.records: list[dict[str, Any]] = [records[i] for i in plan["kept"]]
         self.skipped: list[tuple[dict[str, Any], str]] = [(records[i], message) for i, message in plan["skipped"]]
@@ -148,12 +167,16 @@ class Matcher:
         if plan.pop("fresh", False):
             self._save(path, plan)
 
-    def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None) -> dict[str, Any]:
         """Analyse every pattern, choose the keys and compile the database of keys.
 
         The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
         matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
         """
+        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis.
+        from errdex.patterns.facts import FACTS_FILE, PatternFacts
+
+        facts = PatternFacts(cache_dir.parent / FACTS_FILE) if cache_dir is not None else None  # validate's
         kept: list[int] = []
         skipped: list[list[Any]] = []  # [record position, reason]
         re2_sources: list[str] = []
@@ -162,7 +185,7 @@ class Matcher:
         literals: list[list[bytes]] = []
         always: list[int] = []
         for position, record in enumerate(records):
-            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"])
+            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"], facts)
             if problem:
                 skipped.append([position, problem])
                 continue
