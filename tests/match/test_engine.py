@@ -96,8 +96,8 @@ def test_a_pattern_without_a_key_that_re2_refuses_is_skipped_with_its_reason(
 
     real = engine._analyse
 
-    def broken_re2(pattern: str) -> list[Any]:
-        analysis = real(pattern)
+    def broken_re2(pattern: str, *rest: Any) -> list[Any]:
+        analysis = real(pattern, *rest)
         if pattern == "x[0-9]+":
             analysis[3] = "(unclosed"
         return analysis

@@ -192,7 +192,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
                              unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
         worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
         if fmt == "jsonl":
-            echo(json.dumps(found.as_dict(), ensure_ascii=False) + "\n")
+            echo(kb.jsonl(found) + "\n")
         elif layout == "each":
             best = found.matches[0]
             echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,

@@ -6,7 +6,7 @@ pattern's rarest piece of literal text; the few patterns without one are
 looked for in each line by RE2 sets (:class:`errdex.match.prefilter.LineSets`:
 hyperscan's full-expression mode misses matches on some machines). Each
 candidate is then confirmed on its own line, by a substring search for
-plain-text patterns and by RE2, which also extracts the span and groups, for
+plain-text patterns and by RE2 (:mod:`errdex.match.regexes`), which also extracts the span and groups, for
 the others. No backtracking engine ever runs a record's pattern over a log
 line. The compiled database and each pattern's analysis are cached on disk,
 keyed by the patterns, so a later start only loads them.
@@ -23,10 +23,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hyperscan
-import re2
 
 from errdex import patterns
 from errdex._files import write_atomic
@@ -35,29 +34,20 @@ from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
+from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
+
+if TYPE_CHECKING:
+    from errdex.patterns.facts import PatternFacts
 
 __all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
-_FLAGS = patterns.HYPERSCAN_FLAGS | hyperscan.HS_FLAG_MULTILINE
+# (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
+_FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
 _PLAN_FORMAT = "8"
-_UNANCHORED = re2._re2.RE2.Anchor.UNANCHORED
-_RE2_OPTIONS = patterns.re2_options()
-_NO_SPAN = (-1, -1)
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
-
-
-class _Never:
-    """Stands for a pattern RE2 refused: it confirms nothing."""
-
-    @staticmethod
-    def Match(anchor: Any, text: bytes, start: int, end: int) -> list[tuple[int, int]]:
-        return [_NO_SPAN]
-
-
-_NEVER = _Never()
 
 
 @dataclass(frozen=True)
@@ -101,18 +91,34 @@ class Match:
         }
 
 
-def _analyse(pattern: str) -> list[Any]:
+def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
     """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
-    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`)."""
+    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`).
+
+    ``facts``: the analyses ``errdex validate`` cached; a pattern found there is not analysed again.
+    """
     pattern = patterns.normalize_escapes(pattern)
-    refused = patterns.refusal(pattern)
+    known = facts.known(pattern) if facts is not None else None
+    if known is not None:
+        from errdex.patterns.matchable import refusal_of  # here: only planning needs it (see _plan)
+
+        refused = refusal_of(_messages(known["size"]), _messages(known["portability"]))
+        if known["size"] or known["portability"]:  # its literals were not found (its analysis stopped early)
+            known = None
+    else:
+        refused = patterns.refusal(pattern)
     if refused is not None:
         return [refused, 0, 0, None, None, None]
     if patterns.matches_every_line(pattern):  # it occurs in every line (no prefilter can help)
         return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
                 patterns.to_re2(pattern, allow_empty=True), None, None]
+    required = known["literals"] if known is not None else patterns.required_literals(pattern)
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
-            patterns.exact_text(pattern), patterns.required_literals(pattern)]
+            patterns.exact_text(pattern), required]
+
+
+def _messages(problems: list[Any]) -> list[str]:
+    return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
 
 def _existence(pattern: str) -> bytes:
@@ -142,7 +148,7 @@ class Matcher:
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
-        plan = self._load(path, len(records)) or self._plan(records)
+        plan = self._load(path, len(records)) or self._plan(records, cache_dir)
         # Column by column: a cached start at 100,000 records is a few list copies, not a loop.
         self.records: list[dict[str, Any]] = [records[i] for i in plan["kept"]]
         self.skipped: list[tuple[dict[str, Any], str]] = [(records[i], message) for i, message in plan["skipped"]]
@@ -152,21 +158,25 @@ class Matcher:
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
         self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
         self._literal_db = plan["literal_db"]
-        self._regexes: list[Any] = [None] * len(self.records)  # compiled by RE2 on the first hit
+        self._regexes = Regexes(self._re2_sources, self._refused)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
         # The patterns without a key, looked for in every line (a fresh options object: the sets raise its memory).
         self._unkeyed = prefilter.LineSets([(i, self._re2_sources[i]) for i in plan["unkeyed"]], patterns.re2_options())
         for index in self._unkeyed.refused:
-            self._regex(index)  # RE2 refuses it: noted in skipped, with RE2's reason
+            self._regexes.get(index)  # RE2 refuses it: noted in skipped, with RE2's reason
         if plan.pop("fresh", False):
             self._save(path, plan)
 
-    def _plan(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None) -> dict[str, Any]:
         """Analyse every pattern, choose the keys and compile the database of keys.
 
         The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
         matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
         """
+        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis.
+        from errdex.patterns.facts import FACTS_FILE, PatternFacts
+
+        facts = PatternFacts(cache_dir.parent / FACTS_FILE) if cache_dir is not None else None  # validate's
         kept: list[int] = []
         skipped: list[list[Any]] = []  # [record position, reason]
         re2_sources: list[str] = []
@@ -175,7 +185,7 @@ class Matcher:
         literals: list[list[bytes]] = []
         always: list[int] = []
         for position, record in enumerate(records):
-            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"])
+            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"], facts)
             if problem:
                 skipped.append([position, problem])
                 continue
@@ -262,17 +272,8 @@ class Matcher:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
-    def _regex(self, index: int) -> Any:
-        regex = self._regexes[index]
-        if regex is None:
-            source = self._re2_sources[index]
-            # The compiled RE2 object itself: the wrapper's per-call work costs more than the search on short lines.
-            regex = re2._re2.RE2(source.encode("utf-8"), _RE2_OPTIONS)
-            if not regex.ok():  # never a reason to stop matching the others: this record just cannot match
-                self.skipped.append((self.records[index], f"RE2 cannot compile the pattern: {regex.error()}"))
-                regex = _NEVER
-            self._regexes[index] = regex
-        return regex
+    def _refused(self, index: int, message: str) -> None:
+        self.skipped.append((self.records[index], message))
 
     def _hits(self, block: bytes) -> dict[int, set[int]]:
         """Line start offset -> indexes of the keyed records that may match that line; one scan of the keys."""
@@ -338,12 +339,13 @@ class Matcher:
                     continue
                 end, groups = start + len(exact), ()
             else:
-                spans = self._regex(index).Match(_UNANCHORED, line, 0, len(line))
-                if spans[0] == _NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a literal line break)
+                regex, anchor, first = self._regexes.get(index, len(line) <= SHORT_LINE)
+                spans = regex.Match(anchor, line, 0, len(line))
+                if spans[first] == NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
                     continue
-                groups = tuple(None if s == _NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
-                               for s in spans[1:])
-                start, end = spans[0]
+                groups = tuple(None if s == NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
+                               for s in spans[first + 1:])
+                start, end = spans[first]
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             found.append(self.rebuild(index, (start, end), groups))

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Match, Matcher, prefer_placed, rank_key
+from errdex.match.jsonl import JsonLines
 from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
@@ -24,10 +23,10 @@ __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 DEFAULT_FIELDS: tuple[str, ...] = LOG_MESSAGE_FIELDS
 #: JSON log lines longer than this are matched as raw text only.
 MAX_JSON_LINE = 1 << 20
-#: A line break, then perhaps blanks, then a brace: where JSON lines start (a literal first byte searches fast).
-#: The blanks are JSON's own (space, tab, carriage return), as :meth:`KnowledgeBase.match` reads one line.
-_JSON_LINE = re.compile(rb"\n[ \t\r]*\{")
+#: What may come before the brace of a JSON line: JSON's own blanks (space, tab, carriage return), as
+#: :meth:`KnowledgeBase.match` reads one line.
 _JSON_BLANKS = " \t\r"
+_JSON_BLANKS_BYTES = _JSON_BLANKS.encode()
 
 
 def _as_text(value: object) -> str:
@@ -54,6 +53,17 @@ class LineMatch:
                 "matches": [m.as_dict() for m in self.matches]}
 
 
+def _json_starts(block: bytes) -> Iterator[int]:
+    """Where the block's JSON lines start (a ``{`` after blanks only), in order; a search for ``{`` (a byte most
+    log lines lack) instead of a regex tried at every line break."""
+    brace = block.find(b"{")
+    while brace >= 0:
+        start = block.rfind(b"\n", 0, brace) + 1
+        if not block[start:brace].lstrip(_JSON_BLANKS_BYTES):
+            yield start
+        brace = block.find(b"{", line_end(block, brace))  # the next line's: only a line's first one counts
+
+
 class KnowledgeBase:
     """Records and their compiled patterns.
 
@@ -73,6 +83,7 @@ class KnowledgeBase:
         views = records.views if include_retired else [v for v in records.views if not is_retired(v)]
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
+        self._jsonl: JsonLines | None = None
         self._shared: dict[str, list[int]] = {}
 
     def position(self, key: str) -> int:
@@ -102,6 +113,12 @@ class KnowledgeBase:
         """The whole record with this id or slug."""
         return self.store.full(self.position(key))
 
+    def jsonl(self, line: LineMatch) -> str:
+        """``json.dumps(line.as_dict(), ensure_ascii=False)``, each record's part formatted once."""
+        if self._jsonl is None:
+            self._jsonl = JsonLines(self.matcher.records)
+        return self._jsonl.line(line.source, line.number, line.text, line.matches)
+
     def _json_fields(self, line: str) -> list[str]:
         if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip(_JSON_BLANKS).startswith("{"):
             return []
@@ -128,8 +145,9 @@ class KnowledgeBase:
                 best.setdefault(found.view["id"], found)
         return prefer_placed(sorted(best.values(), key=rank_key), line)
 
-    def match_block(self, block: bytes) -> Iterator[tuple[int, str, list[Match]]]:
+    def match_block(self, block: bytes) -> Generator[tuple[int, str, list[Match]], None, int]:
         """``(line index, line text, matches)`` for each matching line of a block, in order; one scan for the block.
+        The generator's value (``yield from``) is the block's count of lines.
 
         ``block``: lines of valid UTF-8 separated by ``\\n`` (as :func:`errdex.match.readers.read_blocks` gives).
         """
@@ -138,6 +156,7 @@ class KnowledgeBase:
             number += block.count(b"\n", previous, start)
             previous = start
             yield number, block[start:end].decode("utf-8", "replace"), matches
+        return number + block.count(b"\n", previous) + 1  # the block's lines: its breaks counted in one pass
 
     def _block_matches(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
         """``(start, end, matches)`` of the matching lines in order: the raw scan's, and JSON lines matched on
@@ -146,9 +165,7 @@ class KnowledgeBase:
         if not self.fields:
             yield from raw
             return
-        starts: Iterator[int] = (hit.start() + 1 for hit in _JSON_LINE.finditer(block))
-        if block.lstrip(_JSON_BLANKS.encode())[:1] == b"{":
-            starts = itertools.chain((0,), starts)
+        starts = _json_starts(block)
         following = next(starts, None)  # the start of the next JSON line
         for start, end, matches in raw:
             while following is not None and following < start:

@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from errdex.errors import InputError, from_oserror, os_reason
 from errdex.match.lines import (
@@ -81,39 +81,72 @@ def cut_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
         yield data[done:], False
 
 
-def _raw_blocks(read: Callable[[int], bytes]) -> Iterator[tuple[bytes, bool]]:
-    """``(block, cut)``: blocks of whole raw lines (no final break) from ``read``; ``cut``: the last line was cut."""
+def _raw_blocks(readinto: Callable[[bytearray], int]) -> Iterator[tuple[bytes, bool]]:
+    """``(block, cut)``: blocks of whole raw lines (no final break) from ``readinto``; ``cut``: the last line was cut.
+
+    One buffer of :data:`BLOCK_BYTES` is read into again and again, and each block is copied out of it once
+    (with the start of a line the read before left unended).
+    """
+    buffer = bytearray(BLOCK_BYTES)
+    view = memoryview(buffer)
     pending: list[bytes] = []  # the start of a line not ended yet, in pieces (joined once it ends)
     held = 0
     skipping = False  # inside the rest of a line already cut
     while True:
-        chunk = read(BLOCK_BYTES)
-        if not chunk:
+        size = readinto(buffer)
+        if not size:
             if pending and not skipping:
                 yield b"".join(pending), False
             return
+        begin = 0
         if skipping:
-            first = chunk.find(b"\n")
+            first = buffer.find(b"\n", 0, size)
             if first < 0:
                 continue
-            chunk, skipping = chunk[first + 1 :], False
-            if not chunk:
+            begin, skipping = first + 1, False
+            if begin == size:
                 continue
-        last = chunk.rfind(b"\n")
+        last = buffer.rfind(b"\n", begin, size)
         if last < 0:
-            pending.append(chunk)
-            held += len(chunk)
+            pending.append(bytes(view[begin:size]))
+            held += size - begin
             if held > MAX_LINE_BYTES:
                 yield b"".join(pending)[:MAX_LINE_BYTES], True
                 pending, held, skipping = [], 0, True
             continue
-        data = b"".join([*pending, chunk[:last]]) if pending else chunk[:last]
-        tail = chunk[last + 1 :]
+        data = b"".join([*pending, view[begin:last]]) if pending else bytes(view[begin:last])
+        tail = bytes(view[last + 1 : size])
         pending, held = ([tail], len(tail)) if tail else ([], 0)
         yield from cut_lines(data)
         if held > MAX_LINE_BYTES:
             yield tail[:MAX_LINE_BYTES], True
             pending, held, skipping = [], 0, True
+
+
+def _regular(handle: Any) -> bool:
+    if isinstance(handle, _Range):
+        return True
+    try:
+        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def _reader_into(handle: Any) -> Callable[[bytearray], int]:
+    """The handle's ``readinto1`` for a regular file, else its ``read1``/``read`` copied into the buffer: a
+    buffered ``readinto1`` larger than its buffer waits for a full raw read once it has data, which on a pipe
+    would hold back the lines already written."""
+    direct = getattr(handle, "readinto1", None)
+    if direct is not None and _regular(handle):
+        return cast(Callable[[bytearray], int], direct)
+    read = getattr(handle, "read1", None) or handle.read
+
+    def readinto(buffer: bytearray) -> int:
+        data = read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    return readinto
 
 
 def _blocks(handle: Any) -> Iterator[tuple[bytes, bool]]:
@@ -125,7 +158,7 @@ def _blocks(handle: Any) -> Iterator[tuple[bytes, bool]]:
     way of cutting a file into pieces gives the same lines. Only what the
     stream has ready is waited for (``read1``).
     """
-    for block, cut in _raw_blocks(getattr(handle, "read1", None) or handle.read):
+    for block, cut in _raw_blocks(_reader_into(handle)):
         yield normalised(block), cut
 
 
@@ -302,9 +335,18 @@ def read_lines(source: str | Path) -> Iterator[str]:
 class _Range:
     """The bytes ``[start, stop)`` of an open file, read like a stream."""
 
-    def __init__(self, handle: BinaryIO, start: int, stop: int | None) -> None:
+    def __init__(self, handle: io.BufferedReader, start: int, stop: int | None) -> None:
         handle.seek(start)
         self._handle, self._left = handle, (stop - start) if stop is not None else None
+
+    def readinto1(self, buffer: bytearray) -> int:
+        want = len(buffer) if self._left is None else min(len(buffer), self._left)
+        if want <= 0:
+            return 0
+        count = self._handle.readinto(memoryview(buffer)[:want]) or 0
+        if self._left is not None:
+            self._left -= count
+        return count
 
     def read1(self, size: int) -> bytes:
         if self._left is None:

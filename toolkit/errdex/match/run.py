@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import pickle
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -125,19 +125,31 @@ def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified:
     the length limit, ``("lines", count)`` per block."""
     number = 0
     for block, cut in blocks:
-        matched = set()
-        for index, text, matches in kb.match_block(block):
-            matched.add(index)
-            yield "match", number + index + 1, text, matches
+        matched: set[int] = set()
+        count = yield from _block_events(kb.match_block(block), number, matched)
+        if count is None:  # a knowledge base whose match_block does not count the lines
+            count = block.count(b"\n") + 1
         if unclassified:
             for index, text in _error_looking(block):
                 if index not in matched:
                     yield "unclassified", number + index + 1, text[:500]
-        count = block.count(b"\n") + 1
         if cut:
             yield "cut", number + count
         number += count
         yield "lines", count
+
+
+def _block_events(found: Iterator[tuple[int, str, list[Any]]], number: int,
+                  matched: set[int]) -> Generator[tuple[Any, ...], None, int | None]:
+    """``("match", ...)`` events of one block's matches (their line indexes noted in ``matched``); the value:
+    the block's count of lines, when ``match_block`` gives it (its line breaks are then counted only once)."""
+    while True:
+        try:
+            index, text, matches = next(found)
+        except StopIteration as stop:
+            return stop.value if isinstance(stop.value, int) else None
+        matched.add(index)
+        yield "match", number + index + 1, text, matches
 
 
 #: Matches a child holds before it writes them out.

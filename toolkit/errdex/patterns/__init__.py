@@ -62,63 +62,102 @@ about a pattern is kept between runs in :class:`.facts.PatternFacts`.
 
 from __future__ import annotations
 
-from .backtracking import backtracking_problems
-from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
-from .linear import linear_time
-from .literals import (
-    exact_text,
-    group_count,
-    literal_chars,
-    required_literals,
-    variable_parts,
-)
-from .matchable import refusal
-from .nodes import (
-    Alternation,
-    Anchor,
-    Any,
-    Backreference,
-    CharClass,
-    ClassEscape,
-    ClassItem,
-    ClassProperty,
-    ClassRange,
-    Group,
-    Literal,
-    Lookaround,
-    Node,
-    Note,
-    Pattern,
-    PatternSyntaxError,
-    Repeat,
-    Sequence,
-    class_set,
-)
-from .parser import parse
-from .portability import (
-    EMPTY_MATCH,
-    MAX_DEPTH,
-    MAX_REPEAT,
-    is_portable,
-    matches_every_line,
-    portability_problems,
-)
-from .problem import PatternProblem
+from typing import TYPE_CHECKING
+
+from errdex._lazy import lazy_names
+
+# Loaded at once: the function has its submodule's name, which importing the submodule would bind here instead.
 from .re2_options import re2_options
-from .size import MAX_EXPANSION, MAX_LENGTH, size_problems
-from .translate import (
-    HS_FLAG_UTF8,
-    HYPERSCAN_FLAGS,
-    PYTHON_FLAGS,
-    NonPortablePatternError,
-    normalize_escapes,
-    python_regex,
-    to_hyperscan,
-    to_hyperscan_existence,
-    to_js,
-    to_python,
-    to_re2,
-)
+
+# Each name loads its module on first use: a cached `errdex match` start needs none of the analyses
+# (parsing, portability, engines), only what planning a new set of patterns needs imports them.
+_LAZY = {
+    "backtracking_problems": "errdex.patterns.backtracking", "ENGINES": "errdex.patterns.engines",
+    "CompileReport": "errdex.patterns.engines", "EngineProblem": "errdex.patterns.engines",
+    "compile_problems": "errdex.patterns.engines", "linear_time": "errdex.patterns.linear",
+    "exact_text": "errdex.patterns.literals", "group_count": "errdex.patterns.literals",
+    "literal_chars": "errdex.patterns.literals", "required_literals": "errdex.patterns.literals",
+    "variable_parts": "errdex.patterns.literals", "refusal": "errdex.patterns.matchable",
+    "Alternation": "errdex.patterns.nodes", "Anchor": "errdex.patterns.nodes", "Any": "errdex.patterns.nodes",
+    "Backreference": "errdex.patterns.nodes", "CharClass": "errdex.patterns.nodes",
+    "ClassEscape": "errdex.patterns.nodes", "ClassItem": "errdex.patterns.nodes",
+    "ClassProperty": "errdex.patterns.nodes", "ClassRange": "errdex.patterns.nodes",
+    "Group": "errdex.patterns.nodes", "Literal": "errdex.patterns.nodes", "Lookaround": "errdex.patterns.nodes",
+    "Node": "errdex.patterns.nodes", "Note": "errdex.patterns.nodes", "Pattern": "errdex.patterns.nodes",
+    "PatternSyntaxError": "errdex.patterns.nodes", "Repeat": "errdex.patterns.nodes",
+    "Sequence": "errdex.patterns.nodes", "class_set": "errdex.patterns.nodes", "parse": "errdex.patterns.parser",
+    "EMPTY_MATCH": "errdex.patterns.portability", "MAX_DEPTH": "errdex.patterns.portability",
+    "MAX_REPEAT": "errdex.patterns.portability", "is_portable": "errdex.patterns.portability",
+    "matches_every_line": "errdex.patterns.portability", "portability_problems": "errdex.patterns.portability",
+    "PatternProblem": "errdex.patterns.problem",
+    "MAX_EXPANSION": "errdex.patterns.size", "MAX_LENGTH": "errdex.patterns.size",
+    "size_problems": "errdex.patterns.size", "HS_FLAG_UTF8": "errdex.patterns.translate",
+    "HYPERSCAN_FLAGS": "errdex.patterns.translate", "PYTHON_FLAGS": "errdex.patterns.translate",
+    "NonPortablePatternError": "errdex.patterns.translate", "normalize_escapes": "errdex.patterns.translate",
+    "python_regex": "errdex.patterns.translate", "to_hyperscan": "errdex.patterns.translate",
+    "to_hyperscan_existence": "errdex.patterns.translate", "to_js": "errdex.patterns.translate",
+    "to_python": "errdex.patterns.translate", "to_re2": "errdex.patterns.translate",
+}
+
+__getattr__ = lazy_names("errdex.patterns", _LAZY, globals())
+
+if TYPE_CHECKING:
+    from .backtracking import backtracking_problems
+    from .engines import ENGINES, CompileReport, EngineProblem, compile_problems
+    from .linear import linear_time
+    from .literals import (
+        exact_text,
+        group_count,
+        literal_chars,
+        required_literals,
+        variable_parts,
+    )
+    from .matchable import refusal
+    from .nodes import (
+        Alternation,
+        Anchor,
+        Any,
+        Backreference,
+        CharClass,
+        ClassEscape,
+        ClassItem,
+        ClassProperty,
+        ClassRange,
+        Group,
+        Literal,
+        Lookaround,
+        Node,
+        Note,
+        Pattern,
+        PatternSyntaxError,
+        Repeat,
+        Sequence,
+        class_set,
+    )
+    from .parser import parse
+    from .portability import (
+        EMPTY_MATCH,
+        MAX_DEPTH,
+        MAX_REPEAT,
+        is_portable,
+        matches_every_line,
+        portability_problems,
+    )
+    from .problem import PatternProblem
+    from .size import MAX_EXPANSION, MAX_LENGTH, size_problems
+    from .translate import (
+        HS_FLAG_UTF8,
+        HYPERSCAN_FLAGS,
+        PYTHON_FLAGS,
+        NonPortablePatternError,
+        normalize_escapes,
+        python_regex,
+        to_hyperscan,
+        to_hyperscan_existence,
+        to_js,
+        to_python,
+        to_re2,
+    )
 
 __all__ = [
     "EMPTY_MATCH", "ENGINES", "HS_FLAG_UTF8", "HYPERSCAN_FLAGS", "MAX_DEPTH", "MAX_EXPANSION", "MAX_LENGTH",

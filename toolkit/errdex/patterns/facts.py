@@ -70,6 +70,15 @@ class PatternFacts:
             except (OSError, ValueError):
                 pass
 
+    def known(self, pattern: str) -> dict[str, Any] | None:
+        """The pattern's cached analysis (as :meth:`analysis` gives it), or None when this cache has none: for
+        callers that need only part of it and would compute that part faster than the whole."""
+        found = self.entries.get(_key("analysis", _ANALYSIS_FORMAT, pattern))
+        if isinstance(found, dict) and all(isinstance(found.get(k), list)
+                                           for k in ("size", "portability", "backtracking", "literals")):
+            return found
+        return None
+
     def analysis(self, pattern: str) -> dict[str, Any]:
         """Size, portability and backtracking problems and required literals of a pattern.
 
