@@ -172,14 +172,17 @@ def document_terms(record: dict[str, Any]) -> tuple[Counter[str], Counter[str], 
     return counts, exact, surface
 
 
-#: BM25's saturation (a weighted count of this much scores half the most) and length normalisation.
+#: BM25's saturation (a weighted count of this much scores half the most) and length normalisation, against a
+#: fixed length (about the bundled records' mean) rather than the dataset's mean, so that a record's scores
+#: depend on that record alone and an incremental build rewrites only the shards of the record that changed.
 SATURATION = 16.0
 LENGTH_WEIGHT = 0.75
+REFERENCE_LENGTH = 1000
 
 
-def _postings(scores: dict[str, list[int]], number: int, counts: Counter[str], length: float) -> None:
+def _postings(scores: dict[str, list[int]], number: int, counts: Counter[str], length: int) -> None:
     """Add a document's postings: each count saturated (BM25), less in longer documents, as 1..100."""
-    k = SATURATION * (1 - LENGTH_WEIGHT + LENGTH_WEIGHT * length)
+    k = SATURATION * (1 - LENGTH_WEIGHT + LENGTH_WEIGHT * length / REFERENCE_LENGTH)
     for term, count in counts.items():
         scores[term].extend((number, max(1, round(_MAX_SCORE * count / (count + k)))))
 
@@ -191,10 +194,9 @@ def build_search_index(records: Sequence[dict[str, Any]], url_of: Callable[[dict
     inflected: dict[str, list[int]] = defaultdict(list)
     words: dict[str, str] = {}
     docs = []
-    analysed = [document_terms(record) for record in records]
-    average = sum(counts.total() for counts, _, _ in analysed) / max(1, len(analysed))
-    for number, (record, (counts, exact, surface)) in enumerate(zip(records, analysed, strict=True)):
-        length = counts.total() / average if average else 1.0
+    for number, record in enumerate(records):
+        counts, exact, surface = document_terms(record)
+        length = counts.total()
         _postings(postings, number, counts, length)
         _postings(inflected, number, exact, length)
         for term, word in surface.items():
