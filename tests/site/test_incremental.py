@@ -92,13 +92,13 @@ def test_one_changed_record_rewrites_only_its_pages_and_equals_a_full_build(
     assert _tree(out) == _tree(full)
 
 
-def test_a_changed_severity_rewrites_the_listings_that_show_it(tmp_path: Path, records: Path,
+def test_a_changed_message_and_severity_rewrite_the_listings_that_show_them(tmp_path: Path, records: Path,
                                                               site_cache: Path) -> None:
     out = tmp_path / "site"
     build_site(out, records=[records], search=False)
     first = _files(out)
     assert json.loads((records / RECORD).read_text(encoding="utf-8"))["record"]["severity"] != "warning"
-    record = _change(records, severity="warning")
+    record = _change(records, severity="warning", errorMessage="CreateOS returned something that is not JSON.")
     build_site(out, records=[records], search=False)
     rewritten = _rewritten(first, _files(out))
     assert {record_path(record), record_json_path(record), "api/records.json", "browse/index.html",

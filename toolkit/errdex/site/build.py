@@ -34,7 +34,7 @@ from errdex.releases import (
 )
 from errdex.site import folder as folders
 from errdex.site import pages as p
-from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, template_salt
+from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, has_previous, template_salt
 from errdex.site.listings import write_changelog, write_listing_pages
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
@@ -197,7 +197,9 @@ def build_site(
     facts.releases = record_releases(history) if history else {}
     changes = release_changes(history) if history else []
     info = facts.site_info(__version__)
-    for record in facts.records:  # meanwhile, the record pages' contexts (findings are filled in later)
+    # Meanwhile, the record pages' contexts (findings are filled in later); not over a site built from the
+    # same templates, where most pages are carried over without one.
+    for record in () if has_previous(out, template_salt(site_dir())) else facts.records:
         if validated():
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
@@ -313,10 +315,12 @@ def _render_records(writer: SiteWriter, facts: RecordFacts, info: p.SiteInfo,
     """Each record's page and JSON; the page paths written."""
     start = len(writer.pages)
     for record in records:
-        early = facts.contexts.get(record["id"])
-        writer.page("record.html", record_page(record, facts, info) if early is None else replace(
-            early, findings=tuple(facts.findings.get(record["id"], [])),
-            browser_matchable=facts.matchable.get(record["id"], False)))
+        key = writer.outputs.record_key(record, facts, info)
+        if not writer.carry_page(record_path(record), key):
+            early = facts.contexts.get(record["id"])
+            writer.page("record.html", record_page(record, facts, info) if early is None else replace(
+                early, findings=tuple(facts.findings.get(record["id"], [])),
+                browser_matchable=facts.matchable.get(record["id"], False)), key)
         envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
         writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
     return writer.pages[start:]

@@ -29,11 +29,15 @@ from typing import Any
 import jinja2
 
 from errdex._version import __version__
+from errdex.site.records import RELATED, RecordFacts
 
-__all__ = ["MANIFEST", "Outputs", "SiteWriter", "template_salt"]
+__all__ = ["LISTED_FIELDS", "MANIFEST", "Outputs", "SiteWriter", "has_previous", "template_salt"]
 
 MANIFEST = ".errdex-build.json"
 FORMAT = 1
+#: What a page's lists may show of another record (a record page's related lists, its successor).
+LISTED_FIELDS = ("id", "slug", "repo", "filePath", "errorClass", "errorMessage", "severity", "status",
+                 "statusReason", "supersededBy", "tags")
 #: A manifest larger than this is not read (and the build is a full one).
 MAX_MANIFEST_BYTES = 64 << 20
 
@@ -68,6 +72,11 @@ def _previous(out: Path, salt: str) -> dict[str, list[Any]]:
     return files if isinstance(files, dict) else {}
 
 
+def has_previous(out: Path, salt: str) -> bool:
+    """Whether ``out`` holds a site built with these templates and assets (whose pages can be carried over)."""
+    return bool(_previous(out, salt))
+
+
 class Outputs:
     """The keys of one build's outputs, and the previous build's files to carry over when a key is unchanged.
 
@@ -83,6 +92,8 @@ class Outputs:
         self._previous = _previous(out, salt) if out is not None else {}
         self.keys: dict[str, list[Any]] = {}
         self.reused = 0
+        self._record_hashes: dict[str, bytes] = {}
+        self._summary_hashes: dict[str, bytes] = {}
 
     def page_key(self, template: str, context: Any) -> str:
         """The key of a rendered page: its template set and its context (frozen dataclasses: a full repr)."""
@@ -91,6 +102,42 @@ class Outputs:
     @staticmethod
     def data_key(data: bytes) -> str:
         return _digest(data)
+
+    def _record_hash(self, record: dict[str, Any], fields: tuple[str, ...] | None = None) -> bytes:
+        """A hash of the record (``fields``: of those fields only), computed once per build and process."""
+        cache = self._record_hashes if fields is None else self._summary_hashes
+        found = cache.get(record["id"])
+        if found is None:
+            shown = record if fields is None else {name: record.get(name) for name in fields}
+            text = json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str)
+            found = cache[record["id"]] = bytes.fromhex(_digest(text.encode("utf-8", "surrogatepass")))
+        return found
+
+    def record_key(self, record: dict[str, Any], facts: RecordFacts, info: Any) -> str:
+        """The key of a record's page from what it is made of, without making its context (the costly part).
+
+        A record page shows the record, its own findings, proof, pattern
+        verdict, versions and releases, the site's counts, and other records
+        only through ``record_page``'s related lists (the first ``RELATED +
+        1`` of its file's, class's and tags' groups) and its successor, and of
+        those only what a list shows (:data:`LISTED_FIELDS`). If a record page
+        comes to show more of other records, add it here (the tests comparing
+        an incremental build with a full one, after a change of the
+        documentation, the message and the severity, fail until then).
+        """
+        identity = record["id"]
+        groups = [facts.by_file.get((record["repo"], record["filePath"]), []),
+                  facts.by_class.get(record["errorClass"], [])]
+        groups += [facts.by_tag.get(tag, []) for tag in record.get("tags", [])]
+        others = [other for group in groups for other in group[: RELATED + 1]]
+        successor = facts.by_id.get(record.get("supersededBy") or "")
+        if successor is not None:
+            others.append(successor)
+        return _digest(self.salt.encode(), b"record.html", repr(info).encode(), self._record_hash(record),
+                       repr((facts.findings.get(identity), facts.matchable.get(identity, False),
+                             facts.proofs is not None, facts.proof_of(record), facts.versions.get(identity),
+                             facts.releases.get(identity))).encode("utf-8", "surrogatepass"),
+                       *(self._record_hash(other, LISTED_FIELDS) for other in others))
 
     def carry_over(self, path: str, key: str) -> bool:
         """Link the previous build's ``path`` into the new folder when its key is ``key``; whether it did."""
@@ -157,9 +204,18 @@ class SiteWriter:
         if not self.outputs.carry_over(path, key):
             self._write(path, data, key)
 
-    def page(self, template: str, page: Any) -> None:
-        key = self.outputs.page_key(template, page)
+    def page(self, template: str, page: Any, key: str | None = None) -> None:
+        """Render a page (keyed by its context unless ``key`` is given), unless it is carried over."""
+        key = self.outputs.page_key(template, page) if key is None else key
         self._folder_of(page.path)
         if not self.outputs.carry_over(page.path, key):
             self._write(page.path, self.environment.get_template(template).render(page=page).encode("utf-8"), key)
         self.pages.append(page.path)
+
+    def carry_page(self, path: str, key: str) -> bool:
+        """Carry the page at ``path`` over from the previous build if its key is ``key``; whether it did."""
+        self._folder_of(path)
+        if not self.outputs.carry_over(path, key):
+            return False
+        self.pages.append(path)
+        return True

@@ -44,6 +44,7 @@ the nearest term of its shards (one or two edits), and the page says so.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter, defaultdict
@@ -120,22 +121,33 @@ def stem(word: str) -> str:
     return split[0] + split[1] if split is not None else _strip(word)
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _word(raw: str) -> tuple[str, str, tuple[str, ...]]:
+    """One word as written: lowercased, its term, and the other terms it adds (parts, a compound's halves);
+    ("", "", ()) for a single letter. Cached: a dataset has far fewer distinct words than words."""
+    word = raw.lower()
+    if len(word) < 2 and not word.isdigit():
+        return "", "", ()
+    extra: list[str] = []
+    parts = _PART.findall(raw)
+    if len(parts) > 1:
+        extra += (stem(part.lower()) for part in parts if len(part) > 1 or part.isdigit())
+    split = _compound(word)
+    if split is not None:  # "timeout": also "tim" and "out"
+        extra += split
+    return word, stem(word), tuple(extra)
+
+
 def terms(text: str) -> Iterator[str]:
     """Every term a text is indexed under (see the module's docstring), in order, with repeats."""
     previous = ""
     for raw in _WORD.findall(text):
-        word = raw.lower()
-        if len(word) < 2 and not word.isdigit():
+        word, term, extra = _word(raw)
+        if not word:
             previous = ""
             continue
-        term = stem(word)
         yield term
-        parts = _PART.findall(raw)
-        if len(parts) > 1:
-            yield from (stem(part.lower()) for part in parts if len(part) > 1 or part.isdigit())
-        split = _compound(word)
-        if split is not None:  # "timeout": also "tim" and "out"
-            yield from split
+        yield from extra
         if word in PARTICLES and previous.isalpha():
             yield previous + word
         previous = term
@@ -161,14 +173,28 @@ def document_terms(record: dict[str, Any]) -> tuple[Counter[str], Counter[str], 
     surface: dict[str, str] = {}
     for name, weight in FIELD_WEIGHTS.items():
         text = _text(record.get(name))
-        for term in terms(text):
-            counts[term] += weight
-        for word in tokens(text):
-            term = stem(word)
+        if not text:
+            continue
+        prose = name in ("errorMessage", "documentation")
+        previous = ""
+        found: list[str] = []
+        for raw in _WORD.findall(text):  # as terms() does, inlined: this loop is most of the index's time
+            word, term, extra = _word(raw)
+            if not word:
+                previous = ""
+                continue
+            found.append(term)
+            if extra:
+                found += extra
+            if word in PARTICLES and previous.isalpha():
+                found.append(previous + word)
+            previous = term
             if term != word:
                 exact[word] += weight
-                if name in ("errorMessage", "documentation"):
+                if prose:
                     surface.setdefault(term, word)
+        for term in found:
+            counts[term] += weight
     return counts, exact, surface
 
 
