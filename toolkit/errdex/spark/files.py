@@ -65,7 +65,8 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
     try:
         if input_format == "text":
             lines = spark.read.option("lineSep", "\n").text(paths)
-            return lines.select(F.input_file_name().alias("file"), F.col("value").alias(column))
+            text = F.regexp_replace("value", "\\r+\\z", "")  # carriage returns ending a line, as the reader drops
+            return lines.select(F.input_file_name().alias("file"), text.alias(column))
         if input_format == "jsonl":
             return spark.read.json(paths)
         return spark.read.parquet(*paths)
