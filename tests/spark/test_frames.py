@@ -42,7 +42,7 @@ def _cli_lines(logs: list[Path], records: list[str]) -> dict[str, list[dict[str,
 
 def _spark_lines(spark: Any, logs: list[Path], records: list[str] | None) -> dict[str, list[dict[str, Any]]]:
     """The same, through Spark: the matched rows of each file in line order, shaped as the CLI's lines."""
-    from pyspark.sql import functions as F  # noqa: N812  here: PySpark may be missing (the fixture skips)
+    from pyspark.sql import functions as F
 
     from errdex.spark import match
     from errdex.spark.files import read_inputs

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,12 +37,14 @@ from errdex.match import KnowledgeBase, Matcher
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import is_retired
 
-__all__ = ["RebuiltWarning", "Shipped", "cached", "knowledge", "ship"]
+__all__ = ["RebuiltWarning", "Shipped", "builds", "cached", "knowledge", "ship"]
 
 #: Bump when the shipped shape changes.
 _FORMAT = 1
 _lock = threading.Lock()
 _loaded: dict[str, KnowledgeBase] = {}
+#: How many times this process built the knowledge base of each key (once, unless the cache was cleared).
+builds: Counter[str] = Counter()
 
 
 class RebuiltWarning(RuntimeWarning):
@@ -135,4 +138,5 @@ def knowledge(shipped: Shipped | bytes, key: str | None = None) -> KnowledgeBase
             kb = _loaded.get(key)
             if kb is None:
                 kb = _loaded[key] = _build(data)
+                builds[key] += 1
     return kb
