@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -10,34 +9,8 @@ from typing import Any
 import pytest
 
 from errdex.errors import UsageError
-from tests.conftest import ROOT, run_cli
-from tests.loghub import load_system, loghub_dir, require_loghub, systems
-
-
-def _bundle(folder: Path, target: Path) -> Path:
-    """Every Loghub system's templates as records, in one bundle the CLI reads."""
-    base = json.loads((ROOT / "records/paperclipai/paperclip/createos-returned-invalid-json.json").read_text())
-    lines = []
-    for name in systems(folder):
-        for record in load_system(folder, name).records:
-            full = copy.deepcopy(base["record"])
-            full.update({k: record[k] for k in ("id", "slug", "repo", "errorClass", "errorMessage", "messagePattern")},
-                        scenarios=[])
-            lines.append(json.dumps({"record": full, "datasetVersion": base["datasetVersion"]}))
-    target.write_text("\n".join(lines) + "\n")
-    return target
-
-
-def _cli_lines(logs: list[Path], records: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """``errdex match --format jsonl``'s lines, per file."""
-    extra = [arg for path in records for arg in ("--records", path)]
-    result = run_cli("match", *map(str, logs), *extra, "--format", "jsonl", "-q")
-    assert result.exit_code in (0, 1), result.stderr
-    found: dict[str, list[dict[str, Any]]] = {}
-    for line in result.stdout.splitlines():
-        entry = json.loads(line)
-        found.setdefault(entry["file"], []).append(entry)
-    return found
+from tests.loghub import loghub_dir, require_loghub
+from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
 
 
 def _spark_lines(spark: Any, logs: list[Path], records: list[str] | None) -> dict[str, list[dict[str, Any]]]:
@@ -65,15 +38,10 @@ def _spark_lines(spark: Any, logs: list[Path], records: list[str] | None) -> dic
     return found
 
 
-def _logs() -> list[Path]:
-    folder = require_loghub()
-    return [folder / name / f"{name}_2k.log" for name in systems(folder)]
-
-
 def test_every_loghub_sample_matches_as_the_cli_does_with_their_templates(spark: Any, tmp_path: Path) -> None:
-    logs = _logs()
-    bundle = str(_bundle(require_loghub(), tmp_path / "loghub.jsonl"))
-    expected = _cli_lines(logs, [bundle])
+    logs = loghub_logs()
+    bundle = str(loghub_bundle(require_loghub(), tmp_path / "loghub.jsonl"))
+    expected = cli_lines(logs, [bundle])
     got = _spark_lines(spark, logs, [bundle])
     assert sorted(got) == sorted(str(p) for p in logs)
     for path in logs:
@@ -82,8 +50,8 @@ def test_every_loghub_sample_matches_as_the_cli_does_with_their_templates(spark:
 
 
 def test_every_loghub_sample_matches_as_the_cli_does_with_the_bundled_dataset(spark: Any) -> None:
-    logs = _logs()
-    expected = _cli_lines(logs, [])
+    logs = loghub_logs()
+    expected = cli_lines(logs, [])
     got = _spark_lines(spark, logs, None)
     assert got == expected
     assert got  # the sshd records find OpenSSH's lines
@@ -121,4 +89,4 @@ def test_spark_match_writes_parquet_of_the_matched_rows(spark: Any, tmp_path: Pa
 def test_loghub_is_where_the_tests_look() -> None:
     if loghub_dir() is None:
         pytest.skip("Loghub samples not found")
-    assert _logs()
+    assert loghub_logs()
