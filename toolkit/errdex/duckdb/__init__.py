@@ -15,6 +15,7 @@ stays for plain DuckDB without Python.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,11 @@ def register(con: duckdb.DuckDBPyConnection, *,
     (default: the bundled dataset); retired records are not matched unless ``include_retired``. Returns the
     knowledge base the function matches with."""
     kb = _knowledge(records, include_retired)
+    lock = threading.Lock()  # DuckDB calls from several threads; the matcher holds one hyperscan scratch
 
     def matches(lines: pa.Array) -> pa.Array:
-        return match_arrow(kb, lines, all_matches=True)
+        with lock:
+            return match_arrow(kb, lines, all_matches=True)
 
     con.create_function(name, matches, [duckdb.sqltype("VARCHAR")], duckdb.sqltype(RETURN_TYPE),
                         type=ARROW, side_effects=False)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from errdex.match import KnowledgeBase, Match
 from errdex.match.lines import normalised
@@ -44,37 +45,67 @@ def struct_of(match: Match, rank: int) -> dict[str, Any]:
 def match_values(kb: KnowledgeBase, values: Sequence[bytes | None]) -> list[list[Match] | None]:
     """The matches of each value (UTF-8 bytes) best first; ``[]`` for a value that matches nothing, None for
     a null."""
-    results: list[list[Match] | None] = [None if v is None else [] for v in values]
-    alone = [i for i, v in enumerate(values) if v is not None and b"\n" in v]
-    lines = [b"" if v is None or b"\n" in v else v for v in values]
-    if lines:
-        for index, _text, matches in kb.match_block(normalised(b"\n".join(lines))):
-            if values[index] is not None:
-                results[index] = matches
+    array = pa.array(values, type=pa.binary())
+    found = _found(kb, array)
+    return [None if v is None else found.get(i, []) for i, v in enumerate(values)]
+
+
+def _block(array: pa.Array) -> tuple[bytes, list[int]]:
+    """The values as one block of lines (a null or a value with a line break as an empty line), and the
+    positions of the values with a line break."""
+    texts = array.fill_null(b"") if array.null_count else array
+    breaks = pc.match_substring(texts, "\n")
+    alone: list[int] = []
+    if pc.any(breaks).as_py():
+        alone = [i for i, has in enumerate(breaks.to_pylist()) if has]
+        texts = pc.if_else(breaks, pa.scalar(b"", texts.type), texts)
+    lists = pa.LargeListArray if pa.types.is_large_binary(texts.type) else pa.ListArray
+    offsets = pa.array([0, len(texts)], pa.int64() if lists is pa.LargeListArray else pa.int32())
+    joined = pc.binary_join(lists.from_arrays(offsets, texts), pa.scalar(b"\n", texts.type))
+    return joined[0].as_py() or b"", alone
+
+
+def _found(kb: KnowledgeBase, array: pa.Array) -> dict[int, list[Match]]:
+    """Position -> matches (best first) of the values of a binary array that match."""
+    if not len(array):
+        return {}
+    block, alone = _block(array)
+    found = {index: matches for index, _text, matches in kb.match_block(normalised(block))
+             if matches and array[index].is_valid}
     for index in alone:
-        results[index] = kb.match(normalised(values[index] or b"").decode("utf-8"))
-    return results
+        matches = kb.match(normalised(array[index].as_py()).decode("utf-8"))
+        if matches:
+            found[index] = matches
+        else:
+            found.pop(index, None)
+    return found
 
 
-def _binary(array: pa.Array | pa.ChunkedArray) -> list[bytes | None]:
+def _binary(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    if pa.types.is_string(array.type):
-        array = array.cast(pa.binary())
-    elif pa.types.is_large_string(array.type):
-        array = array.cast(pa.large_binary())
-    elif pa.types.is_string_view(array.type):
-        array = array.cast(pa.binary())
-    values: list[bytes | None] = array.to_pylist()
-    return values
+    if pa.types.is_large_string(array.type):
+        return array.cast(pa.large_binary())
+    if pa.types.is_large_binary(array.type) or pa.types.is_binary(array.type):
+        return array
+    return array.cast(pa.binary())
 
 
 def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_matches: bool = True) -> pa.Array:
     """The matches of each value of a string (or binary) array: a list of :data:`MATCH_TYPE` per value (null
     for a null), or with ``all_matches=False`` the best match alone (null when none)."""
-    found = match_values(kb, _binary(array))
-    if all_matches:
-        rows: list[Any] = [None if m is None else [struct_of(one, rank) for rank, one in enumerate(m, 1)]
-                           for m in found]
-        return pa.array(rows, type=MATCHES_TYPE)
-    return pa.array([struct_of(m[0], 1) if m else None for m in found], type=MATCH_TYPE)
+    values = _binary(array)
+    found = _found(kb, values)
+    order = sorted(found)
+    if not all_matches:
+        best = pa.array([struct_of(found[i][0], 1) for i in order], type=MATCH_TYPE)
+        where: list[int | None] = [None] * len(values)
+        for position, index in enumerate(order):
+            where[index] = position
+        return best.take(pa.array(where, type=pa.int32()))
+    flat = pa.array([struct_of(one, rank) for i in order for rank, one in enumerate(found[i], 1)], type=MATCH_TYPE)
+    counts = [0] * len(values)
+    for index in order:
+        counts[index] = len(found[index])
+    offsets = pc.cumulative_sum(pa.array([0, *counts], type=pa.int32()))
+    return pa.ListArray.from_arrays(offsets, flat, type=MATCHES_TYPE, mask=values.is_null())

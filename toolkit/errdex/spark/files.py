@@ -34,6 +34,8 @@ LOCAL_CONF: dict[str, str] = {
     "spark.sql.shuffle.partitions": "4",
     "spark.python.worker.reuse": "true",
     "spark.sql.execution.arrow.maxRecordsPerBatch": "10000",
+    # a task per 32 MB of input, not 128: one file of a few hundred MB keeps every local core busy
+    "spark.sql.files.maxPartitionBytes": str(32 << 20),
 }
 
 
