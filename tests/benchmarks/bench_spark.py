@@ -104,7 +104,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", default="1000000")
     parser.add_argument("--records", type=int, default=1000)
-    parser.add_argument("--sql-sample", type=int, default=20_000)
+    parser.add_argument("--sql-sample", type=int, default=100_000)
     parser.add_argument("--spark-worker", nargs=4, metavar=("MASTER", "LOG", "RECORDS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.spark_worker:

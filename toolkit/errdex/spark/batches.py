@@ -10,6 +10,7 @@ list of matches, best first, as structs of :data:`MATCH_FIELDS`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,15 +55,16 @@ def _block(array: pa.Array) -> tuple[bytes, list[int]]:
     """The values as one block of lines (a null or a value with a line break as an empty line), and the
     positions of the values with a line break."""
     texts = array.fill_null(b"") if array.null_count else array
-    breaks = pc.match_substring(texts, "\n")
-    alone: list[int] = []
-    if pc.any(breaks).as_py():
-        alone = [i for i, has in enumerate(breaks.to_pylist()) if has]
-        texts = pc.if_else(breaks, pa.scalar(b"", texts.type), texts)
     lists = pa.LargeListArray if pa.types.is_large_binary(texts.type) else pa.ListArray
     offsets = pa.array([0, len(texts)], pa.int64() if lists is pa.LargeListArray else pa.int32())
-    joined = pc.binary_join(lists.from_arrays(offsets, texts), pa.scalar(b"\n", texts.type))
-    return joined[0].as_py() or b"", alone
+    separator = pa.scalar(b"\n", texts.type)
+    block: bytes = pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b""
+    if block.count(b"\n") == len(texts) - 1:  # no value holds a line break: the common case, and the fast one
+        return block, []
+    breaks = pc.match_substring(texts, "\n")
+    alone = [i for i, has in enumerate(breaks.to_pylist()) if has]
+    texts = pc.if_else(breaks, pa.scalar(b"", texts.type), texts)
+    return pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b"", alone
 
 
 def _found(kb: KnowledgeBase, array: pa.Array) -> dict[int, list[Match]]:
@@ -107,5 +109,5 @@ def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_mat
     counts = [0] * len(values)
     for index in order:
         counts[index] = len(found[index])
-    offsets = pc.cumulative_sum(pa.array([0, *counts], type=pa.int32()))
+    offsets = pa.array(list(itertools.accumulate(counts, initial=0)), type=pa.int32())
     return pa.ListArray.from_arrays(offsets, flat, type=MATCHES_TYPE, mask=values.is_null())
