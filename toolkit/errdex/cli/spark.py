@@ -24,7 +24,7 @@ _MISSING = ("errdex spark-match needs PySpark and Java 17: pip install 'errdex[s
 @click.option("--column", default="message", show_default=True,
               help="The column holding the log line (for text: the name given to the line).")
 @click.option("--master", default="local[2]", show_default=True,
-              help="Spark master (with spark-submit, the one it was given is used).")
+              help="Spark master: local[N] (bound to 127.0.0.1), spark://HOST:PORT, yarn, k8s://...")
 @click.option("--all-matches", is_flag=True, help="Every matching record per line, best first, not only the best.")
 @click.option("--keep-unmatched", is_flag=True, help="Write the rows no record matches too.")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")

@@ -22,14 +22,17 @@ from pyspark.sql import functions as F
 from errdex.errors import InputError, UsageError
 from errdex.spark.frames import COLUMN, match
 
-__all__ = ["FORMATS", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
+__all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
 
 FORMATS = ("text", "jsonl", "parquet")
-#: Settings of the session :func:`local_session` starts: bound to the loopback interface, no web UI.
-LOCAL_CONF: dict[str, str] = {
+#: Settings of a local session (``local[N]``): bound to the loopback interface, no web UI.
+LOOPBACK_CONF: dict[str, str] = {
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.ui.enabled": "false",
+}
+#: Settings of every session :func:`local_session` starts.
+LOCAL_CONF: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "4",
     "spark.python.worker.reuse": "true",
@@ -40,12 +43,16 @@ LOCAL_CONF: dict[str, str] = {
 
 
 def local_session(master: str = "local[2]", *, app_name: str = "errdex", conf: dict[str, str] | None = None) -> Any:
-    """The active Spark session, or a new one on ``master`` with :data:`LOCAL_CONF` (workers run this Python)."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # never another interface, not even to look it up
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    """The active Spark session, or a new one on ``master`` with :data:`LOCAL_CONF`; a local master
+    (``local[N]``) also gets :data:`LOOPBACK_CONF` and workers that run this Python."""
+    settings = dict(LOCAL_CONF)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # never another interface, not even to look it up
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        settings |= LOOPBACK_CONF
     builder = SparkSession.builder.master(master).appName(app_name)
-    for key, value in {**LOCAL_CONF, **(conf or {})}.items():
+    for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
