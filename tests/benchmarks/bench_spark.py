@@ -1,6 +1,6 @@
 """Benchmark: errdex's engine on Spark (local[1], local[2]) and inside DuckDB, against ``errdex match``.
 
-Run: .venv/bin/python -m tests.benchmarks.bench_spark [--lines 1000000,10000000] [--records 1000]
+Run: .venv/bin/python -m tests.benchmarks.bench_spark [--lines 1000000,10000000] [--records 10000]
 
 The corpus is bench_match's: the Loghub lines repeated to N lines, about 1%
 carrying a generated record's message. For each N it prints lines/s of:
@@ -103,7 +103,7 @@ def _duckdb(log: Path, records: Path, tmpdir: Path, sample_size: int) -> tuple[f
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", default="1000000")
-    parser.add_argument("--records", type=int, default=1000)
+    parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--sql-sample", type=int, default=100_000)
     parser.add_argument("--spark-worker", nargs=4, metavar=("MASTER", "LOG", "RECORDS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
