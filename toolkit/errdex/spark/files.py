@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, PySparkRuntimeError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -54,7 +54,11 @@ def local_session(master: str = "local[2]", *, app_name: str = "errdex", conf: d
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    try:
+        session = builder.getOrCreate()
+    except PySparkRuntimeError as exc:  # no Java, or one Spark cannot start (the message says which)
+        raise UsageError(f"cannot start Spark on {master}: {str(exc).splitlines()[0]} "
+                         "(Spark needs a Java 17 runtime: apt-get install openjdk-17-jre-headless)") from exc
     session.sparkContext.setLogLevel("ERROR")
     return session
 
