@@ -36,6 +36,8 @@ __all__ = ["FINDERS", "JavaScriptFinder"]
 Node = tree_sitter.Node
 
 _LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
+#: npmlog's and proc-log's levels beyond the usual ones (npm, its libraries, and tools built like it).
+_NPM_METHODS = {"notice": "info", "verbose": "info", "http": "debug", "silly": "trace", "timing": "trace"}
 _LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
 #: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
 _LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
@@ -194,10 +196,12 @@ class _File:
     # --- sites ----------------------------------------------------------------------------------------
 
     def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, level: str | None,
-            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format") -> None:
+            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format",
+            title: Node | None = None) -> None:
         """A site writing ``message``; ``after``: the arguments that follow it, which ``util.format`` reads
         into the message's conversions; ``appends``: the rest are written after it, each after a space
-        (``console.error("failed:", err)``)."""
+        (``console.error("failed:", err)``); ``title``: written first, then a space, unless it is empty
+        (npmlog's and proc-log's ``log.verbose("title", message)``)."""
         line = statement.start_point.row + 1
         template = join(self.message(message))
         if after:
@@ -206,6 +210,10 @@ class _File:
             left = len(after) - sum(isinstance(p, Hole) for p in template)
             template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
                                           for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        if title is not None:
+            heading = join(self.message(title))
+            if heading:
+                template = join([*heading, Text(" "), *template])
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not is_parameter(message)
@@ -282,16 +290,40 @@ class _File:
         if index >= len(positional):
             return
         named = sink.name.startswith("logger.") and sink.level_arg is None
+        console = callee.startswith("console.")
+        title = positional[0] if named and not console and index == 0 and _is_title(positional) else None
+        if title is not None:
+            index = 1
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
-        self.add(node, statement, "log", positional[index], after=positional[index + 1:],
-                 appends=callee.startswith("console."), style="util-format" if sink.style == "plain" else sink.style,
-                 level=callee.rsplit(".", 1)[-1].lower() if named else level,
+        self.add(node, statement, "log", positional[index], after=positional[index + 1:], title=title,
+                 appends=console or title is not None,
+                 style="util-format" if sink.style == "plain" else sink.style,
+                 level=_method_level(callee, level) if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
 
 def _writes_text(node: Node) -> bool:
     return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
         and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
+
+
+#: What a logger's second argument is when it is no message: an object of fields (winston's meta), a callback.
+_NOT_TEXT = frozenset({"object", "array", "arrow_function", "function_expression", "function", "comment"})
+
+
+def _is_title(arguments: Sequence[Node]) -> bool:
+    """Whether a logger call's first argument is a title its message follows (npmlog's and proc-log's
+    ``log.verbose("cli", message)``): a string with no conversion, followed by an argument that writes text.
+    The line is the title, a space, and ``util.format`` of the rest."""
+    return len(arguments) > 1 and arguments[0].type in ("string", "template_string") \
+        and "%" not in text(arguments[0]) and arguments[1].type not in _NOT_TEXT
+
+
+def _method_level(callee: str, level: str) -> str:
+    """The level a logger method's site records: its own name for the usual methods (``warn``), the level on
+    errdex's scale for npm's (``silly``: trace)."""
+    method = callee.rsplit(".", 1)[-1].lower()
+    return method if method in _LOG_METHODS else level
 
 
 def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
@@ -306,7 +338,8 @@ def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink 
 
 
 def _default_sinks() -> tuple[Sink, ...]:
-    return tuple(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS)
+    return (*(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS),
+            *(Sink(f"logger.{m}", level=level, style="plain") for m, level in _NPM_METHODS.items()))
 
 
 @lru_cache(maxsize=4)
