@@ -8,7 +8,8 @@ import tree_sitter
 from errdex.harvest.languages._tree import text
 from errdex.harvest.sites import Shape
 
-__all__ = ["FUNCTIONS", "declared_shape", "enclosing_function", "guards", "is_parameter"]
+__all__ = ["FUNCTIONS", "declared_shape", "enclosing_function", "function_name", "guards", "is_parameter",
+           "returned_values"]
 
 Node = tree_sitter.Node
 
@@ -34,6 +35,46 @@ def declared_shape(name: Node) -> Shape:
                     return _TYPE_SHAPES.get(declared, "any")
         scope = scope.parent
     return "any"
+
+
+def function_name(function: Node) -> str | None:
+    """The name a function is called by: its own (``function f``, a method), or the variable or property it
+    is assigned to (``const f = () => ...``, ``{ f: function () {...} }``)."""
+    name = function.child_by_field_name("name")
+    parent = function.parent
+    if name is None and parent is not None and parent.type in ("variable_declarator", "pair"):
+        name = parent.child_by_field_name("name" if parent.type == "variable_declarator" else "key")
+    return text(name) if name is not None and name.type in (
+        "identifier", "property_identifier", "private_property_identifier") else None
+
+
+def returned_values(root: Node) -> list[tuple[str, list[Node]]]:
+    """Each named function of a file, in source order, with the expressions its own ``return`` statements
+    give (an arrow function's expression body too); not those of the functions inside it."""
+    found: list[tuple[str, list[Node]]] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        stack.extend(current.children)
+        if current.type not in FUNCTIONS:
+            continue
+        name = function_name(current)
+        body = current.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        if body.type != "statement_block":
+            found.append((name, [body]))
+            continue
+        values: list[Node] = []
+        inner = [body]
+        while inner:
+            node = inner.pop()
+            if node.type == "return_statement":
+                values.extend(c for c in node.named_children if c.type != "comment")
+            elif node.type not in FUNCTIONS and node.type not in ("class_declaration", "class"):
+                inner.extend(node.children)
+        found.append((name, sorted(values, key=lambda n: n.start_byte)))
+    return sorted(found, key=lambda item: item[1][0].start_byte if item[1] else 0)
 
 
 def is_parameter(name: Node) -> bool:

@@ -25,7 +25,15 @@ import tree_sitter_typescript
 
 from errdex.harvest.formats import formatted, join
 from errdex.harvest.languages import FileSites, TreeFacts
-from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
+from errdex.harvest.languages._jscontext import (
+    FUNCTIONS,
+    declared_shape,
+    enclosing_function,
+    guards,
+    is_parameter,
+    returned_values,
+)
+from errdex.harvest.languages._pyreturns import pick
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
@@ -41,11 +49,17 @@ _NPM_METHODS = {"notice": "info", "verbose": "info", "http": "debug", "silly": "
 _LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
 #: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
 _LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
+#: Logging libraries whose calls take a title before the message: ``log.http("fetch", "GET 200 ...")``.
+_TITLED = ("proc-log", "npmlog")
 _I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
 _ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
                    "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
 _MAX_DEPTH = 8
+#: Methods of JavaScript's own values: a call of one is never a function of the tree of that name.
+_BUILTIN_METHODS = frozenset({"toString", "join", "trim", "slice", "map", "replace", "replaceAll", "format",
+                              "toLowerCase", "toUpperCase", "padStart", "padEnd", "substring", "concat", "get",
+                              "toFixed", "toISOString", "stringify", "inspect", "repeat", "filter", "split"})
 _WRAPPERS = ("parenthesized_expression", "as_expression", "non_null_expression", "satisfies_expression")
 
 _LANGUAGES = {
@@ -84,8 +98,12 @@ class _File:
     """One file being read: its module constants and the sinks asked for."""
 
     def __init__(self, root: Node, path: str, language: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 constants: Mapping[str, str]) -> None:
+                 constants: Mapping[str, str], returns: Mapping[str, Sequence[Template]] | None = None) -> None:
         self.path, self.language, self.levels, self.sinks, self.shared = path, language, levels, sinks, constants
+        self.root = root
+        #: What the tree's functions return, by name (:meth:`JavaScriptFinder.survey`); the file's own when asked.
+        self.tree_returns: Mapping[str, Sequence[Template]] = returns or {}
+        self._own_returns: dict[str, list[Template]] | None = None
         self.constants: dict[str, Node] = {}
         for statement in root.children:
             declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" \
@@ -102,6 +120,9 @@ class _File:
             if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
         self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
                                  and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+        #: The file logs through npmlog or proc-log, whose ``log.verbose(title, message...)`` writes the title,
+        #: a space and ``util.format`` of the rest (pino and winston style loggers do not append the rest).
+        self.titled = any(f"{quote}{name}{quote}".encode() in source for name in _TITLED for quote in "'\"")
         self.found = FileSites()
         #: Messages not harvested, with the class built; kept unless the file's own class writes the text.
         self.unexplained: list[tuple[str, Skipped]] = []
@@ -134,12 +155,42 @@ class _File:
                 function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
                 if function is not None and args is not None and text(function) in _I18N and args.named_children:
                     return self.message(args.named_children[0], depth + 1)
+                called = self.called(function)
+                if called is not None:
+                    return called
             if kind == "identifier":
-                value = self.resolve(node)
-                if value is not None:
-                    return value if isinstance(value, tuple) else self.message(value, depth + 1)
-                return (Hole("${" + compact(node) + "}", declared_shape(node)),)
+                return self.named(node, depth)
         return (Hole("${" + compact(node) + "}"),)
+
+    def called(self, function: Node | None) -> Template | None:
+        """What a call of a function or method of the tree returns (``log.error("", this.npm.exitErrorMessage())``:
+        the templates of its ``return`` statements, several as a choice); None when unknown or ambiguous."""
+        if function is None or function.type not in ("identifier", "member_expression"):
+            return None
+        name = text(function).rsplit(".", 1)[-1]
+        if name in _BUILTIN_METHODS:
+            return None
+        return pick(name, self.own_returns(), self.tree_returns)
+
+    def own_returns(self) -> Mapping[str, Sequence[Template]]:
+        """Function name -> the distinct templates the file's functions of that name return (a return with no
+        literal text of its own left out)."""
+        if self._own_returns is None:
+            self._own_returns = {}  # a function calling itself reads this while it is built: unknown
+            found: dict[str, list[Template]] = {}
+            for name, values in returned_values(self.root):
+                options: list[Template] = []
+                for value in values:
+                    template = join(self.message(value, 1))
+                    if has_literal(template) and template not in options:
+                        options.append(template)
+                if options:
+                    template = options[0] if len(options) == 1 else (Choice(tuple(options)),)
+                    kept = found.setdefault(name, [])
+                    if template not in kept:
+                        kept.append(template)
+            self._own_returns = found
+        return self._own_returns
 
     def template(self, node: Node, depth: int) -> tuple[Part, ...]:
         out: list[Part] = []
@@ -164,34 +215,51 @@ class _File:
 
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
+        assigned = self.assigned(name)
+        if assigned:
+            return assigned[-1]
         wanted = text(name)
-        scope = name.parent
-        while scope is not None and scope.type not in FUNCTIONS:
-            scope = scope.parent
-        if scope is not None:
-            found: Node | None = None
-            stack = [scope.child_by_field_name("body")]
-            while stack:
-                current = stack.pop()
-                if current is None or current.start_byte >= name.start_byte:
-                    continue
-                target = value = None
-                if current.type == "variable_declarator":
-                    target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
-                elif current.type == "assignment_expression":
-                    target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
-                if target is not None and value is not None and text(target) == wanted \
-                        and (found is None or current.start_byte > found.start_byte):
-                    found = value
-                if current.type not in FUNCTIONS and current.type != "class_declaration":
-                    stack.extend(current.children)
-            if found is not None:
-                return found
         if wanted in self.constants:
             return self.constants[wanted]
         if wanted in self.shared:
             return join([Text(self.shared[wanted])])
         return None
+
+    def assigned(self, name: Node) -> list[Node]:
+        """The values a name is assigned earlier in its function, in order (an assignment whose value reads
+        the name itself, ``msg = `${msg} (dry-run)```, is before that name only)."""
+        wanted = text(name)
+        scope = name.parent
+        while scope is not None and scope.type not in FUNCTIONS:
+            scope = scope.parent
+        found: list[Node] = []
+        stack = [scope.child_by_field_name("body")] if scope is not None else []
+        while stack:
+            current = stack.pop()
+            if current is None or current.start_byte >= name.start_byte:
+                continue
+            target = value = None
+            if current.type == "variable_declarator":
+                target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
+            elif current.type == "assignment_expression":
+                target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
+            if target is not None and value is not None and text(target) == wanted \
+                    and not value.start_byte <= name.start_byte < value.end_byte:
+                found.append(value)
+            if current.type not in FUNCTIONS and current.type != "class_declaration":
+                stack.extend(current.children)
+        return sorted(found, key=lambda value: value.start_byte)
+
+    def named(self, node: Node, depth: int) -> tuple[Part, ...]:
+        """What a name writes: its last value before it; when that assignment is conditional (in an ``if`` the
+        name is not in: ``if (dryRun) msg = `${msg} (dry-run)```), a choice of it and the value before it."""
+        assigned = self.assigned(node)
+        if len(assigned) > 1 and _conditional(assigned[-1], node):
+            return (Choice((self.message(assigned[-2], depth + 1), self.message(assigned[-1], depth + 1))),)
+        value = self.resolve(node)
+        if value is not None:
+            return value if isinstance(value, tuple) else self.message(value, depth + 1)
+        return (Hole("${" + compact(node) + "}", declared_shape(node)),)
 
     # --- sites ----------------------------------------------------------------------------------------
 
@@ -291,7 +359,8 @@ class _File:
             return
         named = sink.name.startswith("logger.") and sink.level_arg is None
         console = callee.startswith("console.")
-        title = positional[0] if named and not console and index == 0 and _is_title(positional) else None
+        title = positional[0] if self.titled and named and not console and index == 0 and _is_title(positional) \
+            else None
         if title is not None:
             index = 1
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
@@ -300,6 +369,20 @@ class _File:
                  style="util-format" if sink.style == "plain" else sink.style,
                  level=_method_level(callee, level) if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
+
+
+_BRANCHES = frozenset({"if_statement", "else_clause", "switch_case", "ternary_expression", "for_statement",
+                       "for_in_statement", "while_statement", "catch_clause"})
+
+
+def _conditional(value: Node, name: Node) -> bool:
+    """Whether the assignment of ``value`` runs only on a branch that ``name`` is not in."""
+    current = value.parent
+    while current is not None and current.type not in FUNCTIONS:
+        if current.type in _BRANCHES and not current.start_byte <= name.start_byte < current.end_byte:
+            return True
+        current = current.parent
+    return False
 
 
 def _writes_text(node: Node) -> bool:
@@ -373,14 +456,20 @@ class JavaScriptFinder:
         self.default_sinks: tuple[Sink, ...] = _default_sinks()
         self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
 
-    #: Its constants resolve within the file: the harvest's constants pass skips its files.
-    offers_constants = False
+    #: The first pass learns what the tree's functions return (its constants resolve within the file).
+    offers_constants = True
     #: A site is a call of a sink, or one of the query's (:func:`_query`) throw, super(...) and new nodes.
     site_words: tuple[bytes, ...] = (b"throw", b"super", b"new")
 
-    def survey(self, source: bytes) -> TreeFacts:
-        """JavaScript names no constants to other files (a ``const`` resolves within its file)."""
-        return TreeFacts()
+    def survey(self, source: bytes, path: str = "") -> TreeFacts:
+        """The messages the file's functions return, by name (``this.npm.exitErrorMessage()`` in another
+        file); a ``const`` resolves within its file."""
+        if b"return" not in source and b"=>" not in source:
+            return TreeFacts()
+        grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
+        root = self._parsers[grammar].parse(source).root_node
+        file = _File(root, path, self.name, (), frozenset(), {})
+        return TreeFacts(returns={name: list(found) for name, found in file.own_returns().items()})
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
@@ -388,7 +477,7 @@ class JavaScriptFinder:
         tree = self._parsers[grammar].parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
-        file = _File(root, path, self.name, wanted, levels, facts.constants)
+        file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
         if root.has_error:
             file.found.parse_error = first_error(root)
         query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
