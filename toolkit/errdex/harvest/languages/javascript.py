@@ -15,7 +15,6 @@ in the same function. The TypeScript finder reads ``.tsx`` files with the TSX gr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -33,6 +32,18 @@ from errdex.harvest.languages._jscontext import (
     is_parameter,
     returned_values,
 )
+from errdex.harvest.languages._jssinks import (
+    I18N,
+    LOGGER_MAKERS,
+    TITLED,
+    conditional,
+    default_sinks,
+    is_title,
+    method_level,
+    sink_for,
+    unescape,
+    writes_text,
+)
 from errdex.harvest.languages._pyreturns import pick
 from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
@@ -43,18 +54,6 @@ __all__ = ["FINDERS", "JavaScriptFinder"]
 
 Node = tree_sitter.Node
 
-_LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
-#: npmlog's and proc-log's levels beyond the usual ones (npm, its libraries, and tools built like it).
-_NPM_METHODS = {"notice": "info", "verbose": "info", "http": "debug", "silly": "trace", "timing": "trace"}
-_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
-#: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
-_LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
-#: Logging libraries whose calls take a title before the message: ``log.http("fetch", "GET 200 ...")``.
-_TITLED = ("proc-log", "npmlog")
-_I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
-_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
-                   "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
 _MAX_DEPTH = 8
 #: Methods of JavaScript's own values: a call of one is never a function of the tree of that name.
 _BUILTIN_METHODS = frozenset({"toString", "join", "trim", "slice", "map", "replace", "replaceAll", "format",
@@ -68,25 +67,6 @@ _LANGUAGES = {
     "tsx": tree_sitter.Language(tree_sitter_typescript.language_tsx()),
 }
 
-
-
-def _unescape(escape: str) -> str:
-    """The character a JavaScript escape sequence stands for (``\\n``, ``\\u{1F600}``, ``\\'``)."""
-    m = _ESCAPE.fullmatch(escape)
-    if m is None:
-        return escape
-    body = m[1]
-    if body[0] in "ux" and len(body) > 1:
-        code = int(body.strip("u{}x") if body[0] == "u" else body[1:], 16)
-        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
-    return _SIMPLE_ESCAPES.get(body, body)
-
-
-def _is_logger(receiver: str, made: frozenset[str]) -> bool:
-    """A logger by its name (``console``, ``this.logger``), or a name the file binds to a new logger
-    (``const audit = pino()``, in ``made``)."""
-    last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
 
 
 def _is_error_class(name: str) -> bool:
@@ -117,12 +97,12 @@ class _File:
                         self.constants[text(name)] = value
         source = root.text or b""
         made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root) \
-            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
+            if any(m.encode() in source for m in LOGGER_MAKERS) else []  # the query costs; most files make none
         self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
-                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in LOGGER_MAKERS)
         #: The file logs through npmlog or proc-log, whose ``log.verbose(title, message...)`` writes the title,
         #: a space and ``util.format`` of the rest (pino and winston style loggers do not append the rest).
-        self.titled = any(f"{quote}{name}{quote}".encode() in source for name in _TITLED for quote in "'\"")
+        self.titled = any(f"{quote}{name}{quote}".encode() in source for name in TITLED for quote in "'\"")
         self.found = FileSites()
         #: Messages not harvested, with the class built; kept unless the file's own class writes the text.
         self.unexplained: list[tuple[str, Skipped]] = []
@@ -136,7 +116,7 @@ class _File:
         kind = node.type
         if depth <= _MAX_DEPTH:
             if kind == "string":
-                return join(Text(text(c) if c.type == "string_fragment" else _unescape(text(c)))
+                return join(Text(text(c) if c.type == "string_fragment" else unescape(text(c)))
                             for c in node.named_children)
             if kind == "template_string":
                 return self.template(node, depth)
@@ -153,7 +133,7 @@ class _File:
                     return (choice,)
             if kind == "call_expression":
                 function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-                if function is not None and args is not None and text(function) in _I18N and args.named_children:
+                if function is not None and args is not None and text(function) in I18N and args.named_children:
                     return self.message(args.named_children[0], depth + 1)
                 called = self.called(function)
                 if called is not None:
@@ -198,7 +178,7 @@ class _File:
             if child.type == "string_fragment":
                 out.append(Text(text(child)))
             elif child.type == "escape_sequence":
-                out.append(Text(_unescape(text(child))))
+                out.append(Text(unescape(text(child))))
             elif child.type == "template_substitution" and child.named_child_count:
                 out.extend(self.message(child.named_children[0], depth + 1))
         return join(out)
@@ -254,7 +234,7 @@ class _File:
         """What a name writes: its last value before it; when that assignment is conditional (in an ``if`` the
         name is not in: ``if (dryRun) msg = `${msg} (dry-run)```), a choice of it and the value before it."""
         assigned = self.assigned(node)
-        if len(assigned) > 1 and _conditional(assigned[-1], node):
+        if len(assigned) > 1 and conditional(assigned[-1], node):
             return (Choice((self.message(assigned[-2], depth + 1), self.message(assigned[-1], depth + 1))),)
         value = self.resolve(node)
         if value is not None:
@@ -341,7 +321,7 @@ class _File:
         if function is None or args is None:
             return
         callee = text(function)
-        sink = _sink_for(self.sinks, callee, self.loggers)
+        sink = sink_for(self.sinks, callee, self.loggers)
         if sink is None:
             return
         positional = [a for a in args.named_children if a.type != "comment"]
@@ -354,12 +334,12 @@ class _File:
             return
         index = sink.format_arg
         if sink.name.startswith("logger."):  # pino/winston: an object first, the message after it
-            index = next((i for i, a in enumerate(positional) if _writes_text(a)), len(positional))
+            index = next((i for i, a in enumerate(positional) if writes_text(a)), len(positional))
         if index >= len(positional):
             return
         named = sink.name.startswith("logger.") and sink.level_arg is None
         console = callee.startswith("console.")
-        title = positional[0] if self.titled and named and not console and index == 0 and _is_title(positional) \
+        title = positional[0] if self.titled and named and not console and index == 0 and is_title(positional) \
             else None
         if title is not None:
             index = 1
@@ -367,62 +347,8 @@ class _File:
         self.add(node, statement, "log", positional[index], after=positional[index + 1:], title=title,
                  appends=console or title is not None,
                  style="util-format" if sink.style == "plain" else sink.style,
-                 level=_method_level(callee, level) if named else level,
+                 level=method_level(callee, level) if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
-
-
-_BRANCHES = frozenset({"if_statement", "else_clause", "switch_case", "ternary_expression", "for_statement",
-                       "for_in_statement", "while_statement", "catch_clause"})
-
-
-def _conditional(value: Node, name: Node) -> bool:
-    """Whether the assignment of ``value`` runs only on a branch that ``name`` is not in."""
-    current = value.parent
-    while current is not None and current.type not in FUNCTIONS:
-        if current.type in _BRANCHES and not current.start_byte <= name.start_byte < current.end_byte:
-            return True
-        current = current.parent
-    return False
-
-
-def _writes_text(node: Node) -> bool:
-    return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
-        and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
-
-
-#: What a logger's second argument is when it is no message: an object of fields (winston's meta), a callback.
-_NOT_TEXT = frozenset({"object", "array", "arrow_function", "function_expression", "function", "comment"})
-
-
-def _is_title(arguments: Sequence[Node]) -> bool:
-    """Whether a logger call's first argument is a title its message follows (npmlog's and proc-log's
-    ``log.verbose("cli", message)``): a string with no conversion, followed by an argument that writes text.
-    The line is the title, a space, and ``util.format`` of the rest."""
-    return len(arguments) > 1 and arguments[0].type in ("string", "template_string") \
-        and "%" not in text(arguments[0]) and arguments[1].type not in _NOT_TEXT
-
-
-def _method_level(callee: str, level: str) -> str:
-    """The level a logger method's site records: its own name for the usual methods (``warn``), the level on
-    errdex's scale for npm's (``silly``: trace)."""
-    method = callee.rsplit(".", 1)[-1].lower()
-    return method if method in _LOG_METHODS else level
-
-
-def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
-    receiver, _, method = callee.rpartition(".")
-    for sink in sinks:
-        if sink.name.startswith("logger."):
-            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, made):
-                return sink
-        elif callee == sink.name or ("." not in sink.name and method == sink.name):
-            return sink
-    return None
-
-
-def _default_sinks() -> tuple[Sink, ...]:
-    return (*(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS),
-            *(Sink(f"logger.{m}", level=level, style="plain") for m, level in _NPM_METHODS.items()))
 
 
 @lru_cache(maxsize=4)
@@ -430,7 +356,7 @@ def _made_loggers(language: str) -> tree_sitter.Query:
     """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
     name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
     made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
-            f" (#any-of? @maker {query_strings(_LOGGER_MAKERS)})")
+            f" (#any-of? @maker {query_strings(LOGGER_MAKERS)})")
     return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
 (assignment_expression left: (_) @target right: {made})""")
 
@@ -453,7 +379,7 @@ class JavaScriptFinder:
     def __init__(self, language: str, extensions: tuple[str, ...]) -> None:
         self.name = language
         self.extensions = extensions
-        self.default_sinks: tuple[Sink, ...] = _default_sinks()
+        self.default_sinks: tuple[Sink, ...] = default_sinks()
         self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
 
     #: The first pass learns what the tree's functions return (its constants resolve within the file).

@@ -1,0 +1,111 @@
+"""What JavaScript's loggers are, how their calls write a message, and the escapes of its strings: the logger
+names and methods the finder knows (console, pino, winston, npmlog and proc-log levels), the sink a call is,
+and whether its first argument is a title the message follows (npm's ``log.verbose("cli", message)``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import tree_sitter
+
+from errdex.harvest.languages._jscontext import FUNCTIONS
+from errdex.harvest.languages._tree import text
+from errdex.harvest.sinks import Sink, normal_level
+
+__all__ = ["I18N", "LOGGER_MAKERS", "TITLED", "conditional", "default_sinks", "is_title", "method_level",
+           "sink_for", "unescape", "writes_text"]
+
+Node = tree_sitter.Node
+
+_LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
+#: npmlog's and proc-log's levels beyond the usual ones (npm, its libraries, and tools built like it).
+_NPM_METHODS = {"notice": "info", "verbose": "info", "http": "debug", "silly": "trace", "timing": "trace"}
+_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
+#: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
+LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
+#: Logging libraries whose calls take a title before the message: ``log.http("fetch", "GET 200 ...")``.
+TITLED = ("proc-log", "npmlog")
+I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
+_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
+                   "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
+
+
+def unescape(escape: str) -> str:
+    """The character a JavaScript escape sequence stands for (``\\n``, ``\\u{1F600}``, ``\\'``)."""
+    m = _ESCAPE.fullmatch(escape)
+    if m is None:
+        return escape
+    body = m[1]
+    if body[0] in "ux" and len(body) > 1:
+        code = int(body.strip("u{}x") if body[0] == "u" else body[1:], 16)
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return _SIMPLE_ESCAPES.get(body, body)
+
+
+def _is_logger(receiver: str, made: frozenset[str]) -> bool:
+    """A logger by its name (``console``, ``this.logger``), or a name the file binds to a new logger
+    (``const audit = pino()``, in ``made``)."""
+    last = receiver.rsplit(".", 1)[-1]
+    return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
+
+
+#: Where an assignment runs only sometimes.
+_BRANCHES = frozenset({"if_statement", "else_clause", "switch_case", "ternary_expression", "for_statement",
+                       "for_in_statement", "while_statement", "catch_clause"})
+
+
+def conditional(value: Node, name: Node) -> bool:
+    """Whether the assignment of ``value`` runs only on a branch that ``name`` is not in."""
+    current = value.parent
+    while current is not None and current.type not in FUNCTIONS:
+        if current.type in _BRANCHES and not current.start_byte <= name.start_byte < current.end_byte:
+            return True
+        current = current.parent
+    return False
+
+
+def writes_text(node: Node) -> bool:
+    """Whether a logger argument is the message (pino's ``logger.error({ err }, "message")``), not its fields
+    or the error itself."""
+    return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
+        and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
+
+
+#: What a logger's second argument is when it is no message: an object of fields (winston's meta), a callback.
+_NOT_TEXT = frozenset({"object", "array", "arrow_function", "function_expression", "function", "comment"})
+
+
+def is_title(arguments: Sequence[Node]) -> bool:
+    """Whether a logger call's first argument is a title its message follows (npmlog's and proc-log's
+    ``log.verbose("cli", message)``): a string with no conversion, followed by an argument that writes text.
+    The line is the title, a space, and ``util.format`` of the rest."""
+    return len(arguments) > 1 and arguments[0].type in ("string", "template_string") \
+        and "%" not in text(arguments[0]) and arguments[1].type not in _NOT_TEXT
+
+
+def method_level(callee: str, level: str) -> str:
+    """The level a logger method's site records: its own name for the usual methods (``warn``), the level on
+    errdex's scale for npm's (``silly``: trace)."""
+    method = callee.rsplit(".", 1)[-1].lower()
+    return method if method in _LOG_METHODS else level
+
+
+def sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
+    """The sink a call of ``callee`` is: a logger method (``logger.warn`` on a receiver that is a logger), or a
+    function named like a project's sink; None for other calls."""
+    receiver, _, method = callee.rpartition(".")
+    for sink in sinks:
+        if sink.name.startswith("logger."):
+            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, made):
+                return sink
+        elif callee == sink.name or ("." not in sink.name and method == sink.name):
+            return sink
+    return None
+
+
+def default_sinks() -> tuple[Sink, ...]:
+    """The logger methods every JavaScript file is read for, each at its level."""
+    return (*(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS),
+            *(Sink(f"logger.{m}", level=level, style="plain") for m, level in _NPM_METHODS.items()))
