@@ -80,10 +80,12 @@ def measure(tmp: Path) -> tuple[Score, int]:
 
 def test_npm_lines_trace_to_their_log_call(tmp_path: Path) -> None:
     result, others = measure(tmp_path)
-    assert result.total >= NPM_LINES and others >= 0, result.summary()
+    assert result.total >= NPM_LINES and others >= OTHER_LINES, result.summary()
     assert result.rate >= NPM_FLOOR, result.summary(shown=60)
 
 
-#: The lines the workload's npm logs through its own code (at least; a run's count varies a little with its
-#: timing), and what is traced today, rounded down (the issue's target is 98%).
-NPM_LINES, NPM_FLOOR = 250, 0.0
+#: The lines the workload's npm logs through its own code (577 on npm 11.19.1; at least 550 are asked for, a
+#: run's count varies a little with timing), and through its bundled packages (224: arborist, config, pacote...,
+#: not harvested), and what is traced today, rounded down: 501 of 577 (86.8%; the issue's target is 98%). The
+#: README lists the misses and why.
+NPM_LINES, OTHER_LINES, NPM_FLOOR = 550, 100, 0.86
