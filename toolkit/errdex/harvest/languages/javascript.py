@@ -45,7 +45,7 @@ from errdex.harvest.languages._jssinks import (
     writes_text,
 )
 from errdex.harvest.languages._pyreturns import pick
-from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -380,27 +380,33 @@ class JavaScriptFinder:
         self.name = language
         self.extensions = extensions
         self.default_sinks: tuple[Sink, ...] = default_sinks()
-        self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
+        #: One parser per grammar, keeping the trees the survey parses for the sites pass (:class:`KeptTrees`).
+        self._trees = {name: KeptTrees(tree_sitter.Parser(lang)) for name, lang in _LANGUAGES.items()}
 
     #: The first pass learns what the tree's functions return (its constants resolve within the file).
     offers_constants = True
     #: A site is a call of a sink, or one of the query's (:func:`_query`) throw, super(...) and new nodes.
     site_words: tuple[bytes, ...] = (b"throw", b"super", b"new")
 
+    def release(self, source: bytes) -> None:
+        """Let go of the tree the survey kept for a file that is not searched for sites."""
+        self._trees[self.name].drop(source)
+
     def survey(self, source: bytes, path: str = "") -> TreeFacts:
         """The messages the file's functions return, by name (``this.npm.exitErrorMessage()`` in another
         file); a ``const`` resolves within its file."""
         if b"return" not in source and b"=>" not in source:
             return TreeFacts()
-        grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
-        root = self._parsers[grammar].parse(source).root_node
+        root = self._trees[self.name].parse(source, keep=True).root_node  # a .tsx file: read as TypeScript here
         file = _File(root, path, self.name, (), frozenset(), {})
         return TreeFacts(returns={name: list(found) for name, found in file.own_returns().items()})
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
-        tree = self._parsers[grammar].parse(source)
+        if grammar != self.name:
+            self.release(source)  # the survey read it with the TypeScript grammar
+        tree = self._trees[grammar].parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
         file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
