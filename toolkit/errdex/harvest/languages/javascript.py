@@ -6,11 +6,16 @@ site is where its text is); log calls through ``console`` and logger objects (``
 ``this.log.warn``; pino and winston style ``logger.error({obj}, "message")``: the message is the first
 argument that writes text). A log call with arguments after its message is read as a ``util.format``
 format (``%s``, ``%d``); ``console`` writes the arguments its format does not take after it, space-separated.
+In a file that requires npmlog or proc-log, ``log.verbose("title", message, ...)`` writes the title, a space,
+then the rest as ``console`` would (npm's debug log: ``12 verbose title npm install``), at npm's levels too
+(``notice``, ``verbose``, ``http``, ``silly``, ``timing``).
 
 Messages are read from string literals, ``+`` concatenation, template literals (nested; a conditional
 ``${cond ? `text` : ""}`` is a :class:`~errdex.harvest.sites.Choice`), i18n wrappers (``t()``, ``_()``,
-``i18n.t()``) and names: a ``const NAME = "..."`` of the file, or a local variable assigned a literal earlier
-in the same function. The TypeScript finder reads ``.tsx`` files with the TSX grammar.
+``i18n.t()``) and names: a ``const NAME = "..."`` of the file, or a local variable assigned earlier in the
+same function (``msg = `${msg} (dry-run)``` reads the value before; an assignment in a branch the call is not
+in is a choice of both values), and what a called function or method of the tree returns, by name (learned
+by :meth:`JavaScriptFinder.survey`). The TypeScript finder reads ``.tsx`` files with the TSX grammar.
 """
 
 from __future__ import annotations
