@@ -9,11 +9,10 @@ from collections.abc import Sequence
 
 import tree_sitter
 
-from errdex.harvest.languages._jscontext import FUNCTIONS
 from errdex.harvest.languages._tree import text
 from errdex.harvest.sinks import Sink, normal_level
 
-__all__ = ["I18N", "LOGGER_MAKERS", "TITLED", "conditional", "default_sinks", "is_title", "method_level",
+__all__ = ["I18N", "LOGGER_MAKERS", "TITLED", "default_sinks", "is_title", "method_level",
            "sink_for", "unescape", "writes_text"]
 
 Node = tree_sitter.Node
@@ -49,21 +48,6 @@ def _is_logger(receiver: str, made: frozenset[str]) -> bool:
     (``const audit = pino()``, in ``made``)."""
     last = receiver.rsplit(".", 1)[-1]
     return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
-
-
-#: Where an assignment runs only sometimes.
-_BRANCHES = frozenset({"if_statement", "else_clause", "switch_case", "ternary_expression", "for_statement",
-                       "for_in_statement", "while_statement", "catch_clause"})
-
-
-def conditional(value: Node, name: Node) -> bool:
-    """Whether the assignment of ``value`` runs only on a branch that ``name`` is not in."""
-    current = value.parent
-    while current is not None and current.type not in FUNCTIONS:
-        if current.type in _BRANCHES and not current.start_byte <= name.start_byte < current.end_byte:
-            return True
-        current = current.parent
-    return False
 
 
 def writes_text(node: Node) -> bool:

@@ -30,18 +30,18 @@ import tree_sitter_typescript
 from errdex.harvest.formats import formatted, join
 from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._jscontext import (
-    FUNCTIONS,
+    assigned_values,
+    conditional,
     declared_shape,
     enclosing_function,
     guards,
     is_parameter,
-    returned_values,
+    returned,
 )
 from errdex.harvest.languages._jssinks import (
     I18N,
     LOGGER_MAKERS,
     TITLED,
-    conditional,
     default_sinks,
     is_title,
     method_level,
@@ -162,18 +162,7 @@ class _File:
         literal text of its own left out)."""
         if self._own_returns is None:
             self._own_returns = {}  # a function calling itself reads this while it is built: unknown
-            found: dict[str, list[Template]] = {}
-            for name, values in returned_values(self.root):
-                options: list[Template] = []
-                for value in values:
-                    template = join(self.message(value, 1))
-                    if has_literal(template) and template not in options:
-                        options.append(template)
-                if options:
-                    template = options[0] if len(options) == 1 else (Choice(tuple(options)),)
-                    kept = found.setdefault(name, [])
-                    if template not in kept:
-                        kept.append(template)
+            found = returned(self.root, lambda value: join(self.message(value, 1)))
             self._own_returns = found
         return self._own_returns
 
@@ -200,7 +189,7 @@ class _File:
 
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
-        assigned = self.assigned(name)
+        assigned = assigned_values(name)
         if assigned:
             return assigned[-1]
         wanted = text(name)
@@ -210,35 +199,10 @@ class _File:
             return join([Text(self.shared[wanted])])
         return None
 
-    def assigned(self, name: Node) -> list[Node]:
-        """The values a name is assigned earlier in its function, in order (an assignment whose value reads
-        the name itself, ``msg = `${msg} (dry-run)```, is before that name only)."""
-        wanted = text(name)
-        scope = name.parent
-        while scope is not None and scope.type not in FUNCTIONS:
-            scope = scope.parent
-        found: list[Node] = []
-        stack = [scope.child_by_field_name("body")] if scope is not None else []
-        while stack:
-            current = stack.pop()
-            if current is None or current.start_byte >= name.start_byte:
-                continue
-            target = value = None
-            if current.type == "variable_declarator":
-                target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
-            elif current.type == "assignment_expression":
-                target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
-            if target is not None and value is not None and text(target) == wanted \
-                    and not value.start_byte <= name.start_byte < value.end_byte:
-                found.append(value)
-            if current.type not in FUNCTIONS and current.type != "class_declaration":
-                stack.extend(current.children)
-        return sorted(found, key=lambda value: value.start_byte)
-
     def named(self, node: Node, depth: int) -> tuple[Part, ...]:
         """What a name writes: its last value before it; when that assignment is conditional (in an ``if`` the
         name is not in: ``if (dryRun) msg = `${msg} (dry-run)```), a choice of it and the value before it."""
-        assigned = self.assigned(node)
+        assigned = assigned_values(node)
         if len(assigned) > 1 and conditional(assigned[-1], node):
             return (Choice((self.message(assigned[-2], depth + 1), self.message(assigned[-1], depth + 1))),)
         value = self.resolve(node)
