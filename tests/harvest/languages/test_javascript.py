@@ -185,6 +185,32 @@ def test_npm_style_titles_and_levels() -> None:
     assert [s.template for s in plain.sites] == [(Text("kept"),)]  # no title outside proc-log and npmlog
 
 
+def test_debug_module_loggers_winston_levels_and_appended_arguments() -> None:
+    found = _find('''
+        const debug = require('debug')('app:server')
+        const createDebug = require("debug")
+        const dbg = createDebug('app:db')
+        const section = require('util').debuglog('http')
+        debug('listening on %s', port)
+        dbg(`query took ${ms}ms`, rows)
+        section('socket closed')
+        logger.log('warn', 'disk %s low', disk)
+        console.log(`took ${ms}ms`, extra)
+        notALogger('nothing')
+        ''', "src/server.js", levels=frozenset(LEVELS))
+    by_line = {s.line: s for s in found.sites}
+    assert sorted(by_line) == [6, 7, 8, 9, 10]
+    assert (by_line[6].template, by_line[6].level) == ((Text("listening on "), Hole("%s")), "debug")
+    assert by_line[7].template == (Text("query took "), Hole("${ms}"), Text("ms "), Hole("${rows}"))
+    assert by_line[8].template == (Text("socket closed"),)
+    assert (by_line[9].template, by_line[9].level) == ((Text("disk "), Hole("%s"), Text(" low")), "warning")
+    assert by_line[10].template == (Text("took "), Hole("${ms}"), Text("ms "), Hole("${extra}"))
+    imported = _find("import createDebug from 'debug'\nconst d = createDebug('x')\nd('imported %d', n)",
+                     "src/m.mjs", levels=frozenset(LEVELS))
+    assert [(s.line, s.level) for s in imported.sites] == [(3, "debug")]
+    assert _find("debug('not bound to the debug module')", "src/x.js", levels=frozenset(LEVELS)).sites == []
+
+
 def test_reassigned_names_and_function_returns() -> None:
     found = _find('''
         class Publish {

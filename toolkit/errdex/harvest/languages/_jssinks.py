@@ -6,14 +6,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import tree_sitter
 
-from errdex.harvest.languages._tree import text
+from errdex.harvest.languages._tree import query_strings, text
 from errdex.harvest.sinks import Sink, normal_level
 
-__all__ = ["I18N", "LOGGER_MAKERS", "TITLED", "default_sinks", "is_title", "method_level",
-           "sink_for", "unescape", "writes_text"]
+__all__ = [
+    "I18N",
+    "LOGGER_MAKERS",
+    "TITLED",
+    "debuggers",
+    "default_sinks",
+    "is_title",
+    "made_loggers",
+    "method_level",
+    "sink_for",
+    "unescape",
+    "writes_text",
+]
 
 Node = tree_sitter.Node
 
@@ -93,3 +105,51 @@ def default_sinks() -> tuple[Sink, ...]:
     """The logger methods every JavaScript file is read for, each at its level."""
     return (*(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS),
             *(Sink(f"logger.{m}", level=level, style="plain") for m, level in _NPM_METHODS.items()))
+
+
+def debuggers(root: Node, language: tree_sitter.Language) -> frozenset[str]:
+    """The names a file binds to a logger of the ``debug`` module (``require("debug")("app:db")``, or a name
+    bound to ``require("debug")`` or imported from ``"debug"`` then called with a namespace) or of Node's
+    ``util.debuglog(section)``."""
+    factories = {"debuglog", "require('debug')"}
+    matches = tree_sitter.QueryCursor(_bindings(language)).matches(root)
+    bindings = [(text(m["target"][0]), m["value"][0]) for _, m in matches if m.get("target") and m.get("value")]
+    for name, value in bindings:
+        if value.type == "call_expression" and text(value).replace('"', "'") == "require('debug')":
+            factories.add(name)
+    for statement in root.children:
+        clause = next((c for c in statement.named_children if c.type == "import_clause"), None) \
+            if statement.type == "import_statement" else None
+        source = statement.child_by_field_name("source")
+        if clause is not None and source is not None and text(source).strip("'\"") == "debug" \
+                and clause.named_children and clause.named_children[0].type == "identifier":
+            factories.add(text(clause.named_children[0]))
+    makers = [(name, text(value.child_by_field_name("function")).replace('"', "'")) for name, value in bindings
+              if value.type == "call_expression"]
+    return frozenset(name for name, maker in makers if maker in factories or maker.endswith(".debuglog"))
+
+
+@lru_cache(maxsize=4)
+def _bindings(language: tree_sitter.Language) -> tree_sitter.Query:
+    """A name declared with a value: ``const debug = require("debug")("x")``."""
+    return tree_sitter.Query(language, "(variable_declarator name: (identifier) @target value: (_) @value)")
+
+
+def made_loggers(root: Node, language: tree_sitter.Language) -> frozenset[str]:
+    """The names a file binds to a new logger (``const audit = pino()``, ``this.log = winston.createLogger()``)."""
+    source = root.text or b""
+    if not any(m.encode() in source for m in LOGGER_MAKERS):
+        return frozenset()  # the query costs; most files make none
+    made = tree_sitter.QueryCursor(_made(language)).matches(root)
+    return frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
+                     and text(m["maker"][0]).rsplit(".", 1)[-1] in LOGGER_MAKERS)
+
+
+@lru_cache(maxsize=4)
+def _made(language: tree_sitter.Language) -> tree_sitter.Query:
+    """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
+    name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
+    made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
+            f" (#any-of? @maker {query_strings(LOGGER_MAKERS)})")
+    return tree_sitter.Query(language, f"""(variable_declarator name: (_) @target value: {made})
+(assignment_expression left: (_) @target right: {made})""")

@@ -40,10 +40,11 @@ from errdex.harvest.languages._jscontext import (
 )
 from errdex.harvest.languages._jssinks import (
     I18N,
-    LOGGER_MAKERS,
     TITLED,
+    debuggers,
     default_sinks,
     is_title,
+    made_loggers,
     method_level,
     sink_for,
     unescape,
@@ -101,10 +102,10 @@ class _File:
                             and name.type == "identifier":
                         self.constants[text(name)] = value
         source = root.text or b""
-        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root) \
-            if any(m.encode() in source for m in LOGGER_MAKERS) else []  # the query costs; most files make none
-        self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
-                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in LOGGER_MAKERS)
+        self.loggers = made_loggers(root, _LANGUAGES[language])
+        #: Names bound to a ``debug`` module logger (``const debug = require("debug")("app:db")``) or to Node's
+        #: ``util.debuglog("db")``: called as functions, they log at debug.
+        self.debuggers = debuggers(root, _LANGUAGES[language]) if b"debug" in source else frozenset()
         #: The file logs through npmlog or proc-log, whose ``log.verbose(title, message...)`` writes the title,
         #: a space and ``util.format`` of the rest (pino and winston style loggers do not append the rest).
         self.titled = any(f"{quote}{name}{quote}".encode() in source for name in TITLED for quote in "'\"")
@@ -224,7 +225,7 @@ class _File:
         if after:
             template = formatted(template, style)
         if appends:
-            left = len(after) - sum(isinstance(p, Hole) for p in template)
+            left = len(after) - sum(isinstance(p, Hole) and p.source.startswith("%") for p in template)  # conversions
             template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
                                           for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
         if title is not None:
@@ -290,11 +291,17 @@ class _File:
         if function is None or args is None:
             return
         callee = text(function)
-        sink = sink_for(self.sinks, callee, self.loggers)
+        sink = Sink("debug", level="debug", style="plain") if callee in self.debuggers \
+            else sink_for(self.sinks, callee, self.loggers)
         if sink is None:
             return
         positional = [a for a in args.named_children if a.type != "comment"]
         level = sink.level
+        if callee.endswith(".log") and not callee.startswith("console.") and len(positional) > 1 \
+                and positional[0].type == "string" and normal_level(text(positional[0]).strip("'\"")):
+            # winston's logger.log("warn", message, ...): the level, then the message
+            level, positional = normal_level(text(positional[0]).strip("'\"")), positional[1:]
+            sink = Sink("log", level=level, style="plain")
         if sink.level_arg is not None:
             if sink.level_arg >= len(positional):
                 return
@@ -314,20 +321,10 @@ class _File:
             index = 1
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
         self.add(node, statement, "log", positional[index], after=positional[index + 1:], title=title,
-                 appends=console or title is not None,
+                 appends=console or title is not None or callee in self.debuggers,
                  style="util-format" if sink.style == "plain" else sink.style,
                  level=method_level(callee, level) if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
-
-
-@lru_cache(maxsize=4)
-def _made_loggers(language: str) -> tree_sitter.Query:
-    """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
-    name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
-    made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
-            f" (#any-of? @maker {query_strings(LOGGER_MAKERS)})")
-    return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
-(assignment_expression left: (_) @target right: {made})""")
 
 
 @lru_cache(maxsize=64)
@@ -381,7 +378,7 @@ class JavaScriptFinder:
         file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
+        query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers)
         captures = tree_sitter.QueryCursor(query).captures(root)
         found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
         readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
