@@ -209,6 +209,9 @@ def test_debug_module_loggers_winston_levels_and_appended_arguments() -> None:
                      "src/m.mjs", levels=frozenset(LEVELS))
     assert [(s.line, s.level) for s in imported.sites] == [(3, "debug")]
     assert _find("debug('not bound to the debug module')", "src/x.js", levels=frozenset(LEVELS)).sites == []
+    formatted = _find("console.error(util.format('failed %s after %dms', name, ms, extra))", "src/f.js")
+    assert [s.template for s in formatted.sites] == [(Text("failed "), Hole("%s"), Text(" after "), Hole("%d", "float"),
+                                                      Text("ms "), Hole("${extra}"))]
 
 
 def test_reassigned_names_and_function_returns() -> None:

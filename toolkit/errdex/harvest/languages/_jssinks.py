@@ -1,6 +1,7 @@
 """What JavaScript's loggers are, how their calls write a message, and the escapes of its strings: the logger
 names and methods the finder knows (console, pino, winston, npmlog and proc-log levels), the sink a call is,
-and whether its first argument is a title the message follows (npm's ``log.verbose("cli", message)``)."""
+whether its first argument is a title the message follows (npm's ``log.verbose("cli", message)``), the names
+a file binds to loggers (pino, the ``debug`` module), and the query for a file's sites."""
 
 from __future__ import annotations
 
@@ -153,3 +154,16 @@ def _made(language: tree_sitter.Language) -> tree_sitter.Query:
             f" (#any-of? @maker {query_strings(LOGGER_MAKERS)})")
     return tree_sitter.Query(language, f"""(variable_declarator name: (_) @target value: {made})
 (assignment_expression left: (_) @target right: {made})""")
+
+
+@lru_cache(maxsize=64)
+def site_query(language: tree_sitter.Language, names: frozenset[str]) -> tree_sitter.Query:
+    """Throws, ``super(...)`` calls, ``new`` expressions, and calls of a function or method named like one of
+    the sinks."""
+    quoted = query_strings(names)
+    return tree_sitter.Query(language, f"""(throw_statement) @throw
+(call_expression function: (super)) @super
+(new_expression) @new
+(call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
+(call_expression function: (member_expression property: (property_identifier) @name)
+  (#any-of? @name {quoted})) @call""")

@@ -21,7 +21,6 @@ by :meth:`JavaScriptFinder.survey`). The TypeScript finder reads ``.tsx`` files 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_javascript
@@ -47,11 +46,12 @@ from errdex.harvest.languages._jssinks import (
     made_loggers,
     method_level,
     sink_for,
+    site_query,
     unescape,
     writes_text,
 )
 from errdex.harvest.languages._pyreturns import pick
-from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -141,12 +141,29 @@ class _File:
                 function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
                 if function is not None and args is not None and text(function) in I18N and args.named_children:
                     return self.message(args.named_children[0], depth + 1)
+                if function is not None and args is not None and args.named_children \
+                        and text(function) in ("util.format", "require('util').format"):
+                    message, *after = [a for a in args.named_children if a.type != "comment"]
+                    return self.formatted(message, after, depth=depth + 1)
                 called = self.called(function)
                 if called is not None:
                     return called
             if kind == "identifier":
                 return self.named(node, depth)
         return (Hole("${" + compact(node) + "}"),)
+
+    def formatted(self, message: Node, after: Sequence[Node], style: str = "util-format", *, appends: bool = True,
+                  depth: int = 0) -> Template:
+        """``message`` as a format given the arguments ``after`` (none: the text as it is), with the arguments
+        its conversions do not take written after it, each after a space, when ``appends``."""
+        template = join(self.message(message, depth))
+        if after:
+            template = formatted(template, style)
+        if appends:
+            left = len(after) - sum(isinstance(p, Hole) and p.source.startswith("%") for p in template)  # conversions
+            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
+                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        return template
 
     def called(self, function: Node | None) -> Template | None:
         """What a call of a function or method of the tree returns (``log.error("", this.npm.exitErrorMessage())``:
@@ -221,13 +238,7 @@ class _File:
         (``console.error("failed:", err)``); ``title``: written first, then a space, unless it is empty
         (npmlog's and proc-log's ``log.verbose("title", message)``)."""
         line = statement.start_point.row + 1
-        template = join(self.message(message))
-        if after:
-            template = formatted(template, style)
-        if appends:
-            left = len(after) - sum(isinstance(p, Hole) and p.source.startswith("%") for p in template)  # conversions
-            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
-                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        template = self.formatted(message, after, style, appends=appends)
         if title is not None:
             heading = join(self.message(title))
             if heading:
@@ -327,18 +338,6 @@ class _File:
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
 
 
-@lru_cache(maxsize=64)
-def _query(language: str, names: frozenset[str]) -> tree_sitter.Query:
-    """Throws, ``super(...)`` calls, and calls of a function or method named like one of the sinks."""
-    quoted = query_strings(names)
-    return tree_sitter.Query(_LANGUAGES[language], f"""(throw_statement) @throw
-(call_expression function: (super)) @super
-(new_expression) @new
-(call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
-(call_expression function: (member_expression property: (property_identifier) @name)
-  (#any-of? @name {quoted})) @call""")
-
-
 class JavaScriptFinder:
     """Finds throw and log sites in JavaScript (``language="javascript"``) or TypeScript files."""
 
@@ -378,7 +377,7 @@ class JavaScriptFinder:
         file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers)
+        query = site_query(_LANGUAGES[grammar], frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers)
         captures = tree_sitter.QueryCursor(query).captures(root)
         found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
         readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
