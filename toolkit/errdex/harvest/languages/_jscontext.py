@@ -122,6 +122,11 @@ def conditional(value: Node, name: Node) -> bool:
     return False
 
 
+#: What a ``return`` gives that may hold literal text.
+_TEXTUAL = frozenset({"string", "template_string", "binary_expression", "ternary_expression",
+                      "parenthesized_expression", "identifier"})
+
+
 def returned(root: Node, message: Callable[[Node], Template]) -> dict[str, list[Template]]:
     """Function name -> the distinct templates the file's functions of that name return (a return with no
     literal text of its own left out; several returns of one function as a choice)."""
@@ -129,6 +134,8 @@ def returned(root: Node, message: Callable[[Node], Template]) -> dict[str, list[
     for name, values in returned_values(root):
         options: list[Template] = []
         for value in values:
+            if value.type not in _TEXTUAL:
+                continue  # a call, a member, an object: no text of its own (and reading it costs)
             template = message(value)
             if has_literal(template) and template not in options:
                 options.append(template)
