@@ -159,6 +159,98 @@ def test_tsx_and_a_projects_own_sink() -> None:
     assert [(s.line, s.level) for s in found.sites] == [(3, "fatal")]
 
 
+def test_npm_style_titles_and_levels() -> None:
+    """proc-log and npmlog write the title, a space, then ``util.format`` of the rest; their own levels count."""
+    found = _find('''
+        const { log } = require('proc-log')
+        log.verbose('cli', process.argv.slice(0, 2).join(' '))
+        log.info('using', 'npm@%s', npm.version)
+        log.silly('logfile', 'done cleaning log files')
+        log.notice('', `name: ${tarball.name}`)
+        log.http('fetch', 'GET', res.status, url)
+        log.warn('config', { extra: 1 })
+        log.notice('Tarball Contents')
+        ''', "lib/a.js", levels=frozenset(LEVELS))
+    by_line = {s.line: s for s in found.sites}
+    assert by_line[3].template == (Text("cli "), Hole("${process.argv.slice(0, 2).join(' ')}"))
+    assert by_line[4].template == (Text("using npm@"), Hole("%s"))
+    assert (by_line[5].template, by_line[5].level) == ((Text("logfile done cleaning log files"),), "trace")
+    assert by_line[6].template == (Text("name: "), Hole("${tarball.name}"))  # an empty title writes nothing
+    assert by_line[7].template == (Text("fetch GET "), Hole("${res.status}"), Text(" "), Hole("${url}"))
+    assert by_line[8].template == (Text("config"),)  # an object of fields is no message
+    assert by_line[9].template == (Text("Tarball Contents"),)
+    assert python_regex(build(by_line[4].template)).search("1 info using npm@11.19.1")
+    assert [s.line for s in _find("log.silly('x', 'y')", "lib/a.js").sites] == []  # silly: not by default
+    plain = _find("const log = pino(); log.warn('kept', x)", "lib/b.js")
+    assert [s.template for s in plain.sites] == [(Text("kept"),)]  # no title outside proc-log and npmlog
+
+
+def test_debug_module_loggers_winston_levels_and_appended_arguments() -> None:
+    found = _find('''
+        const debug = require('debug')('app:server')
+        const createDebug = require("debug")
+        const dbg = createDebug('app:db')
+        const section = require('util').debuglog('http')
+        debug('listening on %s', port)
+        dbg(`query took ${ms}ms`, rows)
+        section('socket closed')
+        logger.log('warn', 'disk %s low', disk)
+        console.log(`took ${ms}ms`, extra)
+        notALogger('nothing')
+        ''', "src/server.js", levels=frozenset(LEVELS))
+    by_line = {s.line: s for s in found.sites}
+    assert sorted(by_line) == [6, 7, 8, 9, 10]
+    assert (by_line[6].template, by_line[6].level) == ((Text("listening on "), Hole("%s")), "debug")
+    assert by_line[7].template == (Text("query took "), Hole("${ms}"), Text("ms "), Hole("${rows}"))
+    assert by_line[8].template == (Text("socket closed"),)
+    assert (by_line[9].template, by_line[9].level) == ((Text("disk "), Hole("%s"), Text(" low")), "warning")
+    assert by_line[10].template == (Text("took "), Hole("${ms}"), Text("ms "), Hole("${extra}"))
+    imported = _find("import createDebug from 'debug'\nconst d = createDebug('x')\nd('imported %d', n)",
+                     "src/m.mjs", levels=frozenset(LEVELS))
+    assert [(s.line, s.level) for s in imported.sites] == [(3, "debug")]
+    assert _find("debug('not bound to the debug module')", "src/x.js", levels=frozenset(LEVELS)).sites == []
+    formatted = _find("console.error(util.format('failed %s after %dms', name, ms, extra))", "src/f.js")
+    assert [s.template for s in formatted.sites] == [(Text("failed "), Hole("%s"), Text(" after "), Hole("%d", "float"),
+                                                      Text("ms "), Hole("${extra}"))]
+
+
+def test_reassigned_names_and_function_returns() -> None:
+    found = _find('''
+        class Publish {
+          describe () {
+            if (this.files.length) return `log in ${this.files}`
+            return 'no log files'
+          }
+          run (dryRun) {
+            let msg = `Publishing to ${registry}`
+            if (dryRun) {
+              msg = `${msg} (dry-run)`
+            }
+            console.warn(msg)
+            console.error(this.npm.describe())
+            console.error(value.toString())
+          }
+        }
+        ''', "lib/p.js")
+    by_line = {s.line: s for s in found.sites}
+    assert sorted(by_line) == [12, 13]
+    published = python_regex(build(by_line[12].template))
+    assert published.fullmatch("Publishing to http://r/ (dry-run)") and published.fullmatch("Publishing to r")
+    described = python_regex(build(by_line[13].template))
+    assert described.fullmatch("log in a.log") and described.fullmatch("no log files")
+
+
+def test_function_returns_of_other_files_through_the_survey() -> None:
+    finder = FINDERS["javascript"]
+    assert finder.offers_constants
+    facts = finder.survey(b"exitErrorMessage () {}\nfunction exitErrorMessage () { return `see ${this.f}` }")
+    assert facts.returns == {"exitErrorMessage": [(Text("see "), Hole("${this.f}"))]}
+    found = finder.find(b"console.error(npm.exitErrorMessage())", "b.js", sinks=(), levels=DEFAULT_LEVELS,
+                        facts=facts)
+    assert [s.template for s in found.sites] == [(Text("see "), Hole("${this.f}"))]
+    assert finder.survey(b"const a = 1") == TreeFacts()
+
+
 def _shared(path: Path) -> Path:
     if not path.exists():
         reason = f"{path} not found: the shared data lives in ../shared next to the checkout"

@@ -1,14 +1,19 @@
-"""Where a JavaScript or TypeScript site is: its enclosing function, the conditions guarding it, and what the
-declared types and parameters of its functions say about the names a message uses."""
+"""Where a JavaScript or TypeScript site is: its enclosing function, the conditions guarding it, what the
+declared types and parameters of its functions say about the names a message uses, the values a name was
+assigned before it, and what the file's functions return."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import tree_sitter
 
 from errdex.harvest.languages._tree import text
-from errdex.harvest.sites import Shape
+from errdex.harvest.pattern import has_literal
+from errdex.harvest.sites import Choice, Shape, Template
 
-__all__ = ["FUNCTIONS", "declared_shape", "enclosing_function", "guards", "is_parameter"]
+__all__ = ["FUNCTIONS", "assigned_values", "conditional", "declared_shape", "enclosing_function", "function_name",
+           "guards", "is_parameter", "returned", "returned_values"]
 
 Node = tree_sitter.Node
 
@@ -34,6 +39,112 @@ def declared_shape(name: Node) -> Shape:
                     return _TYPE_SHAPES.get(declared, "any")
         scope = scope.parent
     return "any"
+
+
+def function_name(function: Node) -> str | None:
+    """The name a function is called by: its own (``function f``, a method), or the variable or property it
+    is assigned to (``const f = () => ...``, ``{ f: function () {...} }``)."""
+    name = function.child_by_field_name("name")
+    parent = function.parent
+    if name is None and parent is not None and parent.type in ("variable_declarator", "pair"):
+        name = parent.child_by_field_name("name" if parent.type == "variable_declarator" else "key")
+    return text(name) if name is not None and name.type in (
+        "identifier", "property_identifier", "private_property_identifier") else None
+
+
+def returned_values(root: Node) -> list[tuple[str, list[Node]]]:
+    """Each named function of a file, in source order, with the expressions its own ``return`` statements
+    give (an arrow function's expression body too); not those of the functions inside it."""
+    found: list[tuple[str, list[Node]]] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        stack.extend(current.children)
+        if current.type not in FUNCTIONS:
+            continue
+        name = function_name(current)
+        body = current.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        if body.type != "statement_block":
+            found.append((name, [body]))
+            continue
+        values: list[Node] = []
+        inner = [body]
+        while inner:
+            node = inner.pop()
+            if node.type == "return_statement":
+                values.extend(c for c in node.named_children if c.type != "comment")
+            elif node.type not in FUNCTIONS and node.type not in ("class_declaration", "class"):
+                inner.extend(node.children)
+        found.append((name, sorted(values, key=lambda n: n.start_byte)))
+    return sorted(found, key=lambda item: item[1][0].start_byte if item[1] else 0)
+
+
+def assigned_values(name: Node) -> list[Node]:
+    """The values a name is assigned earlier in its function, in order (an assignment whose value reads
+    the name itself, ``msg = `${msg} (dry-run)```, is before that name only)."""
+    wanted = text(name)
+    scope = name.parent
+    while scope is not None and scope.type not in FUNCTIONS:
+        scope = scope.parent
+    found: list[Node] = []
+    stack = [scope.child_by_field_name("body")] if scope is not None else []
+    while stack:
+        current = stack.pop()
+        if current is None or current.start_byte >= name.start_byte:
+            continue
+        target = value = None
+        if current.type == "variable_declarator":
+            target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
+        elif current.type == "assignment_expression":
+            target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if target is not None and value is not None and text(target) == wanted \
+                and not value.start_byte <= name.start_byte < value.end_byte:
+            found.append(value)
+        if current.type not in FUNCTIONS and current.type != "class_declaration":
+            stack.extend(current.children)
+    return sorted(found, key=lambda value: value.start_byte)
+
+
+#: Where an assignment runs only sometimes.
+_BRANCHES = frozenset({"if_statement", "else_clause", "switch_case", "ternary_expression", "for_statement",
+                       "for_in_statement", "while_statement", "catch_clause"})
+
+
+def conditional(value: Node, name: Node) -> bool:
+    """Whether the assignment of ``value`` runs only on a branch that ``name`` is not in."""
+    current = value.parent
+    while current is not None and current.type not in FUNCTIONS:
+        if current.type in _BRANCHES and not current.start_byte <= name.start_byte < current.end_byte:
+            return True
+        current = current.parent
+    return False
+
+
+#: What a ``return`` gives that may hold literal text.
+_TEXTUAL = frozenset({"string", "template_string", "binary_expression", "ternary_expression",
+                      "parenthesized_expression", "identifier"})
+
+
+def returned(root: Node, message: Callable[[Node], Template]) -> dict[str, list[Template]]:
+    """Function name -> the distinct templates the file's functions of that name return (a return with no
+    literal text of its own left out; several returns of one function as a choice)."""
+    found: dict[str, list[Template]] = {}
+    for name, values in returned_values(root):
+        options: list[Template] = []
+        for value in values:
+            if value.type not in _TEXTUAL:
+                continue  # a call, a member, an object: no text of its own (and reading it costs)
+            template = message(value)
+            if has_literal(template) and template not in options:
+                options.append(template)
+        if options:
+            template = options[0] if len(options) == 1 else (Choice(tuple(options)),)
+            kept = found.setdefault(name, [])
+            if template not in kept:
+                kept.append(template)
+    return found
 
 
 def is_parameter(name: Node) -> bool:

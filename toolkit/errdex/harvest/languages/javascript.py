@@ -6,18 +6,21 @@ site is where its text is); log calls through ``console`` and logger objects (``
 ``this.log.warn``; pino and winston style ``logger.error({obj}, "message")``: the message is the first
 argument that writes text). A log call with arguments after its message is read as a ``util.format``
 format (``%s``, ``%d``); ``console`` writes the arguments its format does not take after it, space-separated.
+In a file that requires npmlog or proc-log, ``log.verbose("title", message, ...)`` writes the title, a space,
+then the rest as ``console`` would (npm's debug log: ``12 verbose title npm install``), at npm's levels too
+(``notice``, ``verbose``, ``http``, ``silly``, ``timing``).
 
 Messages are read from string literals, ``+`` concatenation, template literals (nested; a conditional
 ``${cond ? `text` : ""}`` is a :class:`~errdex.harvest.sites.Choice`), i18n wrappers (``t()``, ``_()``,
-``i18n.t()``) and names: a ``const NAME = "..."`` of the file, or a local variable assigned a literal earlier
-in the same function. The TypeScript finder reads ``.tsx`` files with the TSX grammar.
+``i18n.t()``) and names: a ``const NAME = "..."`` of the file, or a local variable assigned earlier in the
+same function (``msg = `${msg} (dry-run)``` reads the value before; an assignment in a branch the call is not
+in is a choice of both values), and what a called function or method of the tree returns, by name (learned
+by :meth:`JavaScriptFinder.survey`). The TypeScript finder reads ``.tsx`` files with the TSX grammar.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_javascript
@@ -25,8 +28,30 @@ import tree_sitter_typescript
 
 from errdex.harvest.formats import formatted, join
 from errdex.harvest.languages import FileSites, TreeFacts
-from errdex.harvest.languages._jscontext import FUNCTIONS, declared_shape, enclosing_function, guards, is_parameter
-from errdex.harvest.languages._tree import compact, first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._jscontext import (
+    assigned_values,
+    conditional,
+    declared_shape,
+    enclosing_function,
+    guards,
+    is_parameter,
+    returned,
+)
+from errdex.harvest.languages._jssinks import (
+    I18N,
+    TITLED,
+    debuggers,
+    default_sinks,
+    is_title,
+    made_loggers,
+    method_level,
+    sink_for,
+    site_query,
+    unescape,
+    writes_text,
+)
+from errdex.harvest.languages._pyreturns import pick
+from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -35,15 +60,11 @@ __all__ = ["FINDERS", "JavaScriptFinder"]
 
 Node = tree_sitter.Node
 
-_LOG_METHODS = ("fatal", "critical", "error", "warn", "warning", "info", "log", "debug", "trace")
-_LOGGER_NAMES = frozenset({"console", "logger", "log", "LOG", "LOGGER", "_logger", "_log", "logging", "winston"})
-#: Calls (or constructors) whose result is a logger: a name bound to one is a logger too.
-_LOGGER_MAKERS = frozenset({"pino", "createLogger", "getLogger", "child", "Logger", "bunyan", "log4js"})
-_I18N = frozenset({"t", "_", "__", "gettext", "i18n.t", "i18next.t", "intl.formatMessage", "$t"})
-_ESCAPE = re.compile(r"\\(u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|\r\n|[\s\S])")
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0",
-                   "\n": "", "\r\n": "", "\r": "", "\u2028": "", "\u2029": ""}
 _MAX_DEPTH = 8
+#: Methods of JavaScript's own values: a call of one is never a function of the tree of that name.
+_BUILTIN_METHODS = frozenset({"toString", "join", "trim", "slice", "map", "replace", "replaceAll", "format",
+                              "toLowerCase", "toUpperCase", "padStart", "padEnd", "substring", "concat", "get",
+                              "toFixed", "toISOString", "stringify", "inspect", "repeat", "filter", "split"})
 _WRAPPERS = ("parenthesized_expression", "as_expression", "non_null_expression", "satisfies_expression")
 
 _LANGUAGES = {
@@ -52,25 +73,6 @@ _LANGUAGES = {
     "tsx": tree_sitter.Language(tree_sitter_typescript.language_tsx()),
 }
 
-
-
-def _unescape(escape: str) -> str:
-    """The character a JavaScript escape sequence stands for (``\\n``, ``\\u{1F600}``, ``\\'``)."""
-    m = _ESCAPE.fullmatch(escape)
-    if m is None:
-        return escape
-    body = m[1]
-    if body[0] in "ux" and len(body) > 1:
-        code = int(body.strip("u{}x") if body[0] == "u" else body[1:], 16)
-        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
-    return _SIMPLE_ESCAPES.get(body, body)
-
-
-def _is_logger(receiver: str, made: frozenset[str]) -> bool:
-    """A logger by its name (``console``, ``this.logger``), or a name the file binds to a new logger
-    (``const audit = pino()``, in ``made``)."""
-    last = receiver.rsplit(".", 1)[-1]
-    return last in _LOGGER_NAMES or last.lower().endswith("logger") or receiver in made
 
 
 def _is_error_class(name: str) -> bool:
@@ -82,8 +84,12 @@ class _File:
     """One file being read: its module constants and the sinks asked for."""
 
     def __init__(self, root: Node, path: str, language: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 constants: Mapping[str, str]) -> None:
+                 constants: Mapping[str, str], returns: Mapping[str, Sequence[Template]] | None = None) -> None:
         self.path, self.language, self.levels, self.sinks, self.shared = path, language, levels, sinks, constants
+        self.root = root
+        #: What the tree's functions return, by name (:meth:`JavaScriptFinder.survey`); the file's own when asked.
+        self.tree_returns: Mapping[str, Sequence[Template]] = returns or {}
+        self._own_returns: dict[str, list[Template]] | None = None
         self.constants: dict[str, Node] = {}
         for statement in root.children:
             declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" \
@@ -96,10 +102,13 @@ class _File:
                             and name.type == "identifier":
                         self.constants[text(name)] = value
         source = root.text or b""
-        made = tree_sitter.QueryCursor(_made_loggers(language)).matches(root) \
-            if any(m.encode() in source for m in _LOGGER_MAKERS) else []  # the query costs; most files make none
-        self.loggers = frozenset(text(m["target"][0]) for _, m in made if m.get("target") and m.get("maker")
-                                 and text(m["maker"][0]).rsplit(".", 1)[-1] in _LOGGER_MAKERS)
+        self.loggers = made_loggers(root, _LANGUAGES[language])
+        #: Names bound to a ``debug`` module logger (``const debug = require("debug")("app:db")``) or to Node's
+        #: ``util.debuglog("db")``: called as functions, they log at debug.
+        self.debuggers = debuggers(root, _LANGUAGES[language]) if b"debug" in source else frozenset()
+        #: The file logs through npmlog or proc-log, whose ``log.verbose(title, message...)`` writes the title,
+        #: a space and ``util.format`` of the rest (pino and winston style loggers do not append the rest).
+        self.titled = any(f"{quote}{name}{quote}".encode() in source for name in TITLED for quote in "'\"")
         self.found = FileSites()
         #: Messages not harvested, with the class built; kept unless the file's own class writes the text.
         self.unexplained: list[tuple[str, Skipped]] = []
@@ -113,7 +122,7 @@ class _File:
         kind = node.type
         if depth <= _MAX_DEPTH:
             if kind == "string":
-                return join(Text(text(c) if c.type == "string_fragment" else _unescape(text(c)))
+                return join(Text(text(c) if c.type == "string_fragment" else unescape(text(c)))
                             for c in node.named_children)
             if kind == "template_string":
                 return self.template(node, depth)
@@ -130,14 +139,50 @@ class _File:
                     return (choice,)
             if kind == "call_expression":
                 function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-                if function is not None and args is not None and text(function) in _I18N and args.named_children:
+                if function is not None and args is not None and text(function) in I18N and args.named_children:
                     return self.message(args.named_children[0], depth + 1)
+                if function is not None and args is not None and args.named_children \
+                        and text(function) in ("util.format", "require('util').format"):
+                    message, *after = [a for a in args.named_children if a.type != "comment"]
+                    return self.formatted(message, after, depth=depth + 1)
+                called = self.called(function)
+                if called is not None:
+                    return called
             if kind == "identifier":
-                value = self.resolve(node)
-                if value is not None:
-                    return value if isinstance(value, tuple) else self.message(value, depth + 1)
-                return (Hole("${" + compact(node) + "}", declared_shape(node)),)
+                return self.named(node, depth)
         return (Hole("${" + compact(node) + "}"),)
+
+    def formatted(self, message: Node, after: Sequence[Node], style: str = "util-format", *, appends: bool = True,
+                  depth: int = 0) -> Template:
+        """``message`` as a format given the arguments ``after`` (none: the text as it is), with the arguments
+        its conversions do not take written after it, each after a space, when ``appends``."""
+        template = join(self.message(message, depth))
+        if after:
+            template = formatted(template, style)
+        if appends:
+            left = len(after) - sum(isinstance(p, Hole) and p.source.startswith("%") for p in template)  # conversions
+            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
+                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        return template
+
+    def called(self, function: Node | None) -> Template | None:
+        """What a call of a function or method of the tree returns (``log.error("", this.npm.exitErrorMessage())``:
+        the templates of its ``return`` statements, several as a choice); None when unknown or ambiguous."""
+        if function is None or function.type not in ("identifier", "member_expression"):
+            return None
+        name = text(function).rsplit(".", 1)[-1]
+        if name in _BUILTIN_METHODS:
+            return None
+        return pick(name, self.own_returns(), self.tree_returns)
+
+    def own_returns(self) -> Mapping[str, Sequence[Template]]:
+        """Function name -> the distinct templates the file's functions of that name return (a return with no
+        literal text of its own left out)."""
+        if self._own_returns is None:
+            self._own_returns = {}  # a function calling itself reads this while it is built: unknown
+            found = returned(self.root, lambda value: join(self.message(value, 1)))
+            self._own_returns = found
+        return self._own_returns
 
     def template(self, node: Node, depth: int) -> tuple[Part, ...]:
         out: list[Part] = []
@@ -145,7 +190,7 @@ class _File:
             if child.type == "string_fragment":
                 out.append(Text(text(child)))
             elif child.type == "escape_sequence":
-                out.append(Text(_unescape(text(child))))
+                out.append(Text(unescape(text(child))))
             elif child.type == "template_substitution" and child.named_child_count:
                 out.extend(self.message(child.named_children[0], depth + 1))
         return join(out)
@@ -162,50 +207,42 @@ class _File:
 
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: a literal assigned to it earlier in its function, or a file's ``const``."""
+        assigned = assigned_values(name)
+        if assigned:
+            return assigned[-1]
         wanted = text(name)
-        scope = name.parent
-        while scope is not None and scope.type not in FUNCTIONS:
-            scope = scope.parent
-        if scope is not None:
-            found: Node | None = None
-            stack = [scope.child_by_field_name("body")]
-            while stack:
-                current = stack.pop()
-                if current is None or current.start_byte >= name.start_byte:
-                    continue
-                target = value = None
-                if current.type == "variable_declarator":
-                    target, value = current.child_by_field_name("name"), current.child_by_field_name("value")
-                elif current.type == "assignment_expression":
-                    target, value = current.child_by_field_name("left"), current.child_by_field_name("right")
-                if target is not None and value is not None and text(target) == wanted \
-                        and (found is None or current.start_byte > found.start_byte):
-                    found = value
-                if current.type not in FUNCTIONS and current.type != "class_declaration":
-                    stack.extend(current.children)
-            if found is not None:
-                return found
         if wanted in self.constants:
             return self.constants[wanted]
         if wanted in self.shared:
             return join([Text(self.shared[wanted])])
         return None
 
+    def named(self, node: Node, depth: int) -> tuple[Part, ...]:
+        """What a name writes: its last value before it; when that assignment is conditional (in an ``if`` the
+        name is not in: ``if (dryRun) msg = `${msg} (dry-run)```), a choice of it and the value before it."""
+        assigned = assigned_values(node)
+        if len(assigned) > 1 and conditional(assigned[-1], node):
+            return (Choice((self.message(assigned[-2], depth + 1), self.message(assigned[-1], depth + 1))),)
+        value = self.resolve(node)
+        if value is not None:
+            return value if isinstance(value, tuple) else self.message(value, depth + 1)
+        return (Hole("${" + compact(node) + "}", declared_shape(node)),)
+
     # --- sites ----------------------------------------------------------------------------------------
 
     def add(self, node: Node, statement: Node, kind: SiteKind, message: Node, *, level: str | None,
-            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format") -> None:
+            error_class: str, after: Sequence[Node] = (), appends: bool = False, style: str = "util-format",
+            title: Node | None = None) -> None:
         """A site writing ``message``; ``after``: the arguments that follow it, which ``util.format`` reads
         into the message's conversions; ``appends``: the rest are written after it, each after a space
-        (``console.error("failed:", err)``)."""
+        (``console.error("failed:", err)``); ``title``: written first, then a space, unless it is empty
+        (npmlog's and proc-log's ``log.verbose("title", message)``)."""
         line = statement.start_point.row + 1
-        template = join(self.message(message))
-        if after:
-            template = formatted(template, style)
-        if appends:
-            left = len(after) - sum(isinstance(p, Hole) for p in template)
-            template = join([*template, *(part for extra in after[len(after) - left:] if left > 0
-                                          for part in (Text(" "), Hole("${" + compact(extra) + "}")))])
+        template = self.formatted(message, after, style, appends=appends)
+        if title is not None:
+            heading = join(self.message(title))
+            if heading:
+                template = join([*heading, Text(" "), *template])
         if not has_literal(template):
             lone_name = message.type == "identifier" and self.resolve(message) is None \
                 and not is_parameter(message)
@@ -265,11 +302,17 @@ class _File:
         if function is None or args is None:
             return
         callee = text(function)
-        sink = _sink_for(self.sinks, callee, self.loggers)
+        sink = Sink("debug", level="debug", style="plain") if callee in self.debuggers \
+            else sink_for(self.sinks, callee, self.loggers)
         if sink is None:
             return
         positional = [a for a in args.named_children if a.type != "comment"]
         level = sink.level
+        if callee.endswith(".log") and not callee.startswith("console.") and len(positional) > 1 \
+                and positional[0].type == "string" and normal_level(text(positional[0]).strip("'\"")):
+            # winston's logger.log("warn", message, ...): the level, then the message
+            level, positional = normal_level(text(positional[0]).strip("'\"")), positional[1:]
+            sink = Sink("log", level=level, style="plain")
         if sink.level_arg is not None:
             if sink.level_arg >= len(positional):
                 return
@@ -278,57 +321,21 @@ class _File:
             return
         index = sink.format_arg
         if sink.name.startswith("logger."):  # pino/winston: an object first, the message after it
-            index = next((i for i, a in enumerate(positional) if _writes_text(a)), len(positional))
+            index = next((i for i, a in enumerate(positional) if writes_text(a)), len(positional))
         if index >= len(positional):
             return
         named = sink.name.startswith("logger.") and sink.level_arg is None
+        console = callee.startswith("console.")
+        title = positional[0] if self.titled and named and not console and index == 0 and is_title(positional) \
+            else None
+        if title is not None:
+            index = 1
         statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
-        self.add(node, statement, "log", positional[index], after=positional[index + 1:],
-                 appends=callee.startswith("console."), style="util-format" if sink.style == "plain" else sink.style,
-                 level=callee.rsplit(".", 1)[-1].lower() if named else level,
+        self.add(node, statement, "log", positional[index], after=positional[index + 1:], title=title,
+                 appends=console or title is not None or callee in self.debuggers,
+                 style="util-format" if sink.style == "plain" else sink.style,
+                 level=method_level(callee, level) if named else level,
                  error_class=callee.rsplit(".", 1)[0] if "." in callee else callee)
-
-
-def _writes_text(node: Node) -> bool:
-    return node.type in ("string", "template_string", "binary_expression", "identifier", "call_expression") \
-        and not (node.type == "identifier" and text(node) in ("err", "error", "e"))
-
-
-def _sink_for(sinks: Sequence[Sink], callee: str, made: frozenset[str]) -> Sink | None:
-    receiver, _, method = callee.rpartition(".")
-    for sink in sinks:
-        if sink.name.startswith("logger."):
-            if receiver and method == sink.name[len("logger."):] and _is_logger(receiver, made):
-                return sink
-        elif callee == sink.name or ("." not in sink.name and method == sink.name):
-            return sink
-    return None
-
-
-def _default_sinks() -> tuple[Sink, ...]:
-    return tuple(Sink(f"logger.{m}", level=normal_level(m), style="plain") for m in _LOG_METHODS)
-
-
-@lru_cache(maxsize=4)
-def _made_loggers(language: str) -> tree_sitter.Query:
-    """Names bound to the result of a call or a ``new``: a logger when the callee is a logger maker."""
-    name = "[(identifier) @maker (member_expression property: (property_identifier) @maker)]"
-    made = (f"[(call_expression function: {name}) (new_expression constructor: {name})]"
-            f" (#any-of? @maker {query_strings(_LOGGER_MAKERS)})")
-    return tree_sitter.Query(_LANGUAGES[language], f"""(variable_declarator name: (_) @target value: {made})
-(assignment_expression left: (_) @target right: {made})""")
-
-
-@lru_cache(maxsize=64)
-def _query(language: str, names: frozenset[str]) -> tree_sitter.Query:
-    """Throws, ``super(...)`` calls, and calls of a function or method named like one of the sinks."""
-    quoted = query_strings(names)
-    return tree_sitter.Query(_LANGUAGES[language], f"""(throw_statement) @throw
-(call_expression function: (super)) @super
-(new_expression) @new
-(call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
-(call_expression function: (member_expression property: (property_identifier) @name)
-  (#any-of? @name {quoted})) @call""")
 
 
 class JavaScriptFinder:
@@ -337,28 +344,40 @@ class JavaScriptFinder:
     def __init__(self, language: str, extensions: tuple[str, ...]) -> None:
         self.name = language
         self.extensions = extensions
-        self.default_sinks: tuple[Sink, ...] = _default_sinks()
-        self._parsers = {name: tree_sitter.Parser(lang) for name, lang in _LANGUAGES.items()}
+        self.default_sinks: tuple[Sink, ...] = default_sinks()
+        #: One parser per grammar, keeping the trees the survey parses for the sites pass (:class:`KeptTrees`).
+        self._trees = {name: KeptTrees(tree_sitter.Parser(lang)) for name, lang in _LANGUAGES.items()}
 
-    #: Its constants resolve within the file: the harvest's constants pass skips its files.
-    offers_constants = False
+    #: The first pass learns what the tree's functions return (its constants resolve within the file).
+    offers_constants = True
     #: A site is a call of a sink, or one of the query's (:func:`_query`) throw, super(...) and new nodes.
     site_words: tuple[bytes, ...] = (b"throw", b"super", b"new")
 
-    def survey(self, source: bytes) -> TreeFacts:
-        """JavaScript names no constants to other files (a ``const`` resolves within its file)."""
-        return TreeFacts()
+    def release(self, source: bytes) -> None:
+        """Let go of the tree the survey kept for a file that is not searched for sites."""
+        self._trees[self.name].drop(source)
+
+    def survey(self, source: bytes, path: str = "") -> TreeFacts:
+        """The messages the file's functions return, by name (``this.npm.exitErrorMessage()`` in another
+        file); a ``const`` resolves within its file."""
+        if b"return" not in source and b"=>" not in source:
+            return TreeFacts()
+        root = self._trees[self.name].parse(source, keep=True).root_node  # a .tsx file: read as TypeScript here
+        file = _File(root, path, self.name, (), frozenset(), {})
+        return TreeFacts(returns={name: list(found) for name, found in file.own_returns().items()})
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         grammar = "tsx" if self.name == "typescript" and path.lower().endswith(".tsx") else self.name
-        tree = self._parsers[grammar].parse(source)
+        if grammar != self.name:
+            self.release(source)  # the survey read it with the TypeScript grammar
+        tree = self._trees[grammar].parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
-        file = _File(root, path, self.name, wanted, levels, facts.constants)
+        file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        query = _query(grammar, frozenset(s.name.rsplit(".", 1)[-1] for s in wanted))
+        query = site_query(_LANGUAGES[grammar], frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers)
         captures = tree_sitter.QueryCursor(query).captures(root)
         found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
         readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
