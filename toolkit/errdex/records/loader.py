@@ -12,12 +12,13 @@ import contextlib
 import hashlib
 import json
 import marshal
-from collections.abc import Callable, Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errdex._files import write_atomic
+from errdex._files import replacing, write_atomic
 from errdex.cache import usable_cache
 from errdex.errors import DataError
 from errdex.records.duplicates import first_duplicate
@@ -33,6 +34,7 @@ __all__ = [
     "LoadedRecord",
     "RecordStore",
     "checked_record",
+    "iter_loaded",
     "load_record_store",
     "load_records",
     "model_problem",
@@ -152,10 +154,18 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     ``partial``: also keep records that do not conform but have a string ``id`` and ``messagePattern``
     (for matching while a record is being written), each with its ``problem``; others still raise.
     """
+    loaded = list(iter_loaded(paths, partial=partial))
+    if not loaded:
+        raise DataError("no records found")
+    return loaded
+
+
+def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False) -> Iterator[LoadedRecord]:
+    """The records of :func:`load_records` one at a time (raising at the first that does not conform), so a
+    caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing."""
     # start-up: a cached load never needs the models it imports
     from errdex.records.versions import loaded_form
 
-    loaded: list[LoadedRecord] = []
     for doc in iter_documents(paths):
         problem = None
         try:
@@ -167,11 +177,7 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
                 raise
             (value, record), problem = kept, str(exc)
         dataset_version = value.get("datasetVersion") if record is not value and isinstance(value, dict) else None
-        loaded.append(LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None,
-                                   problem))
-    if not loaded:
-        raise DataError("no records found")
-    return loaded
+        yield LoadedRecord(doc.path, record, dataset_version if isinstance(dataset_version, str) else None, problem)
 
 
 # Kept importable here, where callers and tests found it before the manifest moved it.
@@ -291,19 +297,44 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
                                data.get("problems", []))
     except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
         pass
-    loaded = load_records(paths, partial=partial)
-    texts = [json.dumps(r.record).encode("ascii") for r in loaded]  # ASCII escapes keep even lone surrogates
-    entries, offset = [], 0
-    for item, text in zip(loaded, texts, strict=True):
-        entries.append([item.path, _view(item.record), item.dataset_version, offset, len(text)])
-        offset += len(text)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(bodies, b"".join(texts))  # the bodies first: the index names their size
-        columns = [[e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries],
-                   [(e[3], e[4]) for e in entries]]  # column by column: read back without rebuilding lists
-        write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "columns": columns,
-                                           "problems": [r.problem for r in loaded if r.problem]}))
-    except OSError:
-        pass  # a cache that cannot be written only costs time
-    return RecordStore.of(loaded)
+        return _load_into_cache(paths, partial, index, bodies, fingerprint)
+    except OSError:  # a cache that cannot be written only costs time
+        return RecordStore.of(load_records(paths, partial=partial))
+
+
+def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path, bodies: Path,
+                     fingerprint: str) -> RecordStore:
+    """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
+    first start at 100,000 records never holds every whole record at once; the store reads them back from the
+    cache, as a cached start does."""
+    paths_: list[str] = []
+    views: list[dict[str, Any]] = []
+    versions: list[str | None] = []
+    spans: list[tuple[int, int]] = []
+    problems: list[str] = []
+    offset = 0
+    with replacing(bodies) as tmp, open(tmp, "wb") as out:
+        for item in iter_loaded(paths, partial=partial):
+            text = json.dumps(item.record).encode("ascii")  # ASCII escapes keep even lone surrogates
+            out.write(text)
+            paths_.append(item.path)
+            views.append(_view(item.record))
+            versions.append(item.dataset_version)
+            spans.append((offset, len(text)))
+            if item.problem:
+                problems.append(item.problem)
+            offset += len(text)
+        if not views:
+            raise DataError("no records found")
+        out.flush()
+        os.fsync(out.fileno())
+    # The bodies first: the index names their size. Column by column: read back without rebuilding lists.
+    write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "problems": problems,
+                                       "columns": [paths_, views, versions, spans]}))
+
+    def reload() -> list[LoadedRecord]:
+        return load_records(paths, partial=partial)
+
+    return RecordStore(paths_, views, versions, _fetch_from(bodies, spans, views, reload, (index, bodies)), problems)
