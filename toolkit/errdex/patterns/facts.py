@@ -105,6 +105,8 @@ class PatternFacts:
         self.cache_file = cache_file
         self.entries: dict[str, Any] = {}
         self.changed = False
+        #: Analyses asked for in this run, by pattern: the checks of one record ask for them six times.
+        self._seen: dict[str, dict[str, Any]] = {}
         if cache_file is not None:
             try:
                 data = json.loads(cache_file.read_text(encoding="utf-8"))
@@ -128,6 +130,9 @@ class PatternFacts:
 
         A pattern over the size bounds (EDX125) is analysed no further: every other analysis and every engine
         would pay for its size."""
+        seen = self._seen.get(pattern)
+        if seen is not None:
+            return seen
         key = _key("analysis", _ANALYSIS_FORMAT, pattern)
         found = self.entries.get(key)
         if not (isinstance(found, dict) and all(isinstance(found.get(k), list)
@@ -140,6 +145,8 @@ class PatternFacts:
                 found["literals"] = required_literals(pattern)
             self.entries[key] = found
             self.changed = True
+        if len(self._seen) < 1 << 17:
+            self._seen[pattern] = found
         return found
 
     def refusal(self, pattern: str, *, browser: bool = False) -> str | None:
