@@ -69,8 +69,8 @@ def loader_check(files: int, repeat: int, tmpdir: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"r{index}.json").write_bytes(b"{}")
     past = time.time() - 3600
-    for folder, _, _ in os.walk(root):
-        os.utime(folder, (past, past))
+    for walked, _, _ in os.walk(root):
+        os.utime(walked, (past, past))
     file_state.records_fingerprint([root], cache)  # writes the manifest
     timings = {}
     for name, where in (("full check", None), ("manifest", cache)):

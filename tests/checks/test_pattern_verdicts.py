@@ -25,7 +25,7 @@ def test_a_shape_keeps_everything_but_the_literal_runs(given: str, shape: str) -
     assert not PatternFacts().analysis(shape)["portability"]  # the shape is itself a portable pattern
 
 
-def _recording(monkeypatch: pytest.MonkeyPatch, fail: set[str] = frozenset()) -> list[list[str]]:  # type: ignore[assignment]  # a frozenset default is never mutated
+def _recording(monkeypatch: pytest.MonkeyPatch, fail: frozenset[str] = frozenset()) -> list[list[str]]:
     calls: list[list[str]] = []
 
     def compile_problems(given: Sequence[str]) -> CompileReport:
@@ -52,7 +52,7 @@ def test_patterns_of_one_shape_share_one_compile(monkeypatch: pytest.MonkeyPatch
 def test_the_patterns_of_a_failing_shape_are_compiled_for_their_own_messages(monkeypatch: pytest.MonkeyPatch
                                                                             ) -> None:
     bad = "Lease 1 expired after ([0-9]+) s\\."
-    calls = _recording(monkeypatch, fail={"a([0-9]+)a", bad})
+    calls = _recording(monkeypatch, fail=frozenset({"a([0-9]+)a", bad}))
     facts = PatternFacts()
     good = "Lease 2 expired after ([0-9]+) s\\."
     verdicts = pattern_check._verdicts(facts, [bad, good, "plain text"])

@@ -76,7 +76,7 @@ def test_an_edit_in_place_is_trusted_to_change_the_folder_time(large: Path) -> N
     assert sorted(v["severity"] for v in load_record_store([large]).views) == ["error", "warning"]
 
 
-def test_a_folder_changed_during_the_walk_keeps_no_manifest(monkeypatch: pytest.MonkeyPatch, large: Path) -> None:
+def test_a_folder_changed_during_the_walk_keeps_no_manifest(large: Path) -> None:
     os.utime(large)  # changed just now: within the time granularity of the walk
     load_record_store([large])
     assert not list(Path(os.environ["ERRDEX_CACHE_DIR"]).rglob("*.manifest"))
