@@ -28,56 +28,180 @@ function words(text) {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) || []).filter((w) => w.length > 1 || /^\p{N}$/u.test(w));
 }
 
+// The stemmer of toolkit/errdex/site/search.py (_strip, _compound, stem): a test checks they agree.
+const PARTICLES = ["out", "up", "down", "off"];
+const VOWELS = "aeiouy";
+
+function stripWord(word) {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies") && word.length > 4) word = word.slice(0, -3) + "y";
+  else if (["sses", "xes", "ches", "shes", "zes"].some((s) => word.endsWith(s))) word = word.slice(0, -2);
+  else if (word.endsWith("s") && !["ss", "us", "is"].some((s) => word.endsWith(s))) word = word.slice(0, -1);
+  for (const suffix of ["ing", "ed"]) {
+    const rest = word.slice(0, -suffix.length);
+    if (word.endsWith(suffix) && rest.length >= 3 && [...rest].some((c) => VOWELS.includes(c))) {
+      word = rest;
+      break;
+    }
+  }
+  if (word.length > 3 && word.endsWith("e")) word = word.slice(0, -1);
+  const last = word[word.length - 1];
+  if (word.length > 3 && last === word[word.length - 2] && !VOWELS.includes(last)) word = word.slice(0, -1);
+  return word;
+}
+
+function stem(word) {
+  if (!/^[a-z]+$/.test(word)) return word;
+  let whole = word;
+  if (whole.endsWith("s") && PARTICLES.some((p) => whole.slice(0, -1).endsWith(p))) whole = whole.slice(0, -1);
+  for (const particle of PARTICLES) {
+    const rest = whole.slice(0, -particle.length);
+    if (whole.endsWith(particle) && rest.length >= 3) return stripWord(rest) + particle;
+  }
+  return stripWord(word);
+}
+
 function shardFile(prefix) {
   return "search/terms-" + [...prefix].map((c) => c.codePointAt(0).toString(16)).join("-") + ".json";
 }
 
 const MAX_EXPANSIONS = 50;
+const PAGE_SIZE = 20;
 
-// Document number -> score for one query word (the last word also matches as a prefix).
-async function postings(word, asPrefix, meta) {
-  const prefix = [...word].slice(0, meta.prefix).join("");
+async function shardOf(term, meta) {
+  const prefix = [...term].slice(0, meta.prefix).join("");
+  if (!meta.shards.includes(prefix)) return { t: {}, w: {} };
+  return (await fetchJson(shardFile(prefix))) || { t: {}, w: {} };
+}
+
+// Document number -> score for one word's term; as a prefix, the terms it starts (the term itself counts
+// double); the word as written, when it is not its own stem, adds its score again.
+async function postings(term, asPrefix, meta, word) {
+  const shard = await shardOf(term, meta);
   const scores = new Map();
-  if (!meta.shards.includes(prefix)) return scores;
-  const terms = (await fetchJson(shardFile(prefix))) || {};
-  const matching = asPrefix ? Object.keys(terms).filter((t) => t.startsWith(word)).slice(0, MAX_EXPANSIONS)
-                            : (terms[word] ? [word] : []);
-  for (const term of matching) {
-    const list = terms[term];
-    for (let i = 0; i < list.length; i += 2) scores.set(list[i], Math.max(scores.get(list[i]) || 0, list[i + 1]));
+  const matching = asPrefix ? Object.keys(shard.t).filter((t) => t.startsWith(term)).slice(0, MAX_EXPANSIONS)
+                            : (shard.t[term] ? [term] : []);
+  for (const found of matching) {
+    const list = shard.t[found];
+    const weight = found === term ? 2 : 1;
+    for (let i = 0; i < list.length; i += 2) {
+      scores.set(list[i], Math.max(scores.get(list[i]) || 0, list[i + 1] * weight));
+    }
+  }
+  const exact = word !== undefined && word !== term && shard.x ? shard.x[word] || [] : [];
+  for (let i = 0; i < exact.length; i += 2) {
+    if (scores.has(exact[i])) scores.set(exact[i], scores.get(exact[i]) + exact[i + 1] * 2);
   }
   return scores;
 }
 
+// Edits between two words (insert, delete, substitute, swap two neighbours), up to limit + 1.
+function distance(a, b, limit) {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const rows = [[...Array(b.length + 1).keys()]];
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      let best = Math.min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2][j - 2] + 1);
+      row.push(best);
+    }
+    rows.push(row);
+  }
+  return rows[a.length][b.length];
+}
+
+// The known term nearest to a word no record has (one edit, two for long words), looked up in the shards
+// that share its first letter; null when none is near. The word shown is one the term came from.
+async function nearest(word, meta) {
+  const limit = word.length >= 7 ? 2 : 1;
+  if (word.length < 3 || !/^\p{L}/u.test(word)) return null;
+  const first = [...word][0];
+  const prefixes = meta.shards.filter((p) => [...p][0] === first).slice(0, 40);
+  let best = null;
+  for (const prefix of prefixes) {
+    const shard = (await fetchJson(shardFile(prefix))) || { t: {}, w: {} };
+    for (const [term, list] of Object.entries(shard.t)) {
+      const shown = shard.w[term] || term;
+      const edits = Math.min(distance(word, term, limit), distance(word, shown, limit));
+      if (edits > limit) continue;
+      const key = [edits, -list.length, term];
+      if (!best || key[0] < best.key[0] || (key[0] === best.key[0] && (key[1] < best.key[1] ||
+          (key[1] === best.key[1] && key[2] < best.key[2])))) best = { key, term, shown };
+    }
+  }
+  return best;
+}
+
+// Every matching document, best first, and the corrections made: [{asked, shown}].
 async function search(query) {
   const meta = await fetchJson("search/meta.json");
   if (!meta) throw new Error("the search index is missing");
   const asked = words(query);
-  if (!asked.length) return [];
-  const lists = await Promise.all(asked.map((w, i) => postings(w, i === asked.length - 1, meta)));
-  let total = lists[0];
-  for (const list of lists.slice(1)) {
-    const both = new Map();
-    for (const [doc, score] of total) if (list.has(doc)) both.set(doc, score + list.get(doc));
-    total = both;
+  if (!asked.length) return { ranked: [], complete: 0, corrected: [], meta };
+  const corrected = [];
+  const lists = await Promise.all(asked.map(async (word, i) => {
+    const last = i === asked.length - 1;
+    const term = stem(word);
+    let list = await postings(term, last, meta, word);
+    if (last && term !== word) {
+      for (const [doc, score] of await postings(word, true, meta)) list.set(doc, Math.max(list.get(doc) || 0, score));
+    }
+    if (!list.size) {
+      const near = await nearest(word, meta);
+      if (near) {
+        corrected.push({ asked: word, shown: near.shown });
+        list = await postings(near.term, false, meta);
+      }
+    }
+    return list;
+  }));
+  // Documents with every word first; then those with the rarer words (a word in fewer documents tells
+  // more); then by score, each word's weighed by its rarity.
+  const found = new Map();
+  for (const list of lists) {
+    const rarity = Math.log(1 + meta.documents / Math.max(1, list.size));
+    for (const [doc, score] of list) {
+      const [count, rare, sum] = found.get(doc) || [0, 0, 0];
+      found.set(doc, [count + 1, rare + rarity, sum + score * rarity]);
+    }
   }
-  const ranked = [...total].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  return Promise.all(ranked.slice(0, 20).map(async ([doc]) => {
+  const all = lists.length;
+  const order = [...found].sort((a, b) => (b[1][0] === all) - (a[1][0] === all) || b[1][1] - a[1][1] ||
+                                          b[1][2] - a[1][2] || a[0] - b[0]);
+  const ranked = order.map(([doc]) => doc);
+  const complete = order.filter(([, [count]]) => count === all).length;
+  return { ranked, complete, corrected, meta };
+}
+
+async function documents(ranked, meta, start, count) {
+  return Promise.all(ranked.slice(start, start + count).map(async (doc) => {
     const shard = await fetchJson(`search/docs-${Math.floor(doc / meta.docsPerShard)}.json`);
     const [url, title, errorClass, excerpt] = shard[doc % meta.docsPerShard];
-    return { url, title, errorClass, excerpt, total: ranked.length };
+    return { url, title, errorClass, excerpt };
   }));
 }
 
-// The excerpt as text, with the query's words marked.
+// The excerpt as text, with the query's words (and their stems) marked.
 function marked(text, query) {
-  const asked = words(query);
+  const asked = words(query).flatMap((w) => [w, stem(w)]).filter((w) => w.length > 1);
   const out = [];
   for (const part of text.split(/([\p{L}\p{N}]+)/u)) {
-    const hit = asked.some((w) => part.toLowerCase().startsWith(w) && w.length > 1);
+    const lower = part.toLowerCase();
+    const hit = asked.some((w) => lower.startsWith(w));
     out.push(hit ? element("mark", part) : document.createTextNode(part));
   }
   return out;
+}
+
+function resultItem(result, query) {
+  const item = element("li");
+  const link = element("a", result.title);
+  link.href = new URL(result.url, siteBase).href;
+  const excerpt = element("p");
+  excerpt.append(element("span", result.errorClass + ": ", "muted"), ...marked(result.excerpt, query));
+  item.append(link, excerpt);
+  return item;
 }
 
 function setUpSearch() {
@@ -86,31 +210,46 @@ function setUpSearch() {
   box.hidden = false;
   const input = document.getElementById("search-input");
   const status = document.getElementById("search-status");
+  const hint = document.getElementById("search-hint");
   const list = document.getElementById("search-results");
+  const more = document.getElementById("search-more");
   let latest = 0;
   let timer = null;
+  let current = null;
+
+  function describe() {
+    const total = current.ranked.length;
+    const shown = list.children.length;
+    const some = total - current.complete;
+    status.textContent = `${current.complete} record${current.complete === 1 ? "" : "s"} found` +
+      (some ? `, ${some} more with some of the words` : "") + (total > shown ? `; ${shown} shown` : "");
+    more.hidden = shown >= total;
+  }
+  async function showMore() {
+    const ticket = latest;
+    const found = await documents(current.ranked, current.meta, list.children.length, PAGE_SIZE);
+    if (ticket !== latest) return;
+    list.append(...found.map((result) => resultItem(result, current.query)));
+    describe();
+  }
   async function run() {
     const query = input.value.trim();
     const ticket = ++latest;
     if (!query) {
       list.replaceChildren();
       status.textContent = "";
+      hint.textContent = "";
+      more.hidden = true;
       return;
     }
     try {
-      const results = await search(query);
+      const found = await search(query);
       if (ticket !== latest) return;
-      list.replaceChildren(...results.map((result) => {
-        const item = element("li");
-        const link = element("a", result.title);
-        link.href = new URL(result.url, siteBase).href;
-        const excerpt = element("p");
-        excerpt.append(element("span", result.errorClass + ": ", "muted"), ...marked(result.excerpt, query));
-        item.append(link, excerpt);
-        return item;
-      }));
-      const total = results.length ? results[0].total : 0;
-      status.textContent = `${total} record${total === 1 ? "" : "s"} found` + (total > results.length ? `, the best ${results.length} shown` : "");
+      current = { ...found, query: query + " " + found.corrected.map((c) => c.shown).join(" ") };
+      hint.textContent = found.corrected.length ? "No record has " + found.corrected.map(
+        (c) => `“${c.asked}”; showing results for “${c.shown}”`).join(", ") + "." : "";
+      list.replaceChildren();
+      await showMore();
     } catch (error) {
       status.textContent = `Search is unavailable: ${error.message}`;
     }
@@ -119,6 +258,7 @@ function setUpSearch() {
     clearTimeout(timer);
     timer = setTimeout(run, 100);
   });
+  more.addEventListener("click", () => showMore());
   const asked = new URLSearchParams(location.search).get("q");
   if (asked) {
     input.value = asked;

@@ -41,6 +41,7 @@ COMMANDS = {
     "harvest": "errdex.cli.harvest:harvest_command",
     "drift": "errdex.cli.drift:drift_command",
     "sync": "errdex.cli.sync:sync_command",
+    "spark-match": "errdex.cli.spark:spark_match_command",
 }
 
 

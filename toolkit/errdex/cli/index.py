@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import sys
@@ -114,7 +115,12 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str,
     """
     if sql == "-":
         sql = _sql_from_stdin()
-    result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout)
+    native = None
+    if "errdex_matches" in sql.lower():  # the compiled engine as a function, loaded only when the SQL calls it
+        from errdex import duckdb as errdex_duckdb  # here: it imports the matcher and Arrow (start-up time)
+
+        native = functools.partial(errdex_duckdb.register, records=list(records) or None)
+    result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout, prepare=native)
     if fmt == "json":
         rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
         echo(json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,14 +86,16 @@ def _existing_index(db: str | Path) -> Path:
 
 
 def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None,
-          limit: int = QUERY_ROW_LIMIT, timeout: float | None = QUERY_TIMEOUT_S) -> QueryResult:
+          limit: int = QUERY_ROW_LIMIT, timeout: float | None = QUERY_TIMEOUT_S,
+          prepare: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> QueryResult:
     """Run user SQL against the index, read-only, with no access to anything but the index.
 
     The index at ``db`` must exist (a typo never creates a file); with
     ``records`` it is refreshed first when they changed. Without ``db`` the
     cached index is built or refreshed. At most ``limit`` rows are returned
     (0: all; ``truncated`` says when more were left), and a query running
-    longer than ``timeout`` seconds is interrupted.
+    longer than ``timeout`` seconds is interrupted. ``prepare``: called with the connection before the
+    query runs (to register functions, such as :func:`errdex.duckdb.register`'s).
     """
     if not sql.strip():
         raise UsageError("no SQL given (pass a statement, or - to read one from stdin)")
@@ -111,6 +113,8 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         con = duckdb.connect(str(path), read_only=True, config=QUERY_CONFIG)
     except duckdb.Error as exc:
         raise InputError(f"cannot open the index at {path}: {' '.join(str(exc).split())}") from exc
+    if prepare is not None:
+        prepare(con)
     timer = threading.Timer(timeout, con.interrupt) if timeout is not None else None
     try:
         if timer is not None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +35,7 @@ from errdex.releases import (
 from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.browse import browse_json
+from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, has_previous, template_salt
 from errdex.site.listings import write_changelog, write_listing_pages
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
@@ -120,33 +120,6 @@ def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, An
     return {str(r.get("id")): r for r in records}
 
 
-class _Writer:
-    """Writes the pages of one build into its folder."""
-
-    def __init__(self, folder: Path, environment: jinja2.Environment) -> None:
-        self.folder = folder
-        self.environment = environment
-        self.pages: list[str] = []
-        self._base = str(folder) + os.sep
-        self._made: set[str] = set()
-
-    def write(self, path: str, data: bytes | str) -> None:
-        target = self._base + path
-        parent = os.path.dirname(target)
-        if parent not in self._made:
-            os.makedirs(parent, exist_ok=True)
-            self._made.add(parent)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data.encode("utf-8") if isinstance(data, str) else data)
-        finally:
-            os.close(fd)
-
-    def page(self, template: str, page: p.Page) -> None:
-        self.write(page.path, self.environment.get_template(template).render(page=page))
-        self.pages.append(page.path)
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
@@ -160,7 +133,7 @@ def _sitemap(paths: list[str], base_url: str | None) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n'
 
 
-def _index_search(writer: _Writer, facts: RecordFacts) -> None:
+def _index_search(writer: SiteWriter, facts: RecordFacts) -> None:
     """The full-text search index of the record pages, in ``search/`` (see :mod:`errdex.site.search`)."""
     files = build_search_index(facts.records, lambda r: record_path(r),
                                lambda r: first_sentence(r.get("documentation", "")))
@@ -227,7 +200,9 @@ def build_site(
     facts.releases = record_releases(history) if history else {}
     changes = release_changes(history) if history else []
     info = facts.site_info(__version__)
-    for record in facts.records:  # meanwhile, the record pages' contexts (findings are filled in later)
+    # Meanwhile, the record pages' contexts (findings are filled in later); not over a site built from the
+    # same templates, where most pages are carried over without one.
+    for record in () if has_previous(out, template_salt(site_dir())) else facts.records:
         if validated():
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
@@ -259,11 +234,12 @@ def _make_parent(out: Path) -> None:
 
 def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
                 info: p.SiteInfo, changes: list[ReleaseChanges], base_url: str | None,
-                search: bool) -> tuple[_Writer, float]:
+                search: bool) -> tuple[SiteWriter, float]:
     """Write the whole site into ``folder``, then put it in ``out``'s place; the writer and the search index's time."""
     try:
-        writer = _Writer(folder, _environment())
-        _copy_assets(folder / "assets")
+        outputs = Outputs(folder, out if os.path.isdir(out) else None, template_salt(site_dir()))
+        writer = SiteWriter(folder, _environment(), outputs)
+        _copy_assets(writer)
         facts.findings = findings()
         facts.judge_patterns()
         record_pages = _RecordPages(writer, facts, info)
@@ -289,6 +265,7 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
         finally:
             record_pages.stop()
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
+        writer.write(MANIFEST, outputs.manifest())
         folders.write_manifest(folder)
         folders.replace_folder(folder, out)
     except OSError as exc:  # a full disk, a read-only folder: one line naming --out, nothing left behind
@@ -300,11 +277,10 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
     return writer, search_seconds
 
 
-def _copy_assets(target: Path) -> None:
-    """The site's static files, one by one (``shutil.copytree`` folds a failure into a list of raw texts)."""
-    target.mkdir()
+def _copy_assets(writer: SiteWriter) -> None:
+    """The site's static files, one by one (carried over from the previous build when unchanged)."""
     for source in sorted(site_dir().joinpath("assets").iterdir()):
-        shutil.copyfile(source, target / source.name)
+        writer.write(f"assets/{source.name}", source.read_bytes())
 
 
 #: Below this many records, everything runs in this process (a fork costs more than it saves).
@@ -339,14 +315,17 @@ def _validation(findings: Findings | None,
     return wait, lambda: parallel.finished(child)
 
 
-def _render_records(writer: _Writer, facts: RecordFacts, info: p.SiteInfo, records: list[dict[str, Any]]) -> list[str]:
+def _render_records(writer: SiteWriter, facts: RecordFacts, info: p.SiteInfo,
+                    records: list[dict[str, Any]]) -> list[str]:
     """Each record's page and JSON; the page paths written."""
     start = len(writer.pages)
     for record in records:
-        early = facts.contexts.get(record["id"])
-        writer.page("record.html", record_page(record, facts, info) if early is None else replace(
-            early, findings=tuple(facts.findings.get(record["id"], [])),
-            browser_matchable=facts.matchable.get(record["id"], False)))
+        key = writer.outputs.record_key(record, facts, info)
+        if not writer.carry_page(record_path(record), key):
+            early = facts.contexts.get(record["id"])
+            writer.page("record.html", record_page(record, facts, info) if early is None else replace(
+                early, findings=tuple(facts.findings.get(record["id"], [])),
+                browser_matchable=facts.matchable.get(record["id"], False)), key)
         envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
         writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
     return writer.pages[start:]
@@ -366,7 +345,7 @@ class _RecordPages:
     here, so a dying child costs only time.
     """
 
-    def __init__(self, writer: _Writer, facts: RecordFacts, info: p.SiteInfo) -> None:
+    def __init__(self, writer: SiteWriter, facts: RecordFacts, info: p.SiteInfo) -> None:
         self.writer, self.facts, self.info = writer, facts, info
         self.children: list[Any] = []
         records = facts.records
@@ -382,9 +361,12 @@ class _RecordPages:
         writer, facts, info, queue, chunks = self.writer, self.facts, self.info, self.queue, self.chunks
 
         def work(out: Any) -> None:
-            child_writer = _Writer(writer.folder, writer.environment)
+            child_writer = SiteWriter(writer.folder, writer.environment, writer.outputs)
+            writer.outputs.keys = {}  # this child's copy: it reports only the keys of what it renders
             while (index := queue.next()) is not None:
-                pickle.dump((index, _render_records(child_writer, facts, info, chunks[index])), out)
+                paths = _render_records(child_writer, facts, info, chunks[index])
+                pickle.dump((index, paths, writer.outputs.keys), out)
+                writer.outputs.keys = {}
                 out.flush()
 
         for _ in range(jobs - 1):
@@ -401,8 +383,9 @@ class _RecordPages:
                 _render_records(self.writer, self.facts, self.info, self.chunks[index])
                 done.add(index)
             for child in self.children:
-                for index, paths in parallel.partial_items(child):
+                for index, paths, keys in parallel.partial_items(child):
                     self.writer.pages.extend(paths)
+                    self.writer.outputs.merge(keys)
                     done.add(index)
             for index in sorted(set(range(len(self.chunks))) - done):  # taken by a child that died
                 _render_records(self.writer, self.facts, self.info, self.chunks[index])

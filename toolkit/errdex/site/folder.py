@@ -26,6 +26,7 @@ from pathlib import Path
 
 from errdex._files import write_atomic
 from errdex.errors import InputError, from_oserror
+from errdex.site.incremental import MANIFEST as BUILD_MANIFEST
 
 __all__ = ["MARKER", "build_lock", "check_out", "foreign_entries", "new_build_folder", "remove_leftovers",
            "replace_folder", "write_manifest"]
@@ -33,8 +34,8 @@ __all__ = ["MARKER", "build_lock", "check_out", "foreign_entries", "new_build_fo
 MARKER = ".errdex-site"
 MARKER_TEXT = "errdex site: built by 'errdex site build'; the next build replaces this folder as a whole.\n"
 #: What the top level of a built site holds: a folder holding only these names was built by errdex.
-SITE_NAMES = frozenset({MARKER, "404.html", "api", "assets", "browse", "changelog", "index.html", "quality", "records",
-                        "schema", "search", "sitemap.xml"})
+SITE_NAMES = frozenset({MARKER, BUILD_MANIFEST, "404.html", "api", "assets", "browse", "changelog", "index.html",
+                        "quality", "records", "schema", "search", "sitemap.xml"})
 
 
 def is_marked(folder: Path) -> bool:

@@ -1,0 +1,68 @@
+"""errdex.duckdb.register: errdex_matches(line) in DuckDB gives what ``errdex match --format jsonl`` gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+import errdex.duckdb
+from tests.conftest import run_cli
+from tests.loghub import require_loghub
+from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
+
+_FIELDS = ("id", "slug", "repo", "errorClass", "severity", "score", "span", "groups")
+
+
+def _duckdb_lines(con: duckdb.DuckDBPyConnection, logs: list[Path]) -> dict[str, list[dict[str, Any]]]:
+    """The matched lines of each log, through SQL, shaped as the CLI's lines."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for log in logs:
+        lines = log.read_bytes().decode("utf-8", "replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        con.execute("CREATE OR REPLACE TABLE lines (n INTEGER, line VARCHAR)")
+        con.executemany("INSERT INTO lines VALUES (?, ?)", [(i + 1, t.rstrip("\r")) for i, t in enumerate(lines)])
+        rows = con.execute("SELECT n, line, errdex_matches(line) FROM lines ORDER BY n").fetchall()
+        found[str(log)] = [{"file": str(log), "line": n, "text": text,
+                            "matches": [{k: m[k] for k in _FIELDS} for m in matches]}
+                           for n, text, matches in rows if matches]
+        assert all([m["rank"] for m in matches] == list(range(1, len(matches) + 1)) for _, _, matches in rows)
+    return found
+
+
+def test_every_loghub_sample_matches_as_the_cli_does(tmp_path: Path) -> None:
+    logs = loghub_logs()
+    bundle = str(loghub_bundle(require_loghub(), tmp_path / "loghub.jsonl"))
+    con = duckdb.connect()
+    errdex.duckdb.register(con, records=[bundle])
+    expected = cli_lines(logs, [bundle])
+    assert _duckdb_lines(con, logs) == {str(p): expected.get(str(p), []) for p in logs}
+
+
+def test_the_bundled_dataset_by_default_and_records_in_memory() -> None:
+    con = duckdb.connect()
+    errdex.duckdb.register(con)
+    line = "sshd[7]: error: kex_exchange_identification: Connection closed by remote host"
+    [(matches,)] = con.execute("SELECT errdex_matches(?)", [line]).fetchall()
+    assert [m["slug"] for m in matches] == ["connection-closed-by-remote-host"]
+    assert con.execute("SELECT errdex_matches(NULL), errdex_matches('nothing')").fetchall() == [(None, [])]
+    records = [{"id": "r1", "slug": "disk-full", "repo": "o/r", "errorClass": "E", "severity": "error",
+                "messagePattern": "disk ([a-z]+) is full"}]
+    errdex.duckdb.register(con, records=records, name="disk_matches")
+    [(found,)] = con.execute("SELECT disk_matches('disk sda is full')").fetchall()
+    assert found == [{"id": "r1", "slug": "disk-full", "repo": "o/r", "errorClass": "E", "severity": "error",
+                      "status": "active", "rank": 1, "score": 13000 - 1, "groups": ["sda"], "span": [0, 16]}]
+
+
+def test_errdex_query_calls_it_and_the_sql_macro_stays() -> None:
+    line = "sshd[7]: error: kex_exchange_identification: Connection closed by remote host"
+    native = run_cli("query", f"SELECT m.slug, m.rank FROM (SELECT unnest(errdex_matches('{line}')) AS m)",
+                     "--format", "json")
+    assert native.exit_code == 0, native.stderr
+    assert json.loads(native.stdout) == [{"slug": "connection-closed-by-remote-host", "rank": 1}]
+    macro = run_cli("query", f"SELECT slug, rank FROM errdex_match('{line}')", "--format", "json")
+    assert macro.exit_code == 0, macro.stderr
+    assert json.loads(macro.stdout) == json.loads(native.stdout)

@@ -1,0 +1,92 @@
+"""errdex.spark.match on local[2] gives, line for line, what ``errdex match --format jsonl`` gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.errors import UsageError
+from tests.loghub import loghub_dir, require_loghub
+from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
+
+
+def _spark_lines(spark: Any, logs: list[Path], records: list[str] | None) -> dict[str, list[dict[str, Any]]]:
+    """The same, through Spark: the matched rows of each file in line order, shaped as the CLI's lines."""
+    from pyspark.sql import functions as F
+
+    from errdex.spark import match
+    from errdex.spark.files import read_inputs
+
+    df = read_inputs(spark, logs, column="line").withColumn("at", F.monotonically_increasing_id())
+    rows = match(df, "line", records=records, all_matches=True).orderBy("file", "at").collect()
+    found: dict[str, list[dict[str, Any]]] = {}
+    number, previous = 0, None
+    for row in rows:
+        source = row["file"].removeprefix("file://")
+        number = number + 1 if source == previous else 1
+        previous = source
+        if row["errdex"]:
+            matches = [{"id": m["id"], "slug": m["slug"], "repo": m["repo"], "errorClass": m["errorClass"],
+                        "severity": m["severity"], "score": m["score"], "span": m["span"], "groups": m["groups"]}
+                       for m in row["errdex"]]
+            assert [m["rank"] for m in row["errdex"]] == list(range(1, len(matches) + 1))
+            found.setdefault(source, []).append({"file": source, "line": number, "text": row["line"],
+                                                 "matches": matches})
+    return found
+
+
+def test_every_loghub_sample_matches_as_the_cli_does_with_their_templates(spark: Any, tmp_path: Path) -> None:
+    logs = loghub_logs()
+    bundle = str(loghub_bundle(require_loghub(), tmp_path / "loghub.jsonl"))
+    expected = cli_lines(logs, [bundle])
+    got = _spark_lines(spark, logs, [bundle])
+    assert sorted(got) == sorted(str(p) for p in logs)
+    for path in logs:
+        assert got[str(path)] == expected[str(path)], path.name
+    assert sum(len(v) for v in got.values()) > 0.9 * 2000 * len(logs)
+
+
+def test_every_loghub_sample_matches_as_the_cli_does_with_the_bundled_dataset(spark: Any) -> None:
+    logs = loghub_logs()
+    expected = cli_lines(logs, [])
+    got = _spark_lines(spark, logs, None)
+    assert got == expected
+    assert got  # the sshd records find OpenSSH's lines
+
+
+def test_best_match_alone_and_the_errors_of_a_wrong_column(spark: Any) -> None:
+    from errdex.spark import match
+
+    line = "sshd[1]: error: kex_exchange_identification: Connection closed by remote host"
+    df = spark.createDataFrame([(line,), ("nothing here",), (None,)], "message string")
+    rows = match(df).collect()
+    assert rows[0]["errdex"]["slug"] == "connection-closed-by-remote-host"
+    assert rows[0]["errdex"]["rank"] == 1 and rows[0]["errdex"]["status"] == "active"
+    assert rows[1]["errdex"] is None and rows[2]["errdex"] is None
+    with pytest.raises(UsageError, match="no column 'msg'"):
+        match(df, "msg")
+    with pytest.raises(UsageError, match="not text"):
+        match(spark.createDataFrame([(1,)], "message int"))
+
+
+def test_spark_match_writes_parquet_of_the_matched_rows(spark: Any, tmp_path: Path) -> None:
+    from errdex.spark import match_files
+
+    log = tmp_path / "app.jsonl"
+    log.write_text(json.dumps({"msg": "error: kex_exchange_identification: Connection closed by remote host"})
+                   + "\n" + json.dumps({"msg": "all fine"}) + "\n")
+    result = match_files([log], tmp_path / "out", input_format="jsonl", column="msg", spark=spark)
+    assert result.rows == 1
+    rows = spark.read.parquet(str(tmp_path / "out")).collect()
+    assert [r["errdex"]["slug"] for r in rows] == ["connection-closed-by-remote-host"]
+    with pytest.raises(UsageError, match="cannot write"):
+        match_files([log], tmp_path / "out", input_format="jsonl", column="msg", spark=spark)
+
+
+def test_loghub_is_where_the_tests_look() -> None:
+    if loghub_dir() is None:
+        pytest.skip("Loghub samples not found")
+    assert loghub_logs()

@@ -1,0 +1,112 @@
+"""Log files matched on Spark into Parquet (``errdex spark-match``), and a local session for trying it.
+
+Text inputs are read a line per ``\\n`` (as ``errdex match`` reads them: a
+carriage return ending a line is dropped), JSON lines and Parquet by a
+column. The output holds the input's columns (for text: ``file`` and the
+line), and the ``errdex`` column of :func:`errdex.spark.match`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pyspark.errors import AnalysisException, PySparkRuntimeError
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from errdex.errors import InputError, UsageError
+from errdex.spark.frames import COLUMN, match
+
+__all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
+
+FORMATS = ("text", "jsonl", "parquet")
+#: Settings of a local session (``local[N]``): bound to the loopback interface, no web UI.
+LOOPBACK_CONF: dict[str, str] = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.enabled": "false",
+}
+#: Settings of every session :func:`local_session` starts.
+LOCAL_CONF: dict[str, str] = {
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.python.worker.reuse": "true",
+    "spark.sql.execution.arrow.maxRecordsPerBatch": "10000",
+    # a task per 32 MB of input, not 128: one file of a few hundred MB keeps every local core busy
+    "spark.sql.files.maxPartitionBytes": str(32 << 20),
+}
+
+
+def local_session(master: str = "local[2]", *, app_name: str = "errdex", conf: dict[str, str] | None = None) -> Any:
+    """The active Spark session, or a new one on ``master`` with :data:`LOCAL_CONF`; a local master
+    (``local[N]``) also gets :data:`LOOPBACK_CONF` and workers that run this Python."""
+    settings = dict(LOCAL_CONF)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # never another interface, not even to look it up
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        settings |= LOOPBACK_CONF
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {**settings, **(conf or {})}.items():
+        builder = builder.config(key, value)
+    try:
+        session = builder.getOrCreate()
+    except PySparkRuntimeError as exc:  # no Java, or one Spark cannot start (the message says which)
+        raise UsageError(f"cannot start Spark on {master}: {str(exc).splitlines()[0]} "
+                         "(Spark needs a Java 17 runtime: apt-get install openjdk-17-jre-headless)") from exc
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str = "text",
+                column: str = "message") -> DataFrame:
+    """The inputs as one DataFrame; for text, columns ``file`` and ``column`` (the line)."""
+    paths = [str(p) for p in inputs]
+    if not paths:
+        raise UsageError("no input given")
+    if input_format not in FORMATS:
+        raise UsageError(f"unknown input format {input_format!r} (one of: {', '.join(FORMATS)})")
+    local = [p for p in paths if "://" not in p]
+    missing = [p for p in local if not Path(p).exists()]
+    if missing:
+        raise InputError(f"{missing[0]}: no such file or folder")
+    try:
+        if input_format == "text":
+            lines = spark.read.option("lineSep", "\n").text(paths)
+            text = F.regexp_replace("value", "\\r+\\z", "")  # carriage returns ending a line, as the reader drops
+            return lines.select(F.input_file_name().alias("file"), text.alias(column))
+        if input_format == "jsonl":
+            return spark.read.json(paths)
+        return spark.read.parquet(*paths)
+    except AnalysisException as exc:
+        raise InputError(f"cannot read the inputs: {str(exc).splitlines()[0]}") from exc
+
+
+@dataclass(frozen=True)
+class SparkMatchResult:
+    output: Path
+    rows: int
+
+
+def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_format: str = "text",
+                column: str = "message", master: str = "local[2]", records: Sequence[str | Path] | None = None,
+                include_retired: bool = False, all_matches: bool = False, keep_unmatched: bool = False,
+                spark: Any = None) -> SparkMatchResult:
+    """Match the inputs on Spark and write Parquet to ``output`` (a folder that must not exist yet): the rows
+    that matched (every row with ``keep_unmatched``), with their ``errdex`` column."""
+    spark = spark or local_session(master)
+    df = read_inputs(spark, inputs, input_format=input_format, column=column)
+    found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches)
+    if not keep_unmatched:
+        found = found.where(F.size(COLUMN) > 0 if all_matches else F.col(COLUMN).isNotNull())
+    try:
+        found.write.mode("errorifexists").parquet(str(output))
+    except AnalysisException as exc:
+        raise UsageError(f"cannot write {output}: {str(exc).splitlines()[0]}") from exc
+    rows = spark.read.parquet(str(output)).count()
+    return SparkMatchResult(Path(output), rows)

@@ -1,0 +1,79 @@
+"""``errdex.spark.match``: a DataFrame's log lines matched on Spark's workers by errdex's own engine.
+
+The matcher is compiled once on the driver (:func:`errdex.spark.shipped.ship`)
+and broadcast as bytes; each Python worker builds its knowledge base from
+them the first time a task needs it and keeps it for the tasks that follow
+(Spark reuses its Python workers). Rows go through ``mapInArrow``: each Arrow
+batch is one block scanned at once, as ``errdex match`` scans a file.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pyspark.broadcast import Broadcast
+from pyspark.sql import DataFrame
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from errdex.errors import UsageError
+from errdex.records.loader import RecordStore
+from errdex.spark.batches import match_arrow
+from errdex.spark.shipped import cached, knowledge, ship
+
+__all__ = ["COLUMN", "MATCH_SCHEMA", "match"]
+
+#: The column ``match`` adds.
+COLUMN = "errdex"
+#: Spark's type of one match (the Arrow type is :data:`errdex.spark.batches.MATCH_TYPE`).
+MATCH_SCHEMA = StructType([
+    *(StructField(name, StringType()) for name in ("id", "slug", "repo", "errorClass", "severity", "status")),
+    StructField("rank", IntegerType()), StructField("score", LongType()),
+    StructField("groups", ArrayType(StringType())), StructField("span", ArrayType(IntegerType())),
+])
+
+
+def _match_batches(key: str, shipped: Broadcast[bytes], column: str, all_matches: bool,
+                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """On a worker: each batch with the matches of its ``column`` added."""
+    kb = cached(key) or knowledge(shipped.value, key)  # the broadcast is read only by a worker's first task
+    for batch in batches:
+        found = match_arrow(kb, batch.column(column), all_matches=all_matches)
+        yield pa.RecordBatch.from_arrays([*batch.columns, found], names=[*batch.schema.names, COLUMN])
+
+
+def match(df: DataFrame, column: str = "message", *,
+          records: RecordStore | Sequence[dict[str, Any]] | Sequence[str | Path] | None = None,
+          include_retired: bool = False, all_matches: bool = False) -> DataFrame:
+    """``df`` with an ``errdex`` column: the best match of ``column`` (a struct of
+    :data:`MATCH_SCHEMA`, null when no record matches), or with ``all_matches`` every match best first (an
+    array, empty when none; null for a null line).
+
+    ``records``: a record store, records in memory, or record files and folders (default: the bundled
+    dataset); retired records are not matched unless ``include_retired``. Each value of ``column`` (string or
+    binary) is matched as ``errdex match`` matches one line of a file.
+    """
+    fields = {f.name: f for f in df.schema.fields}
+    if column not in fields:
+        raise UsageError(f"no column {column!r} in the DataFrame (its columns: {', '.join(df.columns)})")
+    if not isinstance(fields[column].dataType, (StringType, BinaryType)):
+        raise UsageError(f"column {column!r} holds {fields[column].dataType.simpleString()}, not text")
+    if COLUMN in fields:
+        raise UsageError(f"the DataFrame has an {COLUMN!r} column already: rename or drop it first")
+    shipped = ship(records, include_retired=include_retired)
+    broadcast = df.sparkSession.sparkContext.broadcast(shipped.data)
+    kind = ArrayType(MATCH_SCHEMA) if all_matches else MATCH_SCHEMA
+    schema = StructType([*df.schema.fields, StructField(COLUMN, kind)])
+    run = functools.partial(_match_batches, shipped.key, broadcast, column, all_matches)
+    return df.mapInArrow(run, schema)
