@@ -7,9 +7,11 @@ identity, patterns with engine compiles, source, metadata, cross-record
 uniqueness); jsonschema (Draft 2020-12) only checks the schema. The pattern
 verdict cache is emptied first, so the errdex time includes compiling every
 pattern in every engine; a second errdex run shows the warm cache.
-Target: 10,000 records in under 5 s, and at least 2x jsonschema's records/s.
-A cold cache is the first validation of never-seen patterns; every later run
-(the contributor's loop, CI with a kept cache) is warm.
+Targets (issue 16): cold, 10,000 never-seen patterns in at most 5 s; warm, at
+least 3x jsonschema's records/s. A cold cache is the first validation of
+never-seen patterns (a harvest brings thousands at a time; patterns of one
+shape share one engine compile); every later run (the contributor's loop, CI
+with a kept cache) is warm.
 """
 
 from __future__ import annotations
@@ -71,11 +73,11 @@ def main() -> int:
     print(f"errdex validate, all checks, warm     : {warm:6.2f} s  {rate['warm']:9,.0f} records/s  "
           f"ratio {rate['warm'] / rate['schema']:.1f}x")
     scale = 10_000 / n
-    warm_met = warm * scale < 5.0 and rate["warm"] >= 2 * rate["schema"]
-    cold_met = cold * scale < 5.0 and rate["cold"] >= 2 * rate["schema"]
-    print(f"target (< 5 s per 10k and >= 2x jsonschema), warm pattern cache: {'met' if warm_met else 'NOT met'}")
-    print(f"target (< 5 s per 10k and >= 2x jsonschema), cold pattern cache: {'met' if cold_met else 'NOT met'}"
-          " (cold compiles every new pattern in hyperscan, about 1 ms each)")
+    warm_met = rate["warm"] >= 3 * rate["schema"]
+    cold_met = cold * scale <= 5.0
+    print(f"target warm >= 3x jsonschema: {rate['warm'] / rate['schema']:.1f}x, {'met' if warm_met else 'NOT met'}")
+    print(f"target cold <= 5 s per 10k new patterns: {cold * scale:.2f} s, {'met' if cold_met else 'NOT met'} "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0 if warm_met else 1
 
 

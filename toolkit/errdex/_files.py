@@ -23,9 +23,7 @@ import os
 import re
 import signal
 import stat
-import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,6 +68,8 @@ def read_regular(path: Path, *, limit: int, error: type[ErrdexError], what: str)
 def read_toml(path: Path, *, limit: int, what: str) -> dict[str, Any]:
     """The TOML table in ``path`` (read as :func:`read_regular` reads, a UTF-8 BOM allowed, as Windows editors
     write it), or a :class:`ConfigError` of one line naming the file: not UTF-8, not TOML, nested too deep."""
+    import tomllib  # here: start-up time (a cached match or explain reads no configuration file)
+
     raw = read_regular(path, limit=limit, error=ConfigError, what=what)
     try:
         return tomllib.loads(raw.decode("utf-8-sig"))
@@ -99,6 +99,8 @@ def refuse_special(path: Path) -> None:
 
 
 def _temp_beside(path: Path) -> tuple[int, str]:
+    import tempfile  # here: start-up time (with random and shutil, ~3 ms; a cached start writes nothing)
+
     refuse_special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     fcntl.flock(fd, fcntl.LOCK_EX)  # held while this process writes it: a cleaner leaves it alone

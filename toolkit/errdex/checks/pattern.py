@@ -7,7 +7,7 @@ from typing import Any
 
 from errdex import patterns
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.patterns.facts import PatternFacts
+from errdex.patterns.facts import PatternFacts, pattern_shape
 
 
 def _facts(ctx: RecordContext) -> PatternFacts:
@@ -73,17 +73,62 @@ class PatternEngines(Check):
             else:
                 verdicts[pattern] = known
         if unknown:
-            report = patterns.compile_problems(unknown)
-            complete = set(report.engines) == set(patterns.ENGINES)
-            for pattern, complaints in report.items():
-                verdicts[pattern] = [[p.engine, p.message] for p in complaints]
-                if complete:
-                    facts.remember_engine_problems(pattern, verdicts[pattern])
+            verdicts.update(_verdicts(facts, unknown))
         for pattern, problems in verdicts.items():
             for engine, message in problems:
                 for ctx in self.by_pattern.get(pattern, ()):
                     yield ctx, Problem("messagePattern",
                                        f"{engine} cannot compile it: {message}; keep to the portable subset")
+
+
+def _compiled(facts: PatternFacts, unknown: list[str]) -> dict[str, list[list[str]]]:
+    """Each pattern's (engine, message) problems from compiling it in every engine, kept when every engine ran."""
+    report = patterns.compile_problems(unknown)
+    complete = set(report.engines) == set(patterns.ENGINES)
+    verdicts = {}
+    for pattern, complaints in report.items():
+        verdicts[pattern] = [[p.engine, p.message] for p in complaints]
+        if complete:
+            facts.remember_engine_problems(pattern, verdicts[pattern])
+    return verdicts
+
+
+def _verdicts(facts: PatternFacts, unknown: list[str]) -> dict[str, list[list[str]]]:
+    """The engine verdicts of patterns not seen before, through their shapes (:func:`pattern_shape`): a shape
+    that compiles everywhere clears each of its patterns; the patterns of any other shape are compiled."""
+    by_shape: dict[str, list[str]] = {}
+    for pattern in unknown:
+        by_shape.setdefault(pattern_shape(pattern), []).append(pattern)
+    shapes = {shape: facts.engine_problems(shape) for shape in by_shape}
+    new = [shape for shape, known in shapes.items() if known is None and _compilable(facts, shape)]
+    complete = True
+    if new:
+        report = patterns.compile_problems(new)
+        complete = set(report.engines) == set(patterns.ENGINES)
+        for shape in new:
+            shapes[shape] = problems = [[p.engine, p.message] for p in report[shape]]
+            if complete:
+                facts.remember_engine_problems(shape, problems)
+    verdicts: dict[str, list[list[str]]] = {}
+    exact = []
+    for shape, members in by_shape.items():
+        if shapes[shape] != []:
+            exact += members
+            continue
+        for pattern in members:
+            verdicts[pattern] = []
+            if complete:
+                facts.remember_engine_problems(pattern, [])
+    if exact:
+        verdicts.update(_compiled(facts, exact))
+    return verdicts
+
+
+def _compilable(facts: PatternFacts, shape: str) -> bool:
+    """Whether a shape is itself portable and within the size bounds (as its patterns are): else its patterns
+    are compiled one by one."""
+    analysis = facts.analysis(shape)
+    return not analysis["portability"] and not analysis["size"]
 
 
 @register

@@ -188,6 +188,8 @@ class _Walk:
     files: list[str] = field(default_factory=list)
     outside: set[str] = field(default_factory=set)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Every folder read, in the order read (what the loader's cache watches for changes).
+    folders: list[str] = field(default_factory=list)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -232,6 +234,7 @@ class _Walker:
 
     def _read_folder(self, current: str, outside: bool) -> None:
         """Note the record files of one folder, and queue its subfolders (real ones first) and folder links."""
+        self.walk.folders.append(current)
         try:
             with os.scandir(current) as entries:
                 listed = sorted(entries, key=lambda entry: entry.name)
@@ -285,15 +288,20 @@ def files_outside(folder: str | Path) -> list[str]:
     return sorted(_walk(Path(folder)).outside)
 
 
-def record_files(paths: Iterable[str | Path] | None = None) -> list[str] | None:
-    """Every record file the paths name (folders walked), or None when one is stdin or missing."""
+def record_files(paths: Iterable[str | Path] | None = None, *,
+                 folders: list[str] | None = None) -> list[str] | None:
+    """Every record file the paths name (folders walked), or None when one is stdin or missing; ``folders``,
+    when given, receives every folder walked."""
     found: list[str] = []
     for target in list(paths) if paths else [bundled_records_dir()]:
         if str(target) == "-":
             return None
         path = Path(target)
         if path.is_dir():
-            found.extend(_walk(path).files)
+            walk = _walk(path)
+            found.extend(walk.files)
+            if folders is not None:
+                folders.extend(walk.folders)
         elif path.is_file():
             found.append(str(path))
         else:

@@ -29,17 +29,30 @@ The package, by responsibility: :mod:`.cutting` (cutting a release),
 
 from __future__ import annotations
 
-from errdex.records.hashing import content_hash, field_hashes
-from errdex.releases.changelog import ReleaseChanges, changelog_entry, release_changes
-from errdex.releases.cutting import cut_release
-from errdex.releases.diffing import DatasetDiff, diff
-from errdex.releases.manifest import (
-           history_folder,
-           read_manifest,
-           record_releases,
-           release_history,
-)
-from errdex.releases.report import ReleaseReport
+from typing import TYPE_CHECKING
+
+from errdex._lazy import lazy_names
+
+# Each name loads its module on first use: `errdex explain` reads a record's history (manifest) and must not pay
+# for cutting, which imports the pydantic models through records.canonical (~300 ms of imports).
+_LAZY = {
+    "content_hash": "errdex.records.hashing", "field_hashes": "errdex.records.hashing",
+    "ReleaseChanges": "errdex.releases.changelog", "changelog_entry": "errdex.releases.changelog",
+    "release_changes": "errdex.releases.changelog", "cut_release": "errdex.releases.cutting",
+    "DatasetDiff": "errdex.releases.diffing", "diff": "errdex.releases.diffing",
+    "history_folder": "errdex.releases.manifest", "read_manifest": "errdex.releases.manifest",
+    "record_releases": "errdex.releases.manifest", "release_history": "errdex.releases.manifest",
+    "ReleaseReport": "errdex.releases.report",
+}
+__getattr__ = lazy_names(__name__, _LAZY, globals())
+
+if TYPE_CHECKING:  # what the names are, for type checkers and editors
+    from errdex.records.hashing import content_hash, field_hashes
+    from errdex.releases.changelog import ReleaseChanges, changelog_entry, release_changes
+    from errdex.releases.cutting import cut_release
+    from errdex.releases.diffing import DatasetDiff, diff
+    from errdex.releases.manifest import history_folder, read_manifest, record_releases, release_history
+    from errdex.releases.report import ReleaseReport
 
 __all__ = ["DatasetDiff", "ReleaseChanges", "ReleaseReport", "changelog_entry", "content_hash", "cut_release", "diff",
            "field_hashes", "history_folder", "read_manifest", "record_releases", "release_changes", "release_history"]
