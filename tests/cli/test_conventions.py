@@ -121,6 +121,7 @@ DASH_RUNS: dict[str, list[str]] = {
     "export": ["export", "--to", "jsonl", "--output", "-", "--records", "-"],
     "drift": [],  # needs a repository: --records - is the loader's, as for validate
     "sync": [],  # as drift
+    "spark-match": [],  # needs Java and a Spark session: --records - is the loader's, as for validate
 }
 
 

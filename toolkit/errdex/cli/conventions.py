@@ -68,6 +68,9 @@ CONVENTIONS: dict[str, Conventions] = {
                            why="reads code; writes drafts to --out or --bundle"),
     "drift": Conventions(dash=("--records",), formats=("text", "json", "github"), progress=True),
     "sync": Conventions(dash=("--records",), formats=("text", "json"), progress=True),
+    "spark-match": Conventions(dash=("--records",), formats=("text", "json"),
+                               why="INPUT is what Spark reads (paths, globs, hdfs://): never stdin; Spark logs its "
+                                   "own progress"),
 }
 
 
