@@ -3,6 +3,8 @@ matcher's summary of a pasted log (Debian's Chromium, over HTTP on 127.0.0.1).""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -55,10 +57,13 @@ def test_the_browse_filters(browser: Browser, served: SiteServer) -> None:
     page.select_option("#filter-repo", "openssh/openssh-portable")
     count = page.locator("#browse-count")
     expect(count).to_contain_text(" match")
-    shown = page.locator("#browse-list li .meta").all_inner_texts()
+    metas = page.locator("#browse-list li .meta")
+    expect(metas.filter(has_not_text="openssh/openssh-portable")).to_have_count(0)  # the filter has run
+    shown = metas.all_inner_texts()
     assert shown and all("openssh/openssh-portable" in text for text in shown)
     page.select_option("#filter-severity", "warning")
-    shown = page.locator("#browse-list li .meta").all_inner_texts()
+    expect(metas.filter(has_not_text=re.compile(r"^warning"))).to_have_count(0)
+    shown = metas.all_inner_texts()
     assert shown and all(text.startswith("warning") and "openssh" in text for text in shown)
     expect(count).to_have_text(f"{len(shown)} record{'' if len(shown) == 1 else 's'} of 53 match")
     assert "repo=openssh%2Fopenssh-portable" in page.url and "severity=warning" in page.url
