@@ -96,7 +96,7 @@ def _environment() -> jinja2.Environment:
 
 
 #: The search index's per-record entries from the last build, in the cache folder (see errdex.site.search).
-SEARCH_CACHE_FILE = "site-search-terms.json"
+SEARCH_CACHE_FILE = "site-search-terms.marshal"
 
 #: The output of ``errdex prove --format json`` for a very large dataset stays well below this.
 MAX_PROOFS_BYTES = 256 << 20
@@ -362,14 +362,16 @@ def _render_records(writer: SiteWriter, facts: RecordFacts, info: p.SiteInfo,
     """Each record's page and JSON; the page paths written."""
     start = len(writer.pages)
     for record in records:
+        text = writer.outputs.record_text(record)  # first: record_key reuses its hash
         key = writer.outputs.record_key(record, facts, info)
         if not writer.carry_page(record_path(record), key):
             early = facts.contexts.get(record["id"])
             writer.page("record.html", record_page(record, facts, info) if early is None else replace(
                 early, findings=tuple(facts.findings.get(record["id"], [])),
                 browser_matchable=facts.matchable.get(record["id"], False)), key)
-        envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
-        writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
+        # json.dumps({"record": record, "datasetVersion": version}, ensure_ascii=False), the record dumped once
+        version = json.dumps(facts.versions.get(record["id"]), ensure_ascii=False)
+        writer.write(record_json_path(record), f'{{"record": {text}, "datasetVersion": {version}}}\n')
     return writer.pages[start:]
 
 

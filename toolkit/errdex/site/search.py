@@ -47,6 +47,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import marshal
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -231,7 +232,8 @@ def document_entry(record: dict[str, Any]) -> Entry:
 
 
 class TermsCache:
-    """Each record's :data:`Entry` from the previous build, in a JSON file of the user's cache, by a hash of
+    """Each record's :data:`Entry` from the previous build, in a marshal file of the user's cache (as
+    ``errdex.match`` keeps its plans: several times faster to read than JSON), by a hash of
     the fields the index reads: a rebuild tokenises only the records that changed. Only the entries of the
     last build are kept; a damaged or foreign file is ignored."""
 
@@ -241,10 +243,10 @@ class TermsCache:
         self.entries: dict[str, Entry] = {}
         self.changed = False
         try:
-            data = json.loads(path.read_bytes()) if path is not None else None
-        except (OSError, ValueError):
+            data = marshal.loads(path.read_bytes()) if path is not None else None
+        except (OSError, ValueError, EOFError, TypeError):
             data = None
-        if isinstance(data, dict) and data.get("format") == [FORMAT, __version__] and isinstance(
+        if isinstance(data, dict) and data.get("format") == (FORMAT, __version__) and isinstance(
                 data.get("entries"), dict):
             self.previous = data["entries"]
 
@@ -257,7 +259,7 @@ class TermsCache:
     def entry(self, record: dict[str, Any]) -> Entry:
         key = self._key(record)
         found = self.entries.get(key) or self.previous.get(key)
-        if not (isinstance(found, list) and len(found) == 3 and isinstance(found[0], list)
+        if not (isinstance(found, tuple) and len(found) == 3 and isinstance(found[0], list)
                 and isinstance(found[1], list) and isinstance(found[2], dict)):
             found, self.changed = document_entry(record), True
         self.entries[key] = (found[0], found[1], found[2])
@@ -268,8 +270,7 @@ class TermsCache:
         if self.path is None or not (self.changed or len(self.entries) != len(self.previous)):
             return
         try:
-            write_atomic(self.path, json.dumps({"format": [FORMAT, __version__], "entries": self.entries},
-                                               separators=(",", ":")).encode("ascii"))
+            write_atomic(self.path, marshal.dumps({"format": (FORMAT, __version__), "entries": self.entries}))
         except OSError:
             pass  # a cache that cannot be written only costs time
 
