@@ -45,6 +45,7 @@ the nearest term of its shards (one or two edits), and the page says so.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import marshal
@@ -243,17 +244,25 @@ class TermsCache:
         self.entries: dict[str, Entry] = {}
         self.changed = False
         try:
-            data = marshal.loads(path.read_bytes()) if path is not None else None
-        except (OSError, ValueError, EOFError, TypeError):
+            raw = path.read_bytes() if path is not None else None
+        except OSError:
+            raw = None
+        collecting = gc.isenabled()
+        gc.disable()  # a million small lists: the collector would scan the whole heap (the records) many times
+        try:
+            data = marshal.loads(raw) if raw is not None else None
+        except (ValueError, EOFError, TypeError):
             data = None
+        finally:
+            if collecting:
+                gc.enable()
         if isinstance(data, dict) and data.get("format") == (FORMAT, __version__) and isinstance(
                 data.get("entries"), dict):
             self.previous = data["entries"]
 
     @staticmethod
     def _key(record: dict[str, Any]) -> str:
-        shown = json.dumps([record.get(name) for name in FIELD_WEIGHTS], ensure_ascii=False, sort_keys=True,
-                           default=str)
+        shown = repr([record.get(name) for name in FIELD_WEIGHTS])  # JSON values: repr is exact, and fast
         return hashlib.blake2b(shown.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     def entry(self, record: dict[str, Any]) -> Entry:
