@@ -37,7 +37,7 @@ from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.browse import browse_json
 from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, has_previous, template_salt
-from errdex.site.listings import write_changelog, write_listing_pages
+from errdex.site.listings import write_changelog, write_listing_pages, write_quality_page
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
 from errdex.site.search import TermsCache, build_search_index
@@ -271,14 +271,25 @@ def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[
         outputs = Outputs(folder, out if os.path.isdir(out) else None, template_salt(site_dir()))
         writer = SiteWriter(folder, _environment(), outputs)
         _copy_assets(writer)
-        facts.findings = findings()
-        record_pages = _RecordPages(writer, facts, info)
-        record_pages.start()
-        try:
+
+        def without_findings() -> None:  # what shows no finding
             for path, text in data_files.items():
                 writer.write(path, text)
             write_listing_pages(writer, facts, info, schema_reference(), base_url)
             write_changelog(writer, facts, info, changes)
+
+        # Over a previous site most record pages are carried over, which is quick: the rest is written first,
+        # while validation may still run. Into an empty folder the children start rendering record pages first.
+        early = outputs.incremental
+        if early:
+            without_findings()
+        facts.findings = findings()
+        record_pages = _RecordPages(writer, facts, info)
+        record_pages.start()
+        try:
+            if not early:
+                without_findings()
+            write_quality_page(writer, facts, info)
             record_pages.finish()
         finally:
             record_pages.stop()
