@@ -23,8 +23,7 @@ import jinja2
 from errdex import parallel
 from errdex._version import __version__
 from errdex.cache import usable_cache
-from errdex.errors import DataError, InputError, UsageError, from_oserror
-from errdex.records.jsonfile import read_json_file
+from errdex.errors import UsageError, from_oserror
 from errdex.records.loader import load_record_store
 from errdex.records.text import first_sentence
 from errdex.releases import (
@@ -37,6 +36,7 @@ from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.browse import browse_json
 from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, has_previous, template_salt
+from errdex.site.inputs import load_proofs, make_parent, out_folder, unique_files
 from errdex.site.listings import write_changelog, write_listing_pages, write_quality_page
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
@@ -98,32 +98,6 @@ def _environment() -> jinja2.Environment:
 #: The search index's per-record entries from the last build, in the cache folder (see errdex.site.search).
 SEARCH_CACHE_FILE = "site-search-terms.marshal"
 
-#: The output of ``errdex prove --format json`` for a very large dataset stays well below this.
-MAX_PROOFS_BYTES = 256 << 20
-
-
-def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
-    if proofs is None:
-        return None
-    expected = "expected the output of 'errdex prove --format json'"
-    data: Any  # what the file holds: any JSON value until checked below
-    if isinstance(proofs, dict):
-        data = proofs
-    else:
-        data = read_json_file(proofs, hint=expected)
-    records = data.get("records") if isinstance(data, dict) else None
-    if not isinstance(records, list):
-        raise InputError(f"{proofs}: no 'records' list ({expected})")
-    for number, record in enumerate(records):
-        scenarios = record.get("scenarios", []) if isinstance(record, dict) else None
-        if not isinstance(scenarios, list) or not all(
-                isinstance(s, dict) and isinstance(s.get("id", ""), str) and isinstance(s.get("failures", []), list)
-                for s in scenarios):
-            raise InputError(f"{proofs}: /records/{number}: expected a record's proof, with a list of scenario "
-                             f"objects ({expected})")
-    return {str(r.get("id")): r for r in records}
-
-
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
@@ -168,27 +142,6 @@ def _data_files(facts: RecordFacts, info: p.SiteInfo, search: bool) -> tuple[dic
     return files, search_seconds
 
 
-def _unique_files(loaded: Sequence[Any]) -> None:
-    """Refuse records that would share a page or a JSON file, rather than let one overwrite the other."""
-    for path_of, what in ((record_path, "page"), (record_json_path, "JSON file")):
-        seen: dict[str, Any] = {}
-        for item in loaded:
-            first = seen.setdefault(path_of(item.record), item)
-            if first is not item:
-                raise DataError(f"{item.path}: this record and the one in {first.path} would share the {what} "
-                                f"{path_of(item.record)}; 'errdex validate' tells what to change")
-
-
-def _outside_records(out: Path, records: Sequence[str | Path] | None) -> None:
-    """Refuse an ``--out`` inside a records folder: its API files are record envelopes the next run would read."""
-    where = Path(os.path.realpath(out))
-    for given in records or ():
-        folder = Path(os.path.realpath(given))
-        if folder.is_dir() and (where == folder or folder in where.parents):
-            raise UsageError(f"--out {out}: is inside the records folder {given}, where the site's JSON would be read "
-                             "as records by the next command; choose a folder outside it")
-
-
 def build_site(
     out: str | Path = "build/site",
     *,
@@ -217,10 +170,10 @@ def build_site(
     if base_url is not None and safe_url(base_url) is None:
         raise UsageError(f"--base-url {base_url!r}: expected an http(s) URL")
     given = Path(out)
-    out = _out_folder(given, records)
-    proof_index = _load_proofs(proofs)
+    out = out_folder(given, records)
+    proof_index = load_proofs(proofs)
     loaded = load_record_store(records).loaded()
-    _unique_files(loaded)
+    unique_files(loaded)
     found, validated = _validation(findings, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
     history = history_folder(records)
@@ -234,7 +187,7 @@ def build_site(
         if validated():
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
-    _make_parent(out)
+    make_parent(out)
     with folders.build_lock(out, on_wait=on_wait):
         folders.remove_leftovers(out)
         folders.check_out(out)  # again: another build may have written it meanwhile
@@ -243,23 +196,6 @@ def build_site(
     if old is not None:  # out of the lock: a removal in the background must not hold it
         _remove_old(old, background=len(facts.records) >= MIN_PARALLEL_RECORDS)
     return SiteReport(given, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
-
-
-def _out_folder(given: Path, records: Sequence[str | Path] | None) -> Path:
-    """The folder to build into, normalised, once it is known to be one errdex may replace."""
-    out = Path(os.path.normpath(given))
-    if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
-        out = Path(os.path.abspath(out))
-    folders.check_out(out)
-    _outside_records(out, records)
-    return out
-
-
-def _make_parent(out: Path) -> None:
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out.parent}: cannot create: {(exc.strerror or str(exc)).lower()}") from exc
 
 
 def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
