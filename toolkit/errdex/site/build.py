@@ -309,16 +309,14 @@ def _render_records(writer: SiteWriter, facts: RecordFacts, info: p.SiteInfo,
     """Each record's page and JSON; the page paths written."""
     start = len(writer.pages)
     for record in records:
-        text = writer.outputs.record_text(record)  # first: record_key reuses its hash
         key = writer.outputs.record_key(record, facts, info)
         if not writer.carry_page(record_path(record), key):
             early = facts.contexts.get(record["id"])
             writer.page("record.html", record_page(record, facts, info) if early is None else replace(
                 early, findings=tuple(facts.findings.get(record["id"], [])),
                 browser_matchable=facts.matchable.get(record["id"], False)), key)
-        # json.dumps({"record": record, "datasetVersion": version}, ensure_ascii=False), the record dumped once
-        version = json.dumps(facts.versions.get(record["id"]), ensure_ascii=False)
-        writer.write(record_json_path(record), f'{{"record": {text}, "datasetVersion": {version}}}\n')
+        envelope = {"record": record, "datasetVersion": facts.versions.get(record["id"])}
+        writer.write(record_json_path(record), json.dumps(envelope, ensure_ascii=False) + "\n")
     return writer.pages[start:]
 
 

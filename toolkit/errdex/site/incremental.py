@@ -108,23 +108,13 @@ class Outputs:
     def data_key(data: bytes) -> str:
         return _digest(data)
 
-    def record_text(self, record: dict[str, Any]) -> str:
-        """The record as its JSON file holds it (``json.dumps``, its keys in their order); its hash is kept for
-        :meth:`record_key`, so the record is serialised once for both."""
-        text = json.dumps(record, ensure_ascii=False)
-        self._record_hashes[record["id"]] = bytes.fromhex(_digest(text.encode("utf-8", "surrogatepass")))
-        return text
-
     def _record_hash(self, record: dict[str, Any], fields: tuple[str, ...] | None = None) -> bytes:
         """A hash of the record (``fields``: of those fields only), computed once per build and process."""
         cache = self._record_hashes if fields is None else self._summary_hashes
         found = cache.get(record["id"])
         if found is None:
-            if fields is None:
-                self.record_text(record)
-                return self._record_hashes[record["id"]]
-            text = json.dumps({name: record.get(name) for name in fields}, sort_keys=True, ensure_ascii=False,
-                              default=str)
+            shown = record if fields is None else {name: record.get(name) for name in fields}
+            text = json.dumps(shown, sort_keys=True, ensure_ascii=False, default=str)
             found = cache[record["id"]] = bytes.fromhex(_digest(text.encode("utf-8", "surrogatepass")))
         return found
 
