@@ -98,6 +98,7 @@ def _environment() -> jinja2.Environment:
 #: The search index's per-record entries from the last build, in the cache folder (see errdex.site.search).
 SEARCH_CACHE_FILE = "site-search-terms.marshal"
 
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
