@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,36 @@ def test_a_tampered_file_or_a_new_template_set_is_written_again(tmp_path: Path, 
     build_site(out, records=[records], search=False)
     after = _files(out)
     assert all(after[path] != second[path] for path in after if path.endswith(".html"))
+
+
+def test_the_caches_of_earlier_builds_change_nothing(tmp_path: Path, records: Path, site_cache: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search entries and browser pattern facts kept in the cache give the same site as none, or damaged ones."""
+    warm = tmp_path / "warm"
+    build_site(warm, records=[records])
+    build_site(warm, records=[records])  # from the caches the first build filled
+    cold_cache = tmp_path / "cold-cache"
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(cold_cache))
+    cold = tmp_path / "cold"
+    build_site(cold, records=[records])
+    assert _tree(warm) == _tree(cold)
+    for name in (build_module.SEARCH_CACHE_FILE, "pattern-facts.json"):
+        assert (cold_cache / name).is_file()
+        (cold_cache / name).write_bytes(b"\x00damaged")
+    damaged = tmp_path / "damaged"
+    build_site(damaged, records=[records])
+    assert _tree(damaged) == _tree(cold)
+
+
+def test_a_large_old_site_is_removed_after_the_build(tmp_path: Path, records: Path, site_cache: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build_module, "MIN_PARALLEL_RECORDS", 1)  # "large": the old site goes in the background
+    out = tmp_path / "site"
+    build_site(out, records=[records], search=False)
+    before = _tree(out)
+    build_site(out, records=[records], search=False)
+    assert _tree(out) == before
+    deadline = time.monotonic() + 30
+    while sorted(p.name for p in tmp_path.iterdir()) != ["records", "site"]:  # until the remover is done
+        assert time.monotonic() < deadline, sorted(p.name for p in tmp_path.iterdir())
+        time.sleep(0.05)

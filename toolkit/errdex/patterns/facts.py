@@ -23,14 +23,15 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 
 from .backtracking import backtracking_problems
-from .literals import required_literals
+from .linear import linear_time
+from .literals import literal_chars, required_literals, variable_parts
 from .matchable import refusal_of
 from .nodes import Alternation, Group, Literal, Node, Repeat, Sequence
 from .parser import parse
 from .portability import portability_problems
 from .re2_options import re2_options
 from .size import size_problems
-from .translate import to_re2
+from .translate import to_js, to_re2
 
 __all__ = ["FACTS_FILE", "PatternFacts", "pattern_shape"]
 
@@ -154,6 +155,23 @@ class PatternFacts:
         found = self.analysis(pattern)
         size, portability, backtracking = (_messages(found[k]) for k in ("size", "portability", "backtracking"))
         return refusal_of(size, portability, backtracking, browser=browser)
+
+    def browser(self, pattern: str) -> dict[str, Any]:
+        """What the in-browser matcher is given of a portable pattern: its ``RegExp`` source and flags
+        (:func:`~errdex.patterns.to_js`), its ranking keys (literal characters, variable parts) and whether a
+        backtracking engine searches any line for it in linear time (:func:`~errdex.patterns.linear_time`,
+        the costly part)."""
+        key = _key("browser", _ANALYSIS_FORMAT, pattern)
+        found = self.entries.get(key)
+        if not (isinstance(found, dict) and isinstance(found.get("source"), str)
+                and isinstance(found.get("flags"), str) and isinstance(found.get("linear"), bool)
+                and all(type(found.get(k)) is int for k in ("literalChars", "variableParts"))):
+            js = to_js(pattern)
+            found = self.entries[key] = {"source": js["source"], "flags": js["flags"],
+                                         "literalChars": literal_chars(pattern),
+                                         "variableParts": variable_parts(pattern), "linear": linear_time(pattern)}
+            self.changed = True
+        return found
 
     def full_match(self, pattern: str, message: str) -> bool:
         """Whether a portable pattern matches the whole message (RE2: linear time)."""

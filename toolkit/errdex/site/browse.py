@@ -45,6 +45,21 @@ def record_entry(record: dict[str, Any], root: str, group: str = "", group_ancho
                          record["errorClass"], record["repo"], is_draft(record), _status(record), group, group_anchor)
 
 
+class _Entries:
+    """:func:`record_entry` for one build's listings: each record's path, draft and status found once, not once
+    a list (a record is on five or more)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[str, bool, str]] = {}
+
+    def __call__(self, record: dict[str, Any], root: str, group: str = "", group_anchor: str = "") -> p.RecordEntry:
+        known = self._known.get(record["id"])
+        if known is None:
+            known = self._known[record["id"]] = (record_path(record), is_draft(record), _status(record))
+        return p.RecordEntry(record["errorMessage"], root + known[0], record["severity"], record["errorClass"],
+                             record["repo"], known[1], known[2], group, group_anchor)
+
+
 def _pager(base: str, number: int, total: int) -> p.Pager:
     """The page links of a listing in folder ``base``, relative to a page in the same folder."""
     folder = len(base)
@@ -69,6 +84,15 @@ def write_browse_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo)
     documented = [r for r in facts.records if not is_draft(r)]
     drafts = [r for r in facts.records if is_draft(r)]
     everything = documented + drafts
+    entry = _Entries()
+    # The filters are the same on every page: counted once, not once a page (which grew with the square of the
+    # records).
+    repositories = _facets(Counter(r["repo"] for r in facts.records), repo_base)
+    tags = _facets(Counter(t for r in documented for t in r.get("tags", [])), tag_base)
+    classes = _facets(Counter(r["errorClass"] for r in documented), class_base)
+    severities = _facets(Counter(r["severity"] for r in documented), severity_base, SEVERITIES)
+    present = {_status(r) for r in facts.records}
+    statuses = tuple(s for s in STATUSES if s in present)
     for number in range(1, page_count(len(everything)) + 1):
         path = page_file("browse/", number)
         start = (number - 1) * PAGE_SIZE
@@ -77,32 +101,29 @@ def write_browse_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo)
         writer.page("browse.html", p.BrowsePage(
             **_info(info, path, "Browse records" + (f", page {number}" if number > 1 else ""),
                     "Every record, filterable by severity, class, repository, status and draft.", "browse"),
-            entries=tuple(record_entry(r, page_root(path)) for r in shown),
+            entries=tuple(entry(r, page_root(path)) for r in shown),
             pager=_pager("browse/", number, len(everything)),
             drafts_from=first_draft if 0 <= first_draft < len(shown) else -1,
-            repositories=_facets(Counter(r["repo"] for r in facts.records), repo_base),
-            tags=_facets(Counter(t for r in documented for t in r.get("tags", [])), tag_base),
-            classes=_facets(Counter(r["errorClass"] for r in documented), class_base),
-            severities=_facets(Counter(r["severity"] for r in documented), severity_base, SEVERITIES),
-            statuses=tuple(s for s in STATUSES if any(_status(r) == s for r in facts.records)),
+            repositories=repositories, tags=tags, classes=classes, severities=severities, statuses=statuses,
         ))
     by_repo: dict[str, list[dict[str, Any]]] = {}
     for record in facts.records:
         by_repo.setdefault(record["repo"], []).append(record)
     for repo, records in sorted(by_repo.items()):
-        _write_facet(writer, info, repo_base(repo), f"Records of {repo}", "repository", repo_order(records),
+        _write_facet(writer, info, entry, repo_base(repo), f"Records of {repo}", "repository", repo_order(records),
                      grouped=True)
     for tag, records in sorted(facts.by_tag.items()):
-        _write_facet(writer, info, tag_base(tag), f"Records tagged {tag}", "tag", records)
+        _write_facet(writer, info, entry, tag_base(tag), f"Records tagged {tag}", "tag", records)
     for name, records in sorted(facts.by_class.items()):
-        _write_facet(writer, info, class_base(name), f"Records of class {name}", "class", records)
+        _write_facet(writer, info, entry, class_base(name), f"Records of class {name}", "class", records)
     for severity in SEVERITIES:
         records = [r for r in documented if r["severity"] == severity]
         if records:
-            _write_facet(writer, info, severity_base(severity), f"Records of severity {severity}", "severity", records)
+            _write_facet(writer, info, entry, severity_base(severity), f"Records of severity {severity}", "severity",
+                         records)
 
 
-def _write_facet(writer: PageWriter, info: p.SiteInfo, base: str, heading: str, what: str,
+def _write_facet(writer: PageWriter, info: p.SiteInfo, entry: _Entries, base: str, heading: str, what: str,
                  records: list[dict[str, Any]], grouped: bool = False) -> None:
     """The pages of one repository's (grouped by file), tag's, class's or severity's records."""
     for number in range(1, page_count(len(records)) + 1):
@@ -115,7 +136,7 @@ def _write_facet(writer: PageWriter, info: p.SiteInfo, base: str, heading: str, 
             file = record.get("filePath", "") if grouped else ""
             heading_here = grouped and (position == start or file != records[position - 1].get("filePath", ""))
             first_of_file = position == 0 or file != records[position - 1].get("filePath", "")
-            entries.append(record_entry(record, root, file if heading_here else "",
+            entries.append(entry(record, root, file if heading_here else "",
                                         file_anchor(record["repo"], file) if heading_here and first_of_file else ""))
         writer.page("listing.html", p.ListingPage(
             **_info(info, path, heading + (f", page {number}" if number > 1 else ""),

@@ -22,8 +22,8 @@ import jinja2
 
 from errdex import parallel
 from errdex._version import __version__
-from errdex.errors import DataError, InputError, UsageError, from_oserror
-from errdex.records.jsonfile import read_json_file
+from errdex.cache import usable_cache
+from errdex.errors import UsageError, from_oserror
 from errdex.records.loader import load_record_store
 from errdex.records.text import first_sentence
 from errdex.releases import (
@@ -36,10 +36,11 @@ from errdex.site import folder as folders
 from errdex.site import pages as p
 from errdex.site.browse import browse_json
 from errdex.site.incremental import MANIFEST, Outputs, SiteWriter, has_previous, template_salt
-from errdex.site.listings import write_changelog, write_listing_pages
+from errdex.site.inputs import load_proofs, make_parent, out_folder, unique_files
+from errdex.site.listings import write_changelog, write_listing_pages, write_quality_page
 from errdex.site.records import RecordFacts, record_page
 from errdex.site.schemaref import schema_reference
-from errdex.site.search import build_search_index
+from errdex.site.search import TermsCache, build_search_index
 from errdex.site.urls import record_json_path, record_path, safe_url
 
 __all__ = ["Findings", "SiteFinding", "SiteReport", "build_site", "site_dir"]
@@ -94,30 +95,8 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-#: The output of ``errdex prove --format json`` for a very large dataset stays well below this.
-MAX_PROOFS_BYTES = 256 << 20
-
-
-def _load_proofs(proofs: Path | dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
-    if proofs is None:
-        return None
-    expected = "expected the output of 'errdex prove --format json'"
-    data: Any  # what the file holds: any JSON value until checked below
-    if isinstance(proofs, dict):
-        data = proofs
-    else:
-        data = read_json_file(proofs, hint=expected)
-    records = data.get("records") if isinstance(data, dict) else None
-    if not isinstance(records, list):
-        raise InputError(f"{proofs}: no 'records' list ({expected})")
-    for number, record in enumerate(records):
-        scenarios = record.get("scenarios", []) if isinstance(record, dict) else None
-        if not isinstance(scenarios, list) or not all(
-                isinstance(s, dict) and isinstance(s.get("id", ""), str) and isinstance(s.get("failures", []), list)
-                for s in scenarios):
-            raise InputError(f"{proofs}: /records/{number}: expected a record's proof, with a list of scenario "
-                             f"objects ({expected})")
-    return {str(r.get("id")): r for r in records}
+#: The search index's per-record entries from the last build, in the cache folder (see errdex.site.search).
+SEARCH_CACHE_FILE = "site-search-terms.marshal"
 
 
 def _json(value: Any) -> str:
@@ -133,33 +112,35 @@ def _sitemap(paths: list[str], base_url: str | None) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n'
 
 
-def _index_search(writer: SiteWriter, facts: RecordFacts) -> None:
+def _index_search(facts: RecordFacts) -> dict[str, str]:
     """The full-text search index of the record pages, in ``search/`` (see :mod:`errdex.site.search`)."""
+    folder = usable_cache()
+    cache = TermsCache(folder / SEARCH_CACHE_FILE if folder is not None else None)
     files = build_search_index(facts.records, lambda r: record_path(r),
-                               lambda r: first_sentence(r.get("documentation", "")))
-    for name, text in files.items():
-        writer.write(f"search/{name}", text)
+                               lambda r: first_sentence(r.get("documentation", "")), cache)
+    cache.save()
+    return {f"search/{name}": text for name, text in files.items()}
 
 
-def _unique_files(loaded: Sequence[Any]) -> None:
-    """Refuse records that would share a page or a JSON file, rather than let one overwrite the other."""
-    for path_of, what in ((record_path, "page"), (record_json_path, "JSON file")):
-        seen: dict[str, Any] = {}
-        for item in loaded:
-            first = seen.setdefault(path_of(item.record), item)
-            if first is not item:
-                raise DataError(f"{item.path}: this record and the one in {first.path} would share the {what} "
-                                f"{path_of(item.record)}; 'errdex validate' tells what to change")
-
-
-def _outside_records(out: Path, records: Sequence[str | Path] | None) -> None:
-    """Refuse an ``--out`` inside a records folder: its API files are record envelopes the next run would read."""
-    where = Path(os.path.realpath(out))
-    for given in records or ():
-        folder = Path(os.path.realpath(given))
-        if folder.is_dir() and (where == folder or folder in where.parents):
-            raise UsageError(f"--out {out}: is inside the records folder {given}, where the site's JSON would be read "
-                             "as records by the next command; choose a folder outside it")
+def _data_files(facts: RecordFacts, info: p.SiteInfo, search: bool) -> tuple[dict[str, str], float]:
+    """The files that show no finding (search index, API files), made while validation runs; and the search
+    index's time."""
+    facts.judge_patterns()
+    files: dict[str, str] = {}
+    started = time.perf_counter()
+    if search:
+        files.update(_index_search(facts))
+    search_seconds = time.perf_counter() - started
+    files["api/records.json"] = _json({"datasetVersion": info.dataset_version, "records": [
+        {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
+         "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)}
+        for r in facts.records]})
+    files["api/browse.json"] = json.dumps(browse_json(facts), ensure_ascii=False, separators=(",", ":")) + "\n"
+    browser_patterns = _json(facts.browser_patterns())
+    files["api/patterns.json"] = browser_patterns
+    # The same as a script, for a page opened from a file (where fetch is refused but scripts load).
+    files["api/patterns.js"] = "self.errdexPatterns = " + browser_patterns.rstrip("\n") + ";\n"
+    return files, search_seconds
 
 
 def build_site(
@@ -190,91 +171,100 @@ def build_site(
     if base_url is not None and safe_url(base_url) is None:
         raise UsageError(f"--base-url {base_url!r}: expected an http(s) URL")
     given = Path(out)
-    out = _out_folder(given, records)
-    proof_index = _load_proofs(proofs)
+    out = out_folder(given, records)
+    proof_index = load_proofs(proofs)
     loaded = load_record_store(records).loaded()
-    _unique_files(loaded)
+    unique_files(loaded)
     found, validated = _validation(findings, len(loaded))  # in a child while this process gets on
     facts = RecordFacts.of(loaded, {}, proof_index)
     history = history_folder(records)
     facts.releases = record_releases(history) if history else {}
     changes = release_changes(history) if history else []
     info = facts.site_info(__version__)
-    # Meanwhile, the record pages' contexts (findings are filled in later); not over a site built from the
+    data_files, search_seconds = _data_files(facts, info, search)  # meanwhile, validation runs
+    # Then, the record pages' contexts (findings are filled in later); not over a site built from the
     # same templates, where most pages are carried over without one.
     for record in () if has_previous(out, template_salt(site_dir())) else facts.records:
         if validated():
             break
         facts.contexts[record["id"]] = record_page(record, facts, info)
-    _make_parent(out)
+    make_parent(out)
     with folders.build_lock(out, on_wait=on_wait):
         folders.remove_leftovers(out)
         folders.check_out(out)  # again: another build may have written it meanwhile
         folder = folders.new_build_folder(out)
-        writer, search_seconds = _write_site(folder, out, facts, found, info, changes, base_url, search)
+        writer, old = _write_site(folder, out, facts, found, info, changes, base_url, data_files)
+    if old is not None:  # out of the lock: a removal in the background must not hold it
+        _remove_old(old, background=len(facts.records) >= MIN_PARALLEL_RECORDS)
     return SiteReport(given, len(writer.pages), len(facts.records), time.perf_counter() - started, search_seconds)
-
-
-def _out_folder(given: Path, records: Sequence[str | Path] | None) -> Path:
-    """The folder to build into, normalised, once it is known to be one errdex may replace."""
-    out = Path(os.path.normpath(given))
-    if out.name in ("", ".", ".."):  # the folder's own name is needed for the ones built beside it
-        out = Path(os.path.abspath(out))
-    folders.check_out(out)
-    _outside_records(out, records)
-    return out
-
-
-def _make_parent(out: Path) -> None:
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out.parent}: cannot create: {(exc.strerror or str(exc)).lower()}") from exc
 
 
 def _write_site(folder: Path, out: Path, facts: RecordFacts, findings: Callable[[], dict[str, list[p.FindingView]]],
                 info: p.SiteInfo, changes: list[ReleaseChanges], base_url: str | None,
-                search: bool) -> tuple[SiteWriter, float]:
-    """Write the whole site into ``folder``, then put it in ``out``'s place; the writer and the search index's time."""
+                data_files: dict[str, str]) -> tuple[SiteWriter, Path | None]:
+    """Write the whole site into ``folder`` (``data_files``: made already), then put it in ``out``'s place;
+    the writer and the old site, moved aside for the caller to remove."""
     try:
         outputs = Outputs(folder, out if os.path.isdir(out) else None, template_salt(site_dir()))
         writer = SiteWriter(folder, _environment(), outputs)
         _copy_assets(writer)
+
+        def without_findings() -> None:  # what shows no finding
+            for path, text in data_files.items():
+                writer.write(path, text)
+            write_listing_pages(writer, facts, info, schema_reference(), base_url)
+            write_changelog(writer, facts, info, changes)
+
+        # Over a previous site most record pages are carried over, which is quick: the rest is written first,
+        # while validation may still run. Into an empty folder the children start rendering record pages first.
+        early = outputs.incremental
+        if early:
+            without_findings()
         facts.findings = findings()
-        facts.judge_patterns()
         record_pages = _RecordPages(writer, facts, info)
         record_pages.start()
         try:
-            search_started = time.perf_counter()
-            if search:
-                _index_search(writer, facts)
-            search_seconds = time.perf_counter() - search_started
-            writer.write("api/records.json", _json({"datasetVersion": info.dataset_version, "records": [
-                {"id": r["id"], "slug": r["slug"], "repo": r["repo"], "errorClass": r["errorClass"],
-                 "severity": r["severity"], "url": record_path(r), "json": record_json_path(r)}
-                for r in facts.records]}))
-            writer.write("api/browse.json", json.dumps(browse_json(facts), ensure_ascii=False,
-                                                       separators=(",", ":")) + "\n")
-            browser_patterns = facts.browser_patterns()
-            writer.write("api/patterns.json", _json(browser_patterns))
-            # The same as a script, for a page opened from a file (where fetch is refused but scripts load).
-            writer.write("api/patterns.js", "self.errdexPatterns = " + _json(browser_patterns).rstrip("\n") + ";\n")
-            write_listing_pages(writer, facts, info, schema_reference(), base_url)
-            write_changelog(writer, facts, info, changes)
+            if not early:
+                without_findings()
+            write_quality_page(writer, facts, info)
             record_pages.finish()
         finally:
             record_pages.stop()
         writer.write("sitemap.xml", _sitemap(writer.pages, base_url))
         writer.write(MANIFEST, outputs.manifest())
         folders.write_manifest(folder)
-        folders.replace_folder(folder, out)
+        old = folders.replace_folder(folder, out, remove_old=False)
     except OSError as exc:  # a full disk, a read-only folder: one line naming --out, nothing left behind
         folders.remove_tree(folder)
         raise from_oserror(exc, out, action="write the site") from exc
     except BaseException:
         folders.remove_tree(folder)
         raise
-    return writer, search_seconds
+    return writer, old
+
+
+def _remove_old(old: Path, *, background: bool) -> None:
+    """Remove the replaced site; for a large one, in a detached grandchild (thousands of folders take a
+    second or two to remove, which the build need not wait for; if it dies, the next build removes the rest)."""
+    if not background or not parallel.can_fork():
+        folders.remove_tree(old)
+        return
+    try:
+        pid = os.fork()
+    except OSError:
+        folders.remove_tree(old)
+        return
+    if pid == 0:  # the child forks the remover and exits at once, so that no zombie is left
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):  # a caller reading this process's output must not wait for the removal
+                    os.dup2(null, fd)
+                folders.remove_tree(old)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def _copy_assets(writer: SiteWriter) -> None:

@@ -240,11 +240,13 @@ def _exchange(first: Path, second: Path) -> bool:
     raise OSError(code, os.strerror(code), str(second))
 
 
-def replace_folder(folder: Path, out: Path) -> None:
+def replace_folder(folder: Path, out: Path, *, remove_old: bool = True) -> Path | None:
     """Put the new build where the old one was (call holding :func:`build_lock`), never leaving neither.
 
     Where the system can, the two folders trade places in one step, so ``out``
-    is never missing; elsewhere the old site is renamed aside first.
+    is never missing; elsewhere the old site is renamed aside first. With
+    ``remove_old=False`` the old site, beside ``out``, is returned for the
+    caller to remove (a leftover the next build removes otherwise).
     """
     check_out(out)
     old = None
@@ -263,6 +265,8 @@ def replace_folder(folder: Path, out: Path) -> None:
                 raise
     except OSError as exc:
         raise from_oserror(exc, out) from exc
+    if old is not None and not remove_old and is_marked(old):
+        return old
     if old is not None:
         if is_marked(old):
             remove_tree(old)
@@ -271,3 +275,4 @@ def replace_folder(folder: Path, out: Path) -> None:
                 old.rmdir()  # the empty folder the build went into
             except OSError:
                 pass
+    return None

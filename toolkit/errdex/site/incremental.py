@@ -95,6 +95,11 @@ class Outputs:
         self._record_hashes: dict[str, bytes] = {}
         self._summary_hashes: dict[str, bytes] = {}
 
+    @property
+    def incremental(self) -> bool:
+        """Whether there is a previous build to carry files over from."""
+        return bool(self._previous)
+
     def page_key(self, template: str, context: Any) -> str:
         """The key of a rendered page: its template set and its context (frozen dataclasses: a full repr)."""
         return _digest(self.salt.encode(), template.encode(), repr(context).encode("utf-8", "surrogatepass"))

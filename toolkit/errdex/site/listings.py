@@ -15,7 +15,7 @@ from errdex.site.paging import repo_base, severity_base
 from errdex.site.records import RecordFacts
 from errdex.site.urls import page_root, record_path
 
-__all__ = ["RECENT", "PageWriter", "write_changelog", "write_listing_pages"]
+__all__ = ["RECENT", "PageWriter", "write_changelog", "write_listing_pages", "write_quality_page"]
 
 #: Records the home page lists as recently changed.
 RECENT = 10
@@ -53,9 +53,24 @@ def write_changelog(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo, ch
         releases=releases))
 
 
+def write_quality_page(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo) -> None:
+    """The quality report: every record's findings and proof status (the one listing that shows findings)."""
+    path = "quality/index.html"
+    writer.page("quality.html", p.QualityPage(
+        site=info, path=path, root=page_root(path), title="Quality report",
+        description="Every record's validation findings and the proof status of its trigger scenarios.",
+        kind="quality",
+        rows=facts.quality_rows("../"),
+        errors=sum(1 for views in facts.findings.values() for f in views if f.severity == "error"),
+        warnings=sum(1 for views in facts.findings.values() for f in views if f.severity == "warning"),
+        proofs_known=facts.proofs is not None,
+    ))
+
+
 def write_listing_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo, reference: Any,
                           base_url: str | None) -> None:
-    """The home, browse (and each repository's, tag's, class's and severity's), quality, schema and 404 pages."""
+    """The home, browse (and each repository's, tag's, class's and severity's), schema and 404 pages: none shows
+    a finding (the quality page: :func:`write_quality_page`)."""
     def base(path: str, title: str, description: str, kind: str) -> dict[str, Any]:
         return {"site": info, "path": path, "root": page_root(path), "title": title, "description": description,
                 "kind": kind}
@@ -76,14 +91,6 @@ def write_listing_pages(writer: PageWriter, facts: RecordFacts, info: p.SiteInfo
         proofs_known=facts.proofs is not None,
     ))
     write_browse_pages(writer, facts, info)
-    writer.page("quality.html", p.QualityPage(
-        **base("quality/index.html", "Quality report",
-               "Every record's validation findings and the proof status of its trigger scenarios.", "quality"),
-        rows=facts.quality_rows("../"),
-        errors=sum(1 for views in facts.findings.values() for f in views if f.severity == "error"),
-        warnings=sum(1 for views in facts.findings.values() for f in views if f.severity == "warning"),
-        proofs_known=facts.proofs is not None,
-    ))
     writer.page("schema.html", p.SchemaPage(
         **base("schema/index.html", "Record format", "Every field of the record format, its type and versions.",
                "schema"),

@@ -10,7 +10,6 @@ from typing import Any
 
 from markupsafe import Markup
 
-from errdex import patterns
 from errdex.cache import usable_cache
 from errdex.patterns import normalize_escapes
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
@@ -54,6 +53,8 @@ class RecordFacts:
     by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Record id -> whether the in-browser matcher uses its pattern (portable, no bad backtracking).
     matchable: dict[str, bool] = field(default_factory=dict)
+    #: Record id -> what the in-browser matcher is given of its pattern (matchable, not retired records only).
+    browser_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Record page contexts made before the findings were known (see errdex.site.build).
     contexts: dict[str, p.RecordPage] = field(default_factory=dict)
     #: Record id -> (release added in, release last changed in), from the release manifests.
@@ -126,13 +127,17 @@ class RecordFacts:
         """Which patterns the in-browser matcher may run: portable ones that cannot backtrack badly.
 
         Read from the pattern analyses validation keeps in the user's cache, so
-        a build right after validation analyses nothing again.
+        a build right after validation analyses nothing again; so are the
+        facts :meth:`browser_patterns` gives of each matchable pattern (its
+        linearity proof is the costly part), kept there by the site build.
         """
         folder = usable_cache()
         known = PatternFacts(folder / FACTS_FILE if folder is not None else None)
         for record in self.records:
             pattern = normalize_escapes(record["messagePattern"])
-            self.matchable[record["id"]] = known.refusal(pattern, browser=True) is None
+            matchable = self.matchable[record["id"]] = known.refusal(pattern, browser=True) is None
+            if matchable and not is_retired(record):
+                self.browser_facts[record["id"]] = known.browser(pattern)
         known.save()
 
     def browser_patterns(self) -> dict[str, Any]:
@@ -144,22 +149,22 @@ class RecordFacts:
         refused: list[str] = []
         retired: list[str] = []
         for record in self.records:
-            pattern = patterns.normalize_escapes(record["messagePattern"])  # as the CLI matcher reads it
             if is_retired(record):
                 retired.append(record["id"])
                 continue
             if not self.matchable.get(record["id"]):
                 refused.append(record["id"])
                 continue
+            known = self.browser_facts[record["id"]]
             entries.append({
                 "id": record["id"], "slug": record["slug"], "message": record["errorMessage"], "repo": record["repo"],
                 "errorClass": record["errorClass"], "severity": record["severity"],
                 "url": record_path(record),
-                "source": patterns.to_js(pattern)["source"], "flags": patterns.to_js(pattern)["flags"],
-                "literalChars": patterns.literal_chars(pattern), "variableParts": patterns.variable_parts(pattern),
+                "source": known["source"], "flags": known["flags"],
+                "literalChars": known["literalChars"], "variableParts": known["variableParts"],
                 "placement": placement_pattern(record),  # breaks a tie for first place, as errdex match does
                 # proven to search any line in linear time: the only ones a page without a worker runs
-                "linear": patterns.linear_time(pattern),
+                "linear": known["linear"],
                 "meaning": first_sentence(record["documentation"]),
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })

@@ -45,13 +45,21 @@ the nearest term of its shards (one or two edits), and the page says so.
 from __future__ import annotations
 
 import functools
+import gc
+import hashlib
 import json
+import marshal
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["DOCS_PER_SHARD", "FIELD_WEIGHTS", "build_search_index", "stem", "terms", "tokens"]
+from errdex._files import write_atomic
+from errdex._version import __version__
+
+__all__ = ["DOCS_PER_SHARD", "FIELD_WEIGHTS", "TermsCache", "build_search_index", "document_entry", "stem", "terms",
+           "tokens"]
 
 FORMAT = 2
 DOCS_PER_SHARD = 1000
@@ -206,25 +214,91 @@ LENGTH_WEIGHT = 0.75
 REFERENCE_LENGTH = 1000
 
 
-def _postings(scores: dict[str, list[int]], number: int, counts: Counter[str], length: int) -> None:
-    """Add a document's postings: each count saturated (BM25), less in longer documents, as 1..100."""
+#: One record's part of the index: the (term, score) pairs of its terms and of its inflected words, and the
+#: words of its stems that are not words (see :func:`document_terms`).
+Entry = tuple[list[list[Any]], list[list[Any]], dict[str, str]]
+
+
+def _scored(counts: Counter[str], length: int) -> list[list[Any]]:
+    """A document's postings: each count saturated (BM25), less in longer documents, as 1..100."""
     k = SATURATION * (1 - LENGTH_WEIGHT + LENGTH_WEIGHT * length / REFERENCE_LENGTH)
-    for term, count in counts.items():
-        scores[term].extend((number, max(1, round(_MAX_SCORE * count / (count + k)))))
+    return [[term, max(1, round(_MAX_SCORE * count / (count + k)))] for term, count in counts.items()]
+
+
+def document_entry(record: dict[str, Any]) -> Entry:
+    """What one record adds to the index (a function of that record alone: see ``REFERENCE_LENGTH``)."""
+    counts, exact, surface = document_terms(record)
+    length = counts.total()
+    return _scored(counts, length), _scored(exact, length), surface
+
+
+class TermsCache:
+    """Each record's :data:`Entry` from the previous build, in a marshal file of the user's cache (as
+    ``errdex.match`` keeps its plans: several times faster to read than JSON), by a hash of
+    the fields the index reads: a rebuild tokenises only the records that changed. Only the entries of the
+    last build are kept; a damaged or foreign file is ignored."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.previous: dict[str, Any] = {}
+        self.entries: dict[str, Entry] = {}
+        self.changed = False
+        try:
+            raw = path.read_bytes() if path is not None else None
+        except OSError:
+            raw = None
+        collecting = gc.isenabled()
+        gc.disable()  # a million small lists: the collector would scan the whole heap (the records) many times
+        try:
+            data = marshal.loads(raw) if raw is not None else None
+        except (ValueError, EOFError, TypeError):
+            data = None
+        finally:
+            if collecting:
+                gc.enable()
+        if isinstance(data, dict) and data.get("format") == (FORMAT, __version__) and isinstance(
+                data.get("entries"), dict):
+            self.previous = data["entries"]
+
+    @staticmethod
+    def _key(record: dict[str, Any]) -> str:
+        shown = repr([record.get(name) for name in FIELD_WEIGHTS])  # JSON values: repr is exact, and fast
+        return hashlib.blake2b(shown.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def entry(self, record: dict[str, Any]) -> Entry:
+        key = self._key(record)
+        found = self.entries.get(key) or self.previous.get(key)
+        if not (isinstance(found, tuple) and len(found) == 3 and isinstance(found[0], list)
+                and isinstance(found[1], list) and isinstance(found[2], dict)):
+            found, self.changed = document_entry(record), True
+        self.entries[key] = (found[0], found[1], found[2])
+        return self.entries[key]
+
+    def save(self) -> None:
+        """Write the entries of this build (atomically) when they differ from the file's."""
+        if self.path is None or not (self.changed or len(self.entries) != len(self.previous)):
+            return
+        try:
+            write_atomic(self.path, marshal.dumps({"format": (FORMAT, __version__), "entries": self.entries}))
+        except OSError:
+            pass  # a cache that cannot be written only costs time
 
 
 def build_search_index(records: Sequence[dict[str, Any]], url_of: Callable[[dict[str, Any]], str],
-                       excerpt_of: Callable[[dict[str, Any]], str]) -> dict[str, str]:
-    """The index files (relative path under ``search/`` -> JSON text) for the records, in site order."""
+                       excerpt_of: Callable[[dict[str, Any]], str],
+                       cache: TermsCache | None = None) -> dict[str, str]:
+    """The index files (relative path under ``search/`` -> JSON text) for the records, in site order
+    (``cache``: the records' entries from earlier builds, updated)."""
     postings: dict[str, list[int]] = defaultdict(list)
     inflected: dict[str, list[int]] = defaultdict(list)
     words: dict[str, str] = {}
     docs = []
     for number, record in enumerate(records):
-        counts, exact, surface = document_terms(record)
-        length = counts.total()
-        _postings(postings, number, counts, length)
-        _postings(inflected, number, exact, length)
+        scored, exact, surface = document_entry(record) if cache is None else cache.entry(record)
+        for term, score in scored:
+            postings[term].extend((number, score))
+        for word, score in exact:
+            inflected[word].extend((number, score))
         for term, word in surface.items():
             words.setdefault(term, word)
         docs.append([url_of(record), record["errorMessage"], record["errorClass"], excerpt_of(record)])
