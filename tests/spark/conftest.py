@@ -6,9 +6,13 @@ import importlib.util
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+#: The checkout: Spark's Python workers are new processes, and some tests ship functions of ``tests`` to them.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _missing() -> str | None:
@@ -33,6 +37,8 @@ def spark() -> Iterator[Any]:
     require_spark()
     from errdex.spark import local_session  # here: PySpark may be missing (the skip above says so)
 
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))  # the workers import tests.* too
     session = local_session("local[2]", app_name="errdex-tests")
     yield session
     session.stop()
