@@ -11,6 +11,7 @@ from errdex.checks.runner import validate
 from errdex.errors import DataError, UsageError
 from errdex.harvest import run as run_module
 from errdex.harvest.drafts import record_id
+from errdex.harvest.languages.python import FINDER
 from errdex.harvest.run import harvest
 from errdex.records.models import RECORD_MODELS
 from tests.harvest.conftest import write_tree
@@ -232,3 +233,21 @@ def test_a_file_that_names_no_sink_is_read_but_not_parsed(tmp_path: Path) -> Non
     assert report.sites == {"c": {"log": 1}, "java": {"throw": 1}}
     assert report.as_dict()["unparsedFiles"] == 2
     assert "2 file(s) read but not parsed (no sink name)" in report.summary_lines()
+
+
+def test_a_finder_that_overflows_the_stack_on_one_file_is_a_listed_failure(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # a finder's RecursionError (or any bug) on one file is that file's listed failure; the run goes on
+    real = FINDER.find
+
+    def find(source: bytes, path: str, **kwargs: Any) -> Any:
+        if path.endswith("deep.py"):
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(source, path, **kwargs)
+
+    monkeypatch.setattr(FINDER, "find", find)
+    write_tree(tmp_path / "src", {"deep.py": 'raise ValueError("never read")\n',
+                                  "fine.py": 'raise ValueError("the fine file is read")\n'})
+    report = harvest(tmp_path / "src", repo="acme/app", sha="0" * 40, bundle=tmp_path / "b.jsonl", jobs=1)
+    assert report.parse_failures == [("deep.py", "RecursionError: the file is too deeply nested or too large")]
+    assert report.sites == {"python": {"throw": 1}}

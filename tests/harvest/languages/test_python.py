@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+import tree_sitter
+import tree_sitter_python
+
 from errdex.harvest.languages import FileSites, TreeFacts, finder_for
+from errdex.harvest.languages._pymessages import MAX_CHOICES, MAX_NESTING, Messages
 from errdex.harvest.languages.python import FINDER
 from errdex.harvest.pattern import build, display
 from errdex.harvest.sinks import DEFAULT_LEVELS, LEVELS, Sink
@@ -327,7 +331,7 @@ def test_a_message_a_function_returns_is_the_log_calls_own() -> None:
     assert sorted(facts.returns) == ["describe", "locations", "summary"]
     facts.add(TreeFacts(returns={"elsewhere": [(Text("from another file"),)], "ambiguous": [(Text("one"),)]}))
     facts.add(TreeFacts(returns={"ambiguous": [(Text("two"),)]}))  # two functions of that name disagree
-    found = FINDER.find(source, "pkg/mod.py", sinks=(), levels=LEVELS, facts=facts)
+    found = FINDER.find(source, "pkg/mod.py", sinks=(), levels=frozenset(LEVELS), facts=facts)
     by_line = {site.line: site.template for site in found.sites}
     rest = Choice(((Text("\n"), Hole("{lines}")), ()))
     assert by_line[25] == (Choice(((Text("Looking in indexes: "), Hole("{}")),
@@ -364,7 +368,7 @@ def test_a_method_that_takes_the_level_and_the_message_is_a_sink_for_the_tree() 
         ''').encode()
     facts = FINDER.survey(source)
     assert facts.sinks["_log"] == Sink("_log", format_arg=1, level=None, level_arg=0, style="python-percent")
-    found = FINDER.find(source, "pkg/transport.py", sinks=(), levels=LEVELS, facts=facts)
+    found = FINDER.find(source, "pkg/transport.py", sinks=(), levels=frozenset(LEVELS), facts=facts)
     assert [(s.line, s.level, s.template) for s in found.sites] == [
         (14, "info", (Text("Connected (version "), Hole("%s"), Text(")"))),
         (16, "debug", (Choice(((Text("kex algos"),), (Text("server key"),))), Text(": "),
@@ -386,7 +390,7 @@ def test_a_message_grown_by_plus_equals_and_a_parameter_its_callers_fill() -> No
             def agree(self, keys, ciphers):
                 self._log_agreement("HostKey", keys[0], keys[0])
                 self._log_agreement("Cipher", ciphers[0], ciphers[1])
-        ''', levels=LEVELS)
+        ''', levels=frozenset(LEVELS))
     (site,) = found.sites
     assert site.template == (Choice(((Text("HostKey"),), (Text("Cipher"),))), Text(": "),
                              Choice(((Hole("{local}"),), (Text("local="), Hole("{}"), Text(", remote="), Hole("{}")))))
@@ -406,7 +410,62 @@ def test_a_parameter_its_callers_fill_with_a_name_and_a_list_grown_before_its_jo
             def subprocess_exec(self, program, stdin):
                 debug_log = f"execute program {program!r}"
                 self._log_subprocess(debug_log, stdin)
-        ''', levels=LEVELS)
+        ''', levels=frozenset(LEVELS))
     (site,) = found.sites
     assert site.template == (Text("execute program "), Hole("{program!r}"),
                              Choice(((Text(" "), Hole("{info}")), ())))
+
+
+def _pathological(branches: int, chain: int, forwards: int) -> str:
+    """A file of the shapes that once made the finder super-linear (node-gyp's ``input.py``: a parameter
+    each caller passes on from its own parameter, read once per path through the callers) or overflow the
+    stack (its ``MSVSUtil.py``): many branches assigning one name, a long chain of names each built from the
+    one before, a value that holds itself, and ``forwards`` functions each calling the next four times."""
+    lines = ["def build(kind, name):", '    msg = "start"']
+    for number in range(branches):
+        lines += [f"    if kind == {number}:", f'        msg = msg + " branch {number}"',
+                  f'        msg += " more {number}"']
+    lines.append('    step0 = "chain"')
+    lines += [f'    step{n + 1} = step{n} + " link {n}" + step{n}' for n in range(chain)]
+    lines += ['    parts = "{} for {!r}".format(parts, name)', '    parts = "#".join(parts)',
+              '    logging.error(msg)', f"    logging.error(step{chain})", "    logging.error(parts)"]
+    for number in range(forwards):
+        lines += [f"def forward{number}(text):"] + [f"    forward{number + 1}(text)"] * 4
+    lines += [f"def forward{forwards}(text):", "    raise ValueError(text)", 'forward0("from the top")']
+    return "\n".join(lines) + "\n"
+
+
+def _first_argument(call: tree_sitter.Node) -> tree_sitter.Node:
+    arguments = call.child_by_field_name("arguments")
+    assert arguments is not None
+    return arguments.named_children[0]
+
+
+def test_pathological_names_are_read_in_bounded_operations_and_choices() -> None:
+    source = _pathological(branches=60, chain=300, forwards=6).encode()
+    root = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language())).parse(source).root_node
+    messages = Messages(root, {})
+    body = root.children[0].child_by_field_name("body")
+    assert body is not None
+    calls = [s.named_children[0] for s in body.named_children[-3:]]  # the three logging.error(...)
+    last = root.children[-2].child_by_field_name("body")
+    assert last is not None
+    calls.append(last.named_children[0].named_children[0])  # forward6's ``raise ValueError(text)``
+    uses = [_first_argument(call) for call in calls]
+    templates = [messages.message(use) for use in uses]
+    assert templates[-1] == (Text("from the top"),)
+    statements = sum(1 for line in source.splitlines() if line.strip())
+    # linear in the function's size: every expression is read a bounded number of times, not once per path
+    assert messages.operations <= 20 * statements, (messages.operations, statements)
+
+    def widest(template: tuple[object, ...], nested: int = 0) -> int:
+        assert nested <= MAX_NESTING
+        return max([len(p.options) for p in template if isinstance(p, Choice)]
+                   + [widest(o, nested + 1) for p in template if isinstance(p, Choice) for o in p.options] + [0])
+
+    assert all(widest(t) <= MAX_CHOICES for t in templates)
+    # the whole file through the finder: no RecursionError, every log call listed (a site or a skip)
+    found = FINDER.find(source, "gen.py", sinks=(), levels=DEFAULT_LEVELS, facts=FINDER.survey(source))
+    assert found.parse_error is None
+    assert len(found.sites) + len(found.skipped) == 4
+    assert found.sites[-1].template == (Text("from the top"),)

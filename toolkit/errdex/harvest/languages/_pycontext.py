@@ -7,8 +7,9 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["appended", "arms_of_one_choice", "assignments", "augmented", "class_constants", "enclosing_function",
-           "guards", "is_parameter", "loop_values", "passed_literals", "reaching", "unconditional"]
+__all__ = ["Bodies", "appended", "arms_of_one_choice", "assignments", "augmented", "call_index", "class_constants",
+           "enclosing_function", "guards", "is_parameter", "loop_values", "passed_literals", "reaching",
+           "unconditional"]
 
 Node = tree_sitter.Node
 _STRINGS = ("string", "concatenated_string")
@@ -45,6 +46,62 @@ def assignments(scope: Node, wanted: str, before: int) -> list[Node]:
         if current.type not in ("function_definition", "class_definition", "lambda"):
             stack.extend(current.children)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+class Bodies:
+    """:func:`assignments`, :func:`appended` and :func:`augmented` of one file, each function body walked once:
+    a name's resolution asks them again and again (once per use, and per value that reaches it), and a walk
+    per question made a long function cost its length times its uses."""
+
+    def __init__(self) -> None:
+        self._walked: dict[int, dict[str, list[tuple[str, Node]]]] = {}
+
+    def _own(self, scope: Node, wanted: str) -> list[tuple[str, Node]]:
+        found = self._walked.get(scope.id)
+        if found is None:
+            found = self._walked[scope.id] = _walk(scope)
+        return found.get(wanted, [])
+
+    def assignments(self, scope: Node, wanted: str, before: int) -> list[Node]:
+        """:func:`assignments`."""
+        return [n for kind, n in self._own(scope, wanted) if kind == "=" and n.start_byte < before]
+
+    def appended(self, scope: Node, wanted: str, before: int) -> list[Node]:
+        """:func:`appended`."""
+        return [n.child_by_field_name("arguments").named_children[0]  # type: ignore[union-attr]  # _walk checked
+                for kind, n in self._own(scope, wanted) if kind == "append" and n.start_byte < before]
+
+    def augmented(self, scope: Node, wanted: str, after: int, before: int) -> list[Node]:
+        """:func:`augmented`."""
+        return [n for kind, n in self._own(scope, wanted) if kind == "+=" and after <= n.start_byte < before]
+
+
+def _walk(scope: Node) -> dict[str, list[tuple[str, Node]]]:
+    """A function's own body (not the functions, classes and lambdas inside it): by name, its assignments
+    (``=``, a walrus), its ``+=`` and the arguments of its ``name.append(X)``, in source order."""
+    found: dict[str, list[tuple[str, Node]]] = {}
+    stack = [scope.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        kind = current.type
+        if kind in ("assignment", "named_expression"):
+            left, right = _sides(current)
+            if left is not None and right is not None:
+                found.setdefault(text(left), []).append(("=", current))
+        elif kind == "augmented_assignment" and text(current.child_by_field_name("operator")) == "+=":
+            found.setdefault(text(current.child_by_field_name("left")), []).append(("+=", current))
+        elif kind == "call":
+            function, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if function is not None and args is not None and function.type == "attribute" \
+                    and text(function).endswith(".append") and args.named_child_count == 1:
+                found.setdefault(text(function)[:-len(".append")], []).append(("append", current))
+        if kind not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(current.children)
+    for items in found.values():
+        items.sort(key=lambda item: item[1].start_byte)  # a call before its arguments, as each walk sorted
+    return found
 
 
 def _sides(assignment: Node) -> tuple[Node | None, Node | None]:
@@ -225,10 +282,27 @@ def arms_of_one_choice(statements: list[Node]) -> bool:
         and any(c.type == "else_clause" for c in owner.children)
 
 
-def passed_literals(root: Node, name: Node) -> list[Node] | None:
+def call_index(root: Node) -> dict[str, list[Node]]:
+    """Every call of a file, by the last name of what it calls (``self._log(...)``: ``_log``), in source order."""
+    found: dict[str, list[Node]] = {}
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current.type == "call":
+            called, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
+            if called is not None and args is not None:
+                found.setdefault(text(called).rsplit(".", 1)[-1], []).append(current)
+        stack.extend(current.children)
+    for calls in found.values():
+        calls.sort(key=lambda n: n.start_byte)
+    return found
+
+
+def passed_literals(root: Node, name: Node, calls: dict[str, list[Node]] | None = None) -> list[Node] | None:
     """What every call of a parameter's function in the file passes for it, a literal or a name (paramiko's
     ``self._log_agreement("HostKey", ...)`` for ``which``; asyncio's ``self._log_subprocess(debug_log, ...)``,
-    read where the call is); None when there is no call or one passes something else."""
+    read where the call is); None when there is no call or one passes something else. ``calls`` is the
+    file's :func:`call_index` (made here when not given)."""
     function = name.parent
     while function is not None and function.type != "function_definition":
         function = function.parent
@@ -239,15 +313,11 @@ def passed_literals(root: Node, name: Node) -> list[Node] | None:
     if len(names) != parameters.named_child_count or text(name) not in names:
         return None  # defaults, *args, annotations: positions are not plain
     index = names.index(text(name)) - (1 if names and names[0] in ("self", "cls") else 0)
-    wanted, found, stack = text(function.child_by_field_name("name")), [], [root]
-    while stack:
-        current = stack.pop()
-        if current.type == "call":
-            called, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
-            if called is not None and args is not None and text(called).rsplit(".", 1)[-1] == wanted:
-                given = [a for a in args.named_children if a.type != "comment"]
-                if index < 0 or index >= len(given) or given[index].type not in (*_STRINGS, "identifier"):
-                    return None
-                found.append(given[index])
-        stack.extend(current.children)
+    found = []
+    for call in (calls if calls is not None else call_index(root)).get(text(function.child_by_field_name("name")), []):
+        args = call.child_by_field_name("arguments")
+        given = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+        if index < 0 or index >= len(given) or given[index].type not in (*_STRINGS, "identifier"):
+            return None
+        found.append(given[index])
     return sorted(found, key=lambda n: n.start_byte) or None

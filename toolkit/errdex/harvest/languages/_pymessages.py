@@ -14,10 +14,9 @@ import tree_sitter
 
 from errdex.harvest.formats import join, str_format_field
 from errdex.harvest.languages._pycontext import (
-    appended,
+    Bodies,
     arms_of_one_choice,
-    assignments,
-    augmented,
+    call_index,
     class_constants,
     is_parameter,
     loop_values,
@@ -31,13 +30,22 @@ from errdex.harvest.languages._tree import text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["Messages"]
+__all__ = ["MAX_CHOICES", "MAX_NESTING", "MAX_OPERATIONS", "Messages", "chosen"]
 
 Node = tree_sitter.Node
 
 _I18N = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "lazy_gettext", "t", "_t",
                    "_LI", "_LE", "_LW", "_LC", "N_", "pgettext"})
 _MAX_DEPTH = 8
+#: How many reads of an expression may be under way at once (each a few Python frames: a name's value holds a
+#: name whose value holds a name...): beyond it the expression is a hole, long before Python's recursion limit.
+MAX_NESTING = 40
+#: How many expressions one file's messages may read in all: beyond it every further one is a hole, so that no
+#: file, however its names chain and branch, costs more than this.
+MAX_OPERATIONS = 200_000
+#: The most alternatives one choice may hold (the values that reach a name, what ``+=`` adds, what callers pass):
+#: more make the part a hole.
+MAX_CHOICES = 16
 #: The holes :meth:`Messages.spliced` may fill: positional conversions (``%s``, ``%-5d``; ``{}``, ``{!r}``, ``{:>8}``).
 _POSITIONAL = {"python-percent": re.compile(r"%[^(*]*"), "str-format": re.compile(r"\{(?:![rsa])?(?::[^{}]*)?\}")}
 
@@ -62,12 +70,40 @@ class Messages:
                     self.constants[text(left)] = right
         #: ``NAME = "..."`` in the body of a top-level class: ``self.NAME``, ``cls.NAME``, ``Class.NAME``.
         self.attributes = class_constants(root)
+        self.bodies = Bodies()
+        self._calls: dict[str, list[Node]] | None = None
+        #: What :meth:`message` and :meth:`resolve` found, by node (and depth): a name used often, or a value
+        #: that reaches many uses, is read once.
+        self._messages: dict[tuple[int, int], tuple[Part, ...]] = {}
+        self._resolved: dict[int, Node | Template | None] = {}
+        self._resolving: set[int] = set()
+        self._reading: set[int] = set()
+        #: The expressions read so far (bounded by :data:`MAX_OPERATIONS`) and the reads under way.
+        self.operations = 0
+        self._nesting = 0
 
     def message(self, node: Node, depth: int = 0) -> tuple[Part, ...]:
-        """The parts an expression writes; a Hole for what is not known."""
-        kind = node.type
-        if depth > _MAX_DEPTH:
+        """The parts an expression writes; a Hole for what is not known (or too costly to know: past
+        :data:`MAX_NESTING` reads under way, or :data:`MAX_OPERATIONS` in the file)."""
+        key = (node.id, depth)
+        known = self._messages.get(key)
+        if known is not None:
+            return known
+        if depth > _MAX_DEPTH or self._nesting >= MAX_NESTING or self.operations >= MAX_OPERATIONS \
+                or node.id in self._reading:  # an expression whose value holds itself
             return hole(node)
+        self.operations += 1
+        self._nesting += 1
+        self._reading.add(node.id)
+        try:
+            found = self._messages[key] = self._message(node, depth)
+        finally:
+            self._nesting -= 1
+            self._reading.discard(node.id)
+        return found
+
+    def _message(self, node: Node, depth: int) -> tuple[Part, ...]:
+        kind = node.type
         if kind in ("string", "concatenated_string"):
             return self.literal(node)
         if kind == "parenthesized_expression" and node.named_child_count == 1:
@@ -111,11 +147,19 @@ class Messages:
             value = self.resolve(node)
             if value is not None:
                 return value if isinstance(value, tuple) else self.message(value, depth + 1)
-            passed = passed_literals(self.root, node) if is_parameter(node) else None
+            passed = passed_literals(self.root, node, self.calls()) if is_parameter(node) else None
+            if passed is not None and len(passed) > MAX_CHOICES:
+                return hole(node)
             options = tuple(dict.fromkeys(join(self.message(p, depth + 1)) for p in passed or ()))
             if options and all(has_literal(o) for o in options):  # ``_log_agreement("HostKey", ...)`` and others
-                return options[0] if len(options) == 1 else (Choice(options),)
+                return chosen(options, node)
         return hole(node)
+
+    def calls(self) -> dict[str, list[Node]]:
+        """The file's calls by the name called (:func:`call_index`), made when first asked."""
+        if self._calls is None:
+            self._calls = call_index(self.root)
+        return self._calls
 
     def own_returns(self) -> Mapping[str, Sequence[Template]]:
         """What this file's functions return, by name (empty while it is being read: no recursion)."""
@@ -159,7 +203,8 @@ class Messages:
                 scope = items.parent
                 while scope is not None and scope.type != "function_definition":
                     scope = scope.parent
-                if scope is not None and appended(scope, text(items), items.start_byte):  # ``[msg]``, then appends
+                # ``[msg]``, then appends
+                if scope is not None and self.bodies.appended(scope, text(items), items.start_byte):
                     rest = (Choice(((*separator, Hole("{" + text(items) + "}")), ())),)
             if isinstance(value, Node) and value.type in ("list", "binary_operator"):
                 return join((*self.joined(separator, value, depth + 1), *rest))
@@ -181,12 +226,13 @@ class Messages:
         scope = items.parent
         while scope is not None and scope.type != "function_definition":
             scope = scope.parent
-        elements = appended(scope, text(items), items.start_byte) if scope is not None else []
+        elements = self.bodies.appended(scope, text(items), items.start_byte) if scope is not None else []
+        if len(elements) > MAX_CHOICES:
+            return hole(items)
         templates = [join(self.message(e, depth + 1)) for e in elements]
         if not templates or not all(has_literal(t) for t in templates):
             return None
-        options = list(dict.fromkeys(templates))
-        first = options[0] if len(options) == 1 else (Choice(tuple(options)),)
+        first = chosen(tuple(dict.fromkeys(templates)), items)
         return join((*first, Choice(((*separator, Hole("{" + text(items) + "}")), ()))))
 
     def formatted(self, node: Node, style: str, depth: int) -> tuple[Part, ...]:
@@ -222,15 +268,27 @@ class Messages:
     def resolve(self, name: Node) -> Node | Template | None:
         """What a name holds: what it is assigned earlier in its function (one of several values when the
         last assignment is in a branch: ``if ...: message = "Processing %s" else: message = "Collecting %s"``),
-        or a module constant."""
+        or a module constant. Read once per name (a name met again while it is being read is unknown)."""
+        if name.id in self._resolved:
+            return self._resolved[name.id]
+        if name.id in self._resolving:
+            return None
+        self._resolving.add(name.id)
+        try:
+            found = self._resolved[name.id] = self._resolve(name)
+        finally:
+            self._resolving.discard(name.id)
+        return found
+
+    def _resolve(self, name: Node) -> Node | Template | None:
         wanted = text(name)
         scope = name.parent
         while scope is not None and scope.type not in ("function_definition", "module"):
             scope = scope.parent
         if scope is not None and scope.type == "function_definition":
-            found = assignments(scope, wanted, name.start_byte)
+            found = self.bodies.assignments(scope, wanted, name.start_byte)
             value = self.assigned(reaching(found, name), name)
-            grown = augmented(scope, wanted, found[-1].end_byte, name.start_byte) if found else []
+            grown = self.bodies.augmented(scope, wanted, found[-1].end_byte, name.start_byte) if found else []
             if value is not None:
                 return join((*(value if isinstance(value, tuple) else self.message(value, 1)), *self.added(grown))) \
                     if grown else value
@@ -245,19 +303,31 @@ class Messages:
         values = [v for v in values if v.type != "none"] or values  # ``x = None`` then ``if ...: x = "..."``
         if len(values) == 1:
             return values[0]
+        if len(values) > MAX_CHOICES:
+            return hole(name)
         if values:
             return (Choice(tuple(join(self.message(v, 1)) for v in values)),)
         looped = loop_values(name)  # ``for prefix, value in (("kex algos", ...), ...)``
+        if looped and len(looped) > MAX_CHOICES:
+            return hole(name)
         if looped:
-            options = tuple(dict.fromkeys(join(self.message(v, 1)) for v in looped))
-            return options[0] if len(options) == 1 else (Choice(options),)
+            return chosen(tuple(dict.fromkeys(join(self.message(v, 1)) for v in looped)), name)
         return None
 
     def added(self, grown: list[Node]) -> Template:
         """What ``msg += ...`` statements add after its assignment: each in turn when none is in a branch, one
         of them when they are the arms of one ``if``/``else``, else any one of them or none."""
+        if len(grown) > MAX_CHOICES:
+            return hole(grown[0])
         parts = [join(self.message(g.child_by_field_name("right") or g, 1)) for g in grown]
         if all(unconditional(g) for g in grown):
             return join([part for template in parts for part in template])
         options = tuple(dict.fromkeys(parts))
         return (Choice(options if arms_of_one_choice(grown) else (*options, ())),)
+
+
+def chosen(options: tuple[Template, ...], node: Node) -> Template:
+    """One template, or a choice of several; a hole for ``node`` past :data:`MAX_CHOICES`."""
+    if len(options) > MAX_CHOICES:
+        return hole(node)
+    return options[0] if len(options) == 1 else (Choice(options),)

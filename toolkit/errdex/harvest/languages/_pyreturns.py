@@ -19,6 +19,8 @@ __all__ = ["pick", "returned"]
 
 Node = tree_sitter.Node
 _SCOPES = ("function_definition", "class_definition", "lambda")
+#: The most templates one function's returns may offer as a choice; more leave the function unknown.
+MAX_RETURNED = 16
 
 
 def _returns(function: Node) -> list[Node]:
@@ -66,8 +68,8 @@ def returned(root: Node, message: Callable[[Node], Template]) -> dict[str, list[
             template = message(value)
             if has_literal(template) and template not in options:
                 options.append(template)
-        if not options:
-            continue
+        if not options or len(options) > MAX_RETURNED:
+            continue  # nothing known, or too many to be one message
         template = options[0] if len(options) == 1 else (Choice(tuple(options)),)
         kept = found.setdefault(name, [])
         if template not in kept:
