@@ -23,6 +23,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,7 +32,8 @@ from typing import Any
 
 from errdex.errors import ConfigError, DataError, ErrdexError, InputError, UsageError, from_oserror
 
-__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replacing",
+__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replace_marked",
+           "replacing", "rewrite_marked",
            "stage", "write_atomic"]
 
 #: The journal of a change of many files, in the folder that was locked for it.
@@ -360,3 +362,26 @@ def recover(journal: Path) -> str | None:
     journal.unlink()
     return (f"finished a change that process {pid} was killed in the middle of: "
             f"{done} of {len(renames)} file(s) were still to be renamed into place")
+
+
+def replace_marked(text: str, start_marker: str, end_marker: str, body: str) -> str:
+    """``text`` with what lies between the two markers replaced by ``body`` (a generated README block)."""
+    start, end = text.find(start_marker), text.find(end_marker)
+    if start < 0 or end < start:
+        raise ValueError(f"the README has no {start_marker} ... {end_marker} block")
+    return f"{text[: start + len(start_marker)]}\n{body}{text[end:]}"
+
+
+def rewrite_marked(path: Path, start_marker: str, end_marker: str, body: str, *, check: bool, stale: str) -> int:
+    """Write ``body`` between the markers of the file at ``path`` (atomically, only when it differs); with
+    ``check`` write nothing and, when the block is stale, print ``stale`` to stderr. 0 when current or written,
+    1 when ``check`` found it stale."""
+    current = path.read_text(encoding="utf-8")
+    wanted = replace_marked(current, start_marker, end_marker, body)
+    if wanted == current:
+        return 0
+    if check:
+        print(stale, file=sys.stderr)
+        return 1
+    write_atomic(path, wanted.encode("utf-8"))
+    return 0

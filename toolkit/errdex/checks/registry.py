@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from errdex._files import write_atomic
+from errdex._files import replace_marked, rewrite_marked
 from errdex.checks import (
     anchored,
     identity,
@@ -100,29 +100,18 @@ def readme_table() -> str:
 
 def sync_readme(text: str) -> str:
     """``text`` (a README) with the block between the markers replaced by :func:`readme_table`."""
-    start, end = text.find(README_START), text.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError(f"the README has no {README_START} ... {README_END} block")
-    head = text[: start + len(README_START)]
-    return f"{head}\n{readme_table()}{text[end:]}"
+    return replace_marked(text, README_START, README_END, readme_table())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m errdex.checks.registry --readme README.md [--check]``: rewrite (or check) the table."""
     parser = argparse.ArgumentParser(prog="python -m errdex.checks.registry", description=main.__doc__)
-    parser.add_argument("--readme", type=Path, required=True, help="the README whose checks table to rewrite")
+    parser.add_argument("--readme", type=Path, required=True, help="the README whose table to rewrite")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when the table is stale")
     args = parser.parse_args(argv)
-    current = args.readme.read_text(encoding="utf-8")
-    wanted = sync_readme(current)
-    if wanted == current:
-        return 0
-    if args.check:
-        print(f"{args.readme}: the checks table differs from the registry; run "
-              f"python -m errdex.checks.registry --readme {args.readme}", file=sys.stderr)
-        return 1
-    write_atomic(args.readme, wanted.encode("utf-8"))
-    return 0
+    return rewrite_marked(args.readme, README_START, README_END, readme_table(), check=args.check,
+                          stale=f"{args.readme}: the checks table differs from the registry; "
+                                f"run python -m errdex.checks.registry --readme {args.readme}")
 
 
 if __name__ == "__main__":

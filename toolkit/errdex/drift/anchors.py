@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path, PurePosixPath
 
+from errdex._git import run_git
 from errdex.checks.anchored import AnchorSource, Statement
 from errdex.errors import InputError, UsageError, from_oserror
 from errdex.harvest.config import load_harvest_config
@@ -40,13 +41,7 @@ MAX_THROW_LINES = 20
 
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), *args],
-                              capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise UsageError("git is not installed (validate --source reads the repository through git)") from exc
-    except OSError as exc:
-        raise from_oserror(exc, repo, action="run git in") from exc
+    return run_git(repo, *args, check=False, reader="validate --source")
 
 
 def _pattern(site: Site) -> str | None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from errdex.errors import InputError, UsageError, from_oserror
+from errdex._git import run_git
 
 __all__ = ["FileMap", "LineMap", "Mapped", "git_repository", "has_commit", "line_map", "read_files"]
 
@@ -84,17 +84,7 @@ class LineMap:
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    try:
-        done = subprocess.run(["git", "-c", "safe.directory=*", "-c", "core.quotePath=false", "-C", str(repo),
-                               *args], capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise UsageError("git is not installed (drift reads the repository through git)") from exc
-    except OSError as exc:
-        raise from_oserror(exc, repo, action="run git in") from exc
-    if check and done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"{repo}: git {args[0]} failed: {lines[-1] if lines else done.returncode}")
-    return done
+    return run_git(repo, *args, check=check, reader="drift")
 
 
 def git_repository(folder: Path) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from errdex._git import run_git
 from errdex.errors import InputError, UsageError, from_oserror
 
 __all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "path_prefix_of", "read_source", "skip_reason"]
@@ -125,17 +126,7 @@ def _keep(source: Source, path: str, data: bytes) -> None:
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    try:
-        done = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), *args],
-                              capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise UsageError("git is not installed (harvest reads a repository through git)") from exc
-    except OSError as exc:
-        raise from_oserror(exc, repo, action="run git in") from exc
-    if check and done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"{repo}: git {args[0]} failed: {message[-1] if message else done.returncode}")
-    return done
+    return run_git(repo, *args, check=check, reader="harvest")
 
 
 def _git_dir(folder: Path) -> bool:
