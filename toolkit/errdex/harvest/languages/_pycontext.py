@@ -7,7 +7,7 @@ import tree_sitter
 
 from errdex.harvest.languages._tree import text
 
-__all__ = ["Bodies", "appended", "arms_of_one_choice", "assignments", "augmented", "call_index", "class_constants",
+__all__ = ["Bodies", "arms_of_one_choice", "call_index", "class_constants",
            "enclosing_function", "guards", "is_parameter", "loop_values", "passed_literals", "reaching",
            "unconditional"]
 
@@ -31,27 +31,10 @@ def class_constants(root: Node) -> dict[str, Node]:
     return found
 
 
-def assignments(scope: Node, wanted: str, before: int) -> list[Node]:
-    """The assignments ``wanted = ...`` of a function's own body that start before byte ``before``, in order."""
-    found: list[Node] = []
-    stack = [scope.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None or current.start_byte >= before:
-            continue
-        if current.type in ("assignment", "named_expression"):  # ``x = ...`` or ``if x := ...:``
-            left, right = _sides(current)
-            if left is not None and right is not None and text(left) == wanted:
-                found.append(current)
-        if current.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(current.children)
-    return sorted(found, key=lambda n: n.start_byte)
-
-
 class Bodies:
-    """:func:`assignments`, :func:`appended` and :func:`augmented` of one file, each function body walked once:
-    a name's resolution asks them again and again (once per use, and per value that reaches it), and a walk
-    per question made a long function cost its length times its uses."""
+    """What a function's own body does to a name (its assignments, appends and ``+=``), each body walked once:
+    a name's resolution asks again and again (once per use, and per value that reaches it), and a walk per
+    question made a long function cost its length times its uses."""
 
     def __init__(self) -> None:
         self._walked: dict[int, dict[str, list[tuple[str, Node]]]] = {}
@@ -63,16 +46,16 @@ class Bodies:
         return found.get(wanted, [])
 
     def assignments(self, scope: Node, wanted: str, before: int) -> list[Node]:
-        """:func:`assignments`."""
+        """The assignments ``wanted = ...`` (or a walrus) of the function's own body before byte ``before``."""
         return [n for kind, n in self._own(scope, wanted) if kind == "=" and n.start_byte < before]
 
     def appended(self, scope: Node, wanted: str, before: int) -> list[Node]:
-        """:func:`appended`."""
+        """What the function's own body appends to the list ``wanted`` (``wanted.append(X)``) before ``before``."""
         return [n.child_by_field_name("arguments").named_children[0]  # type: ignore[union-attr]  # _walk checked
                 for kind, n in self._own(scope, wanted) if kind == "append" and n.start_byte < before]
 
     def augmented(self, scope: Node, wanted: str, after: int, before: int) -> list[Node]:
-        """:func:`augmented`."""
+        """The ``wanted += ...`` of the function's own body between bytes ``after`` and ``before``."""
         return [n for kind, n in self._own(scope, wanted) if kind == "+=" and after <= n.start_byte < before]
 
 
@@ -110,6 +93,7 @@ def _sides(assignment: Node) -> tuple[Node | None, Node | None]:
         return assignment.child_by_field_name("name"), assignment.child_by_field_name("value")
     return assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
 
+
 def reaching(assignments: list[Node], use: Node) -> list[Node]:
     """The values that may reach ``use``: the last assignment, and the ones before it while the later ones
     sit in a branch the use is not inside (an ``if``/``else`` arm, a ``try`` clause)."""
@@ -126,6 +110,7 @@ def reaching(assignments: list[Node], use: Node) -> list[Node]:
             break  # always runs before the use: nothing earlier reaches it
     return list(reversed(values))
 
+
 def is_parameter(name: Node) -> bool:
     """Whether a name is a parameter of its function (not a constant left unresolved, but a value)."""
     scope = name.parent
@@ -136,6 +121,7 @@ def is_parameter(name: Node) -> bool:
     return parameters is not None and any(
         text(p) == wanted or text(p.child_by_field_name("name")) == wanted or
         (p.named_children and text(p.named_children[0]) == wanted) for p in parameters.named_children)
+
 
 def enclosing_function(node: Node) -> str | None:
     """The enclosing classes and functions, outermost first (``Class.method``)."""
@@ -148,6 +134,7 @@ def enclosing_function(node: Node) -> str | None:
                 names.append(text(name))
         current = current.parent
     return ".".join(reversed(names)) or None
+
 
 def guards(node: Node) -> tuple[str, ...]:
     """The conditions of the enclosing if/elif/else/while branches, innermost last, quoted."""
@@ -167,6 +154,7 @@ def guards(node: Node) -> tuple[str, ...]:
         child, current = current, current.parent
     return tuple(reversed(guards))
 
+
 def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
     """The conditions of the if and elif branches before ``branch``, nearest first."""
     out: list[str] = []
@@ -181,24 +169,6 @@ def _earlier_conditions(statement: Node, branch: Node) -> list[str]:
             if own is not None:
                 out.append(text(own))
     return list(reversed(out))
-
-
-def appended(scope: Node, wanted: str, before: int) -> list[Node]:
-    """What a function's own body appends to the list ``wanted`` (``wanted.append(X)``) before byte ``before``."""
-    found: list[Node] = []
-    stack = [scope.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None or current.start_byte >= before:
-            continue
-        if current.type == "call":
-            function, args = current.child_by_field_name("function"), current.child_by_field_name("arguments")
-            if function is not None and args is not None and function.type == "attribute" \
-                    and text(function) == wanted + ".append" and args.named_child_count == 1:
-                found.append(args.named_children[0])
-        if current.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(current.children)
-    return sorted(found, key=lambda n: n.start_byte)
 
 
 def loop_values(name: Node) -> list[Node] | None:
@@ -238,22 +208,6 @@ def _item(element: Node, place: int) -> Node | None:
     items = [child for child in element.named_children if child.type != "comment"] \
         if element.type in ("tuple", "list") else []
     return items[place] if place < len(items) else None
-
-
-def augmented(scope: Node, wanted: str, after: int, before: int) -> list[Node]:
-    """The ``wanted += ...`` of a function's own body between bytes ``after`` and ``before``, in order."""
-    found: list[Node] = []
-    stack = [scope.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None or current.start_byte >= before or current.end_byte <= after:
-            continue
-        if current.type == "augmented_assignment" and text(current.child_by_field_name("operator")) == "+=" \
-                and text(current.child_by_field_name("left")) == wanted and current.start_byte >= after:
-            found.append(current)
-        if current.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(current.children)
-    return sorted(found, key=lambda n: n.start_byte)
 
 
 def unconditional(statement: Node) -> bool:
