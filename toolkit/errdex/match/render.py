@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any
 
 from errdex.match.engine import Match
 from errdex.records.text import first_sentence
-from errdex.records.vocabulary import DEFAULT_STATUS, is_draft, status_of
-from errdex.terminal import safe, safe_value
+from errdex.records.vocabulary import is_draft
+from errdex.terminal import safe
 
-__all__ = ["clip", "drafts_text", "explain_text", "match_text", "substitute"]
+__all__ = ["clip", "drafts_text", "match_text", "substitute"]
 
 _PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
 #: Characters of a log line, of a record's text (first sentence, first fix) and of one captured value that
@@ -142,97 +141,3 @@ def _excerpt(record: dict[str, Any]) -> str:
     width = len(str(start + code.count("\n")))
     return "\n".join(f"{'>' if start + i == line else ' '} {start + i:>{width}} | {text}"
                      for i, text in enumerate(code.split("\n")))
-
-
-def _draft_text(record: dict[str, Any], color: bool) -> list[str]:
-    """The blocks of a draft's page: what the code tells (origin, excerpt, trigger), no empty prose."""
-    out = _block("Pattern", record["messagePattern"], color)
-    out += _block("Where it comes from", f"{_origin(record)}\n{record['githubUrl']}", color)
-    excerpt = _excerpt(record)
-    if excerpt:
-        out += _block("Source", excerpt, color)
-    if _text(record.get("triggerScenarios")):
-        out += _block("What triggers it (drafted from the code)", _fill(record["triggerScenarios"]), color)
-    for title, name in (("What it means", "documentation"), ("Common situations", "commonSituations")):
-        if _text(record.get(name)).strip():
-            out += _block(title, _fill(record[name]), color)
-    if record.get("solutions"):
-        out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
-    return out
-
-
-#: The blanks :func:`textwrap.fill` turns into spaces; a long run of them costs it quadratic time (500,000 tabs:
-#: 37 s), so each run is one space before it wraps (it prints a run as one space or a line break anyway).
-_BLANKS = re.compile(r"[\t\n\x0b\x0c\r ]+")
-
-
-def _fill(text: str) -> str:
-    return textwrap.fill(_BLANKS.sub(" ", text), 76)
-
-
-def _block(title: str, body: str, color: bool) -> list[str]:
-    return ["", _style(title, "1", color), *textwrap.indent(body.rstrip(), "    ").splitlines()]
-
-
-def _release_line(dataset_version: str | None, releases: tuple[str, str] | None) -> str | None:
-    """The release the record is in, the one it was added in and the one its content last changed in."""
-    if not (dataset_version or releases):
-        return None
-    when = f"release {dataset_version}" if dataset_version else "unreleased"
-    if releases:
-        when += f"; added in {releases[0]}"
-        if releases[1] != releases[0]:
-            when += f", content last changed in {releases[1]}"
-    return when
-
-
-def _documented_text(record: dict[str, Any], color: bool) -> list[str]:
-    """The blocks of a documented record's page: pattern, prose, fixes, scenarios, source link."""
-    out = _block("Pattern", record["messagePattern"], color)
-    out += _block("What it means", _fill(record["documentation"]), color)
-    out += _block("What triggers it", _fill(record["triggerScenarios"]), color)
-    out += _block("Common situations", _fill(record["commonSituations"]), color)
-    out += _block("How to fix it", "\n".join(f"{i}. {s}" for i, s in enumerate(record["solutions"], 1)), color)
-    out += _block("Example fix", record["exampleFix"], color)
-    if record.get("preventionTips"):
-        out += _block("Prevention", "\n".join(f"- {t}" for t in record["preventionTips"]), color)
-    scenarios = record.get("scenarios") or []
-    if scenarios:
-        body = "\n".join(f"- {s['id']}: {s['summary']}" for s in scenarios)
-        out += _block(f"Proved scenarios ({len(scenarios)}; run: errdex prove {record['slug']})", body, color)
-    out += _block("Source", record["githubUrl"], color)
-    return out
-
-
-def explain_text(record: dict[str, Any], *, color: bool, dataset_version: str | None = None,
-                 releases: tuple[str, str] | None = None) -> str:
-    """A record, readable in a terminal (like ``rustc --explain``); a draft shows what the code tells instead
-    of empty prose.
-
-    ``releases``: the release it was added in and the one its content last changed in.
-    Control characters in the record are shown as escapes.
-    """
-    record = safe_value(record)
-    badges = [record["errorClass"], record["severity"], record["errorType"]]
-    if record.get("httpStatus"):
-        badges.append(f"HTTP {record['httpStatus']}")
-    out = [
-        _style(record["errorMessage"], "1", color),
-        f"{' · '.join(badges)}   {record['repo']}  {record['filePath']}:{record['lineNumber']}",
-        f"id {record['id']}  slug {record['slug']}",
-    ]
-    status = status_of(record)
-    if is_draft(record):
-        out.append(_style("This record is a draft: harvested from the code, not documented yet.", "1;33", color))
-    elif status != DEFAULT_STATUS:
-        notice = f"This record is {status}: {record.get('statusReason') or 'no reason given'}"
-        if record.get("supersededBy"):
-            notice += f" See errdex explain {record['supersededBy']}."
-        out.append(_style(notice, "1;33", color))
-    when = _release_line(dataset_version, releases)
-    if when:
-        out.append(when)
-    out += _draft_text(record, color) if is_draft(record) else _documented_text(record, color)
-    if record.get("tags"):
-        out += ["", "tags: " + ", ".join(record["tags"])]
-    return "\n".join(out) + "\n"
