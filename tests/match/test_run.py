@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 import errdex
 from errdex.match import readers, run
-from errdex.match.run import MatchSummary, match_files
+from errdex.match.knowledge import LineMatch
+from errdex.match.run import MatchSummary, match_files, match_files_jsonl
+from errdex.records.vocabulary import SEVERITY_RANK
 from tests.processes import growth
 
 SEED_MESSAGE = "CreateOS process creation could not be confirmed; destroy the lease before reusing it."
@@ -120,6 +122,8 @@ LINE_POOL = [
     API_LINE + " " + "y" * 2500,  # longer than the line limit: matched on its first part
     "z" * 2500 + " " + SEED_MESSAGE,  # the message is in the part skipped
     "\xff\xfe bad bytes " + SEED_MESSAGE,
+    "sshd[24200]: Failed password for invalid user webmaster from 173.234.31.186 port 38926 ssh2",
+    "sshd[5100]: error: maximum authentication attempts exceeded for root from 10.0.0.9 port 4 ssh2 [preauth]",
 ]
 ENDS = [b"\n", b"\r\n", b"\r\r\n", b"\r"]
 LIMIT = 2000
@@ -166,12 +170,19 @@ def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pyte
     path = tmp_path_factory.mktemp("jobs") / "x.log"
     path.write_bytes(data)
     expected, count, cuts = _expected(data, kb)
+    jsonl = "".join(kb.jsonl(LineMatch(str(path), number, text, kb.match(text))) + "\n"
+                    for number, text, _ in expected)
+    worst = max((SEVERITY_RANK[m.view["severity"]] for _, text, _ in expected for m in kb.match(text)), default=-1)
     with _limits(MAX_LINE_BYTES=LIMIT, BLOCK_BYTES=block, MIN_PART_BYTES=64):
         for jobs in (1, 2, 3):
             found, lines, warnings = _matched(path, kb, jobs)
             assert found == expected, jobs
             assert lines == count
             assert [int(w.split(":")[1]) for w in warnings] == cuts[: run.MAX_WARNINGS]
+            summary = MatchSummary()
+            assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs)) == jsonl, jobs
+            assert (summary.lines, summary.matched_lines, summary.worst) == (count, len(expected), worst)
+            assert [int(w.split(":")[1]) for w in summary.warnings] == cuts[: run.MAX_WARNINGS]
 
 
 def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(

@@ -24,7 +24,7 @@ from errdex.match.grouping import GroupedSummary
 from errdex.match.knowledge import KnowledgeBase, load
 from errdex.match.render import drafts_text, match_text
 from errdex.match.render_groups import groups_text, summary_text
-from errdex.match.run import MatchSummary, match_files
+from errdex.match.run import MatchSummary, match_files, match_files_jsonl
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, SEVERITY_RANK, is_draft
 
 #: Option pairs ``match`` refuses (a usage error, exit 2) rather than ignore one of them: (first, second, why).
@@ -91,12 +91,14 @@ def _drafts(totals: MatchSummary, kb: KnowledgeBase) -> str:
     return drafts_text(entries, drafts)
 
 
-def _report_totals(totals: GroupedSummary, kb: KnowledgeBase, *, fmt: str, layout: str,
+def _report_totals(totals: MatchSummary, kb: KnowledgeBase, *, fmt: str, layout: str,
                    page: Callable[[dict[str, Any]], str | None], color: bool) -> None:
     """What comes once every input is read: the json summary, the ``--summary`` text, or the grouped blocks
     and their closing summary."""
     if fmt == "json":
         echo(json.dumps(totals.as_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif not isinstance(totals, GroupedSummary):  # jsonl: its lines were the output
+        return
     elif layout == "summary":
         echo(summary_text(totals) + _drafts(totals, kb))
     elif layout == "grouped":
@@ -179,7 +181,8 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
     page = page_finder(site, site_url)
     # the text layout; "data" for jsonl and json (refused with --summary and --each above)
     layout = "data" if fmt != "text" else "summary" if summary else "each" if each or follow else "grouped"
-    totals = GroupedSummary()
+    # the grouped blocks and --summary read the groups; jsonl and json only the plain counts
+    totals = GroupedSummary() if layout != "data" else MatchSummary()
     shown: list[str] = []  # problems already printed as they were met
     if follow:
         def report(problem: str) -> None:
@@ -187,19 +190,21 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
             shown.append(problem)
 
         totals.on_problem = report
-    worst = -1
-    for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
-                             unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
-        worst = max(worst, max(SEVERITY_RANK.get(m.view["severity"], 0) for m in found.matches))
-        if fmt == "jsonl":
-            echo(kb.jsonl(found) + "\n")
-        elif layout == "each":
-            best = found.matches[0]
-            echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
-                            page=page(best.record), color=color))
+    if fmt == "jsonl" and not follow:  # each block's lines written by the process that matched them
+        for text in match_files_jsonl(list(files) or ["-"], kb=kb, summary=totals, jobs=jobs):
+            echo(text)
+    else:
+        for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
+                                 unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
+            if fmt == "jsonl":
+                echo(kb.jsonl(found) + "\n")
+            elif layout == "each":
+                best = found.matches[0]
+                echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
+                                page=page(best.record), color=color))
     _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
     _warn_skipped(kb, skipped_before, quiet)
     _report_problems(totals, shown=len(shown), count_line=layout == "each", quiet=quiet)
-    if fail_on is not None and worst >= SEVERITY_RANK[fail_on]:
+    if fail_on is not None and totals.worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0

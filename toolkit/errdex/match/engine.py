@@ -39,7 +39,11 @@ from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
 if TYPE_CHECKING:
     from errdex.patterns.facts import PatternFacts
 
-__all__ = ["Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
+__all__ = ["Found", "Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
+
+#: One confirmed match as plain data: ``(record index, span start, span end, groups)`` (what :class:`Match`
+#: holds, less the record).
+Found = tuple[int, int, int, tuple[str | None, ...]]
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 # (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
@@ -328,18 +332,26 @@ class Matcher:
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
         """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first (a tie for
         first place broken by where the line says it was written: :func:`prefer_placed`)."""
-        found = []
+        rebuild = self.rebuild
+        return [rebuild(index, (start, end), groups) for index, start, end, groups in self.confirm_found(line, indexes)]
+
+    def confirm_found(self, line: bytes, indexes: set[int] | list[int]) -> list[Found]:
+        """:meth:`confirm` as plain tuples ``(record index, span start, span end, groups)``, best first: what
+        the jsonl writer and the worker processes carry, with no :class:`Match` built per line."""
+        found: list[Found] = []
         ascii_only = line.isascii()
+        short = len(line) <= SHORT_LINE
         groups: tuple[str | None, ...]
+        exact_of, regex_of = self._exact, self._regexes.get
         for index in indexes:
-            exact = self._exact[index]
+            exact = exact_of[index]
             if exact is not None:
                 start = line.find(exact)
                 if start < 0:
                     continue
                 end, groups = start + len(exact), ()
             else:
-                regex, anchor, first = self._regexes.get(index, len(line) <= SHORT_LINE)
+                regex, anchor, first = regex_of(index, short)
                 spans = regex.Match(anchor, line, 0, len(line))
                 if spans[first] == NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
                     continue
@@ -348,9 +360,19 @@ class Matcher:
                 start, end = spans[first]
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
-            found.append(self.rebuild(index, (start, end), groups))
-        found.sort(key=rank_key)
-        return prefer_placed(found, line)
+            found.append((index, start, end, groups))
+        if len(found) > 1:
+            found = self._ranked(found, line)
+        return found
+
+    def _ranked(self, found: list[Found], line: bytes) -> list[Found]:
+        """Several confirmed candidates of one line, best first (:func:`rank_key`, then :func:`prefer_placed`)."""
+        keys, records = self._keys, self.records
+        found.sort(key=lambda f: (-keys[f[0]][0], keys[f[0]][1], records[f[0]]["id"]))
+        if keys[found[0][0]] != keys[found[1][0]]:  # no tie for first place: where it was written cannot matter
+            return found
+        placed = prefer_placed([self.rebuild(i, (s, e), g) for i, s, e, g in found], line)
+        return [(m.index, m.span[0], m.span[1], m.groups) for m in placed]
 
     def rebuild(self, index: int, span: tuple[int, int], groups: tuple[str | None, ...]) -> Match:
         """The match of the record at ``index`` (a :attr:`Match.index`) with this span and groups."""
@@ -370,23 +392,30 @@ class Matcher:
         at most about :data:`MAX_CANDIDATES` candidates, so memory stays bounded when every line matches
         many records.
         """
+        rebuild = self.rebuild
+        for start, end, found in self.found_block(block):
+            yield start, end, [rebuild(index, (s, e), groups) for index, s, e, groups in found]
+
+    def found_block(self, block: bytes) -> Iterator[tuple[int, int, list[Found]]]:
+        """:meth:`match_block` with each line's matches as :meth:`confirm_found` gives them."""
         base = 0
+        confirm = self.confirm_found
         while True:
             part = block if base == 0 else block[base:]
             hits, stop = self._scan_hits(part, MAX_CANDIDATES)
             if self._always or self._unkeyed:  # every line may hold a candidate the keys do not show
                 start, find = 0, self._unkeyed.find
                 for line in (part[: stop - 1] if stop < len(part) else part).split(b"\n"):
-                    matches = self.confirm(line, hits.get(start, set()).union(self._always, find(line)))
-                    if matches:
-                        yield base + start, base + start + len(line), matches
+                    found = confirm(line, hits.get(start, set()).union(self._always, find(line)))
+                    if found:
+                        yield base + start, base + start + len(line), found
                     start += len(line) + 1
             else:
                 for start in sorted(hits):
                     end = line_end(part, start)
-                    matches = self.confirm(part[start:end], hits.pop(start))
-                    if matches:
-                        yield base + start, base + end, matches
+                    found = confirm(part[start:end], hits.pop(start))
+                    if found:
+                        yield base + start, base + end, found
             if stop >= len(part):
                 return
             base += stop

@@ -10,7 +10,7 @@ from typing import Any
 
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
-from errdex.match.engine import Match, Matcher, prefer_placed, rank_key
+from errdex.match.engine import Found, Match, Matcher, prefer_placed, rank_key
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
@@ -51,6 +51,10 @@ class LineMatch:
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.source, "line": self.number, "text": self.text,
                 "matches": [m.as_dict() for m in self.matches]}
+
+
+def _plain(matches: list[Match]) -> list[Found]:
+    return [(m.index, m.span[0], m.span[1], m.groups) for m in matches]
 
 
 def _json_starts(block: bytes) -> Iterator[int]:
@@ -113,11 +117,16 @@ class KnowledgeBase:
         """The whole record with this id or slug."""
         return self.store.full(self.position(key))
 
+    @property
+    def jsonl_writer(self) -> JsonLines:
+        """The writer of this knowledge base's matched lines as jsonl (each record's part formatted once)."""
+        if self._jsonl is None:
+            self._jsonl = JsonLines(self.matcher)
+        return self._jsonl
+
     def jsonl(self, line: LineMatch) -> str:
         """``json.dumps(line.as_dict(), ensure_ascii=False)``, each record's part formatted once."""
-        if self._jsonl is None:
-            self._jsonl = JsonLines(self.matcher.records)
-        return self._jsonl.line(line.source, line.number, line.text, line.matches)
+        return self.jsonl_writer.line(line.source, line.number, line.text, line.matches)
 
     def _json_fields(self, line: str) -> list[str]:
         if not self.fields or len(line) > MAX_JSON_LINE or not line.lstrip(_JSON_BLANKS).startswith("{"):
@@ -151,40 +160,56 @@ class KnowledgeBase:
 
         ``block``: lines of valid UTF-8 separated by ``\\n`` (as :func:`errdex.match.readers.read_blocks` gives).
         """
-        number, previous = 0, 0
-        for start, end, matches in self._block_matches(block):  # in order, one line at a time (bounded memory)
-            number += block.count(b"\n", previous, start)
-            previous = start
-            yield number, block[start:end].decode("utf-8", "replace"), matches
-        return number + block.count(b"\n", previous) + 1  # the block's lines: its breaks counted in one pass
+        rebuild = self.matcher.rebuild
+        found_lines = self.found_block(block)
+        while True:
+            try:
+                number, start, end, found = next(found_lines)
+            except StopIteration as done:
+                return int(done.value)
+            yield (number, block[start:end].decode("utf-8", "replace"),
+                   [rebuild(index, (s, e), groups) for index, s, e, groups in found])
 
-    def _block_matches(self, block: bytes) -> Iterator[tuple[int, int, list[Match]]]:
-        """``(start, end, matches)`` of the matching lines in order: the raw scan's, and JSON lines matched on
+    def found_block(self, block: bytes) -> Generator[tuple[int, int, int, list[Found]], None, int]:
+        """:meth:`match_block` as plain data: ``(line index, line start, line end, found)`` for each matching line,
+        ``found`` as :meth:`Matcher.confirm_found <errdex.match.engine.Matcher.confirm_found>` gives it (the
+        lines are not decoded, no :class:`Match` is built); the generator's value is the block's count of lines.
+        """
+        number, previous = 0, 0
+        count = block.count
+        for start, end, found in self._block_found(block):  # in order, one line at a time (bounded memory)
+            number += count(b"\n", previous, start)
+            previous = start
+            yield number, start, end, found
+        return number + count(b"\n", previous) + 1  # the block's lines: its breaks counted in one pass
+
+    def _block_found(self, block: bytes) -> Iterator[tuple[int, int, list[Found]]]:
+        """``(start, end, found)`` of the matching lines in order: the raw scan's, and JSON lines matched on
         their message fields too (their result replaces the raw one)."""
-        raw = self.matcher.match_block(block)
-        if not self.fields:
+        raw = self.matcher.found_block(block)
+        if not self.fields or b"{" not in block:
             yield from raw
             return
         starts = _json_starts(block)
         following = next(starts, None)  # the start of the next JSON line
-        for start, end, matches in raw:
+        for start, end, found in raw:
             while following is not None and following < start:
                 yield from self._json_line(block, following)
                 following = next(starts, None)
             if following == start:  # a JSON line the raw scan matched: its fields may add records
-                yield start, end, self.match(block[start:end].decode("utf-8", "replace")) or matches
+                yield start, end, _plain(self.match(block[start:end].decode("utf-8", "replace"))) or found
                 following = next(starts, None)
             else:
-                yield start, end, matches
+                yield start, end, found
         while following is not None:
             yield from self._json_line(block, following)
             following = next(starts, None)
 
-    def _json_line(self, block: bytes, start: int) -> Iterator[tuple[int, int, list[Match]]]:
+    def _json_line(self, block: bytes, start: int) -> Iterator[tuple[int, int, list[Found]]]:
         end = line_end(block, start)
-        matches = self.match(block[start:end].decode("utf-8", "replace"))
-        if matches:
-            yield start, end, matches
+        found = _plain(self.match(block[start:end].decode("utf-8", "replace")))
+        if found:
+            yield start, end, found
 
     def match_lines(self, lines: Iterable[str | bytes] | str | bytes, *,
                     source: str = "<lines>") -> Iterator[LineMatch]:

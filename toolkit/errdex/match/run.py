@@ -14,12 +14,13 @@ from errdex import parallel
 from errdex.errors import InputError
 from errdex.match import readers
 from errdex.match.follow import Follower, follow_files
+from errdex.match.jsonl import joined, line_prefix
 from errdex.match.knowledge import KnowledgeBase, LineMatch
 from errdex.match.lines import LineFinder, numbered_lines
 from errdex.match.readers import read_marked_blocks, split_file
 from errdex.records.vocabulary import SEVERITY_RANK
 
-__all__ = ["SEVERITY_ORDER", "SEVERITY_RANK", "MatchSummary", "match_files"]
+__all__ = ["SEVERITY_ORDER", "SEVERITY_RANK", "MatchSummary", "match_files", "match_files_jsonl"]
 
 #: The old name of the vocabulary's :data:`~errdex.records.vocabulary.SEVERITY_RANK`, kept for callers of it.
 SEVERITY_ORDER = SEVERITY_RANK
@@ -47,6 +48,8 @@ class MatchSummary:
     #: What was matched differently than written (a line cut at the length limit), at most ``MAX_WARNINGS``.
     warnings: list[str] = field(default_factory=list)
     unshown_warnings: int = 0
+    #: The highest severity rank (:data:`SEVERITY_RANK`) among the matches of the matched lines; -1 when none.
+    worst: int = -1
     #: Called with each problem as it is met while following files (the run may last for hours).
     on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
@@ -64,6 +67,7 @@ class MatchSummary:
 
     def add(self, line: LineMatch) -> None:
         self.matched_lines += 1
+        self.worst = max(self.worst, *(SEVERITY_RANK.get(m.view["severity"], 0) for m in line.matches))
         best = line.matches[0].view
         entry = self.per_record.setdefault(
             best["id"], {"id": best["id"], "slug": best["slug"], "errorClass": best["errorClass"],
@@ -119,98 +123,125 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
         yield number, block[start:end].decode("utf-8", "replace")
 
 
+def _counting(lines: Generator[Any, None, int], total: list[int]) -> Iterator[Any]:
+    """The items of ``lines``; its value (the block's count of lines) appended to ``total`` at its end."""
+    total.append((yield from lines))
+
+
 def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
     """Events for the lines of some blocks (from :func:`read_marked_blocks`), numbered from 1:
-    ``("match", number, text, matches)``, ``("unclassified", number, text)``, ``("cut", number)`` for a line cut at
-    the length limit, ``("lines", count)`` per block."""
+    ``("match", number, text, found)`` (``found``: :meth:`KnowledgeBase.found_block`'s tuples),
+    ``("unclassified", number, text)``, ``("cut", number)`` for a line cut at the length limit, ``("lines", count)``
+    per block."""
     number = 0
     for block, cut in blocks:
         matched: set[int] = set()
-        count = yield from _block_events(kb.match_block(block), number, matched)
-        if count is None:  # a knowledge base whose match_block does not count the lines
-            count = block.count(b"\n") + 1
+        total: list[int] = []
+        for index, start, end, found in _counting(kb.found_block(block), total):
+            matched.add(index)
+            yield "match", number + index + 1, block[start:end].decode("utf-8", "replace"), found
         if unclassified:
             for index, text in _error_looking(block):
                 if index not in matched:
                     yield "unclassified", number + index + 1, text[:500]
         if cut:
-            yield "cut", number + count
-        number += count
-        yield "lines", count
+            yield "cut", number + total[0]
+        number += total[0]
+        yield "lines", total[0]
 
 
-def _block_events(found: Iterator[tuple[int, str, list[Any]]], number: int,
-                  matched: set[int]) -> Generator[tuple[Any, ...], None, int | None]:
-    """``("match", ...)`` events of one block's matches (their line indexes noted in ``matched``); the value:
-    the block's count of lines, when ``match_block`` gives it (its line breaks are then counted only once)."""
-    while True:
-        try:
-            index, text, matches = next(found)
-        except StopIteration as stop:
-            return stop.value if isinstance(stop.value, int) else None
-        matched.add(index)
-        yield "match", number + index + 1, text, matches
+def _scan_jsonl(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase) -> Iterator[tuple[Any, ...]]:
+    """:func:`_scan`'s events with each block's matched lines already written as jsonl:
+    ``("jsonl", numbers, tails, worst)`` (:meth:`JsonLines.block <errdex.match.jsonl.JsonLines.block>`)."""
+    writer = kb.jsonl_writer
+    number = 0
+    for block, cut in blocks:
+        total: list[int] = []
+        numbers, tails, worst = writer.block(block, _counting(kb.found_block(block), total), number + 1)
+        if numbers:
+            yield "jsonl", numbers, tails, worst
+        if cut:
+            yield "cut", number + total[0]
+        number += total[0]
+        yield "lines", total[0]
 
 
 #: Matches a child holds before it writes them out.
 CHILD_CHUNK_MATCHES = 50_000
 
+Scan = Callable[[Iterable[tuple[bytes, bool]]], Iterator[tuple[Any, ...]]]
 
-def _child_part(kb: KnowledgeBase, path: str | Path, start: int, stop: int, unclassified: bool, out: BinaryIO) -> None:
+
+def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: BinaryIO) -> None:
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
     chunk: list[tuple[Any, ...]] = []
     held = 0  # matches in the chunk: written out before they pass CHILD_CHUNK_MATCHES (memory stays bounded)
     try:
-        for event in _scan(read_marked_blocks(path, start, stop), kb, unclassified):
-            if event[0] == "match":
-                compact = [(m.index, m.span, m.groups) for m in event[3]]
-                chunk.append((*event[:3], compact))
-                held += len(compact)
-                if held >= CHILD_CHUNK_MATCHES:
-                    pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
-                    chunk, held = [], 0
-                continue
+        for event in scan(read_marked_blocks(path, start, stop)):
             chunk.append(event)
-            if event[0] == "lines":
-                pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
-                chunk, held = [], 0
+            if event[0] == "match":
+                held += len(event[3])
+                if held < CHILD_CHUNK_MATCHES:
+                    continue
+            elif event[0] != "lines":
+                continue
+            pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
+            chunk, held = [], 0
     except InputError as exc:
         chunk.append(("problem", str(exc)))
     pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _from_child(kb: KnowledgeBase, chunks: Iterator[list[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
-    rebuild = kb.matcher.rebuild
-    for chunk in chunks:
-        for event in chunk:
-            if event[0] == "match":
-                matches = [rebuild(index, span, groups) for index, span, groups in event[3]]
-                yield (*event[:3], matches)
-            else:
-                yield event
-
-
-def _pieces(path: str | Path, kb: KnowledgeBase, unclassified: bool, jobs: int,
+def _pieces(path: str | Path, scan: Scan, jobs: int,
             children: list[parallel.Child]) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
     """The file's pieces in order, each a function giving its events; later pieces run in forked children."""
     ranges = (split_file(path, jobs, min_part=MIN_PART_BYTES, first_share=FIRST_SHARE / jobs)
               if jobs > 1 and parallel.can_fork() else None)
     if not ranges:
-        return [lambda: _scan(read_marked_blocks(path), kb, unclassified)]
+        return [lambda: scan(read_marked_blocks(path))]
     pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
     for start, stop in ranges[1:]:
-        child = parallel.start_child(functools.partial(_child_part, kb, path, start, stop, unclassified))
+        child = parallel.start_child(functools.partial(_child_part, scan, path, start, stop))
         children.append(child)
 
         def piece(child: parallel.Child = child, start: int = start, stop: int = stop) -> Iterator[tuple[Any, ...]]:
             chunks = parallel.child_items(child)
             if chunks is None:  # the child failed: match the piece here
-                return _scan(read_marked_blocks(path, start, stop), kb, unclassified)
-            return _from_child(kb, chunks)
+                return scan(read_marked_blocks(path, start, stop))
+            return (event for chunk in chunks for event in chunk)
 
         pieces.append(piece)
     first = ranges[0]
-    return [lambda: _scan(read_marked_blocks(path, *first), kb, unclassified), *pieces]
+    return [lambda: scan(read_marked_blocks(path, *first)), *pieces]
+
+
+def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary,
+            jobs: int) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
+    """``(source, line offset, event)`` of every input in order, the summary's counts, cut lines and problems
+    noted; an unreadable input is noted in the summary and skipped."""
+    for path in paths or ["-"]:
+        source = "<stdin>" if str(path) == "-" else str(path)
+        number = 0
+        children: list[parallel.Child] = []
+        try:
+            for piece in _pieces(path, scan, jobs, children):
+                offset = number
+                for event in piece():
+                    kind = event[0]
+                    if kind == "lines":
+                        summary.lines += event[1]
+                        number += event[1]
+                    elif kind == "cut":
+                        summary.note_cut(source, offset + event[1])
+                    elif kind == "problem":  # a problem a child met
+                        raise InputError(event[1])
+                    else:
+                        yield source, offset, event
+        except InputError as exc:
+            summary.problems.append(str(exc))
+        finally:
+            for child in children:
+                parallel.stop_child(child)
 
 
 def match_files(
@@ -234,33 +265,33 @@ def match_files(
     if follow:
         yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
         return
-    for path in paths or ["-"]:
-        source = "<stdin>" if str(path) == "-" else str(path)
-        number = 0
-        children: list[parallel.Child] = []
-        try:
-            for piece in _pieces(path, kb, unclassified, jobs, children):
-                offset = number
-                for event in piece():
-                    kind = event[0]
-                    if kind == "match":
-                        line = LineMatch(source, offset + event[1], event[2], event[3])
-                        summary.add(line)
-                        yield line
-                    elif kind == "unclassified":
-                        summary.note_unclassified(source, offset + event[1], event[2])
-                    elif kind == "lines":
-                        summary.lines += event[1]
-                        number += event[1]
-                    elif kind == "cut":
-                        summary.note_cut(source, offset + event[1])
-                    else:  # a problem a child met
-                        raise InputError(event[1])
-        except InputError as exc:
-            summary.problems.append(str(exc))
-        finally:
-            for child in children:
-                parallel.stop_child(child)
+    rebuild = kb.matcher.rebuild
+    for source, offset, event in _events(paths, functools.partial(_scan, kb=kb, unclassified=unclassified),
+                                         summary, jobs):
+        if event[0] == "match":
+            matches = [rebuild(index, (start, end), groups) for index, start, end, groups in event[3]]
+            line = LineMatch(source, offset + event[1], event[2], matches)
+            summary.add(line)
+            yield line
+        else:
+            summary.note_unclassified(source, offset + event[1], event[2])
+
+
+def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary | None = None,
+                      jobs: int | None = None) -> Iterator[str]:
+    """:func:`match_files`'s matched lines as ``errdex match --format jsonl`` writes them (each
+    ``kb.jsonl(line) + "\\n"``), a block of lines at a time. Each process writes the lines of its piece of a
+    file; the summary gets the counts of lines, matched lines and :attr:`MatchSummary.worst`, not the
+    per-record counts."""
+    summary = summary if summary is not None else MatchSummary()
+    jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
+    prefixes: dict[str, str] = {}
+    for source, offset, event in _events(paths, functools.partial(_scan_jsonl, kb=kb), summary, jobs):
+        _, numbers, tails, worst = event
+        prefix = prefixes.get(source) or prefixes.setdefault(source, line_prefix(source))
+        summary.matched_lines += len(numbers)
+        summary.worst = max(summary.worst, worst)
+        yield joined(prefix, offset, numbers, tails)
 
 
 def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary, stop: Callable[[], bool] | None,
