@@ -33,8 +33,8 @@ from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
-from errdex.match.readers import LineFinder, line_end
-from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
+from errdex.match.readers import LineFinder
+from errdex.match.regexes import SHORT_LINE, Regexes
 
 if TYPE_CHECKING:
     from errdex.patterns.facts import PatternFacts
@@ -341,8 +341,7 @@ class Matcher:
         found: list[Found] = []
         ascii_only = line.isascii()
         short = len(line) <= SHORT_LINE
-        groups: tuple[str | None, ...]
-        exact_of, regex_of = self._exact, self._regexes.get
+        exact_of, held, regex_of = self._exact, self._regexes.held, self._regexes.get
         for index in indexes:
             exact = exact_of[index]
             if exact is not None:
@@ -351,13 +350,13 @@ class Matcher:
                     continue
                 end, groups = start + len(exact), ()
             else:
-                regex, anchor, first = regex_of(index, short)
+                regex, anchor, first = held(index * 2 + short) or regex_of(index, short)
                 spans = regex.Match(anchor, line, 0, len(line))
-                if spans[first] == NO_SPAN:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
-                    continue
-                groups = tuple(None if s == NO_SPAN else line[s[0]:s[1]].decode("utf-8", "replace")
-                               for s in spans[first + 1:])
                 start, end = spans[first]
+                if start < 0:  # a candidate RE2 does not confirm (e.g. a pattern with a line break)
+                    continue
+                groups = () if len(spans) == first + 1 else tuple(
+                    [None if s[0] < 0 else line[s[0]:s[1]].decode("utf-8", "replace") for s in spans[first + 1:]])
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             found.append((index, start, end, groups))
@@ -411,8 +410,10 @@ class Matcher:
                         yield base + start, base + start + len(line), found
                     start += len(line) + 1
             else:
+                last = len(part)
                 for start in sorted(hits):
-                    end = line_end(part, start)
+                    end = part.find(b"\n", start)
+                    end = last if end < 0 else end
                     found = confirm(part[start:end], hits.pop(start))
                     if found:
                         yield base + start, base + end, found

@@ -90,17 +90,19 @@ class JsonLines:
         tails: list[str] = []
         heads, ranks, head_of, string = self._heads, self._ranks, self._head, _string
         worst = -1
+        numbered, tailed = numbers.append, tails.append
         for number, start, end, found in lines:
             parts = []
             for index, low, high, groups in found:
                 head = heads.get(index) or head_of(index)
-                worst = max(worst, ranks[index])
+                if ranks[index] > worst:
+                    worst = ranks[index]
                 if groups:
                     values = ", ".join(["null" if g is None else string(g) for g in groups])
                     parts.append(f'{head}"span": [{low}, {high}], "groups": [{values}]}}')
                 else:
                     parts.append(f'{head}"span": [{low}, {high}], "groups": []}}')
-            numbers.append(first + number)
-            tails.append(f', "text": {string(block[start:end].decode("utf-8", "replace"))}, '
-                         f'"matches": [{", ".join(parts)}]}}')
+            numbered(first + number)
+            text = string(block[start:end].decode("utf-8", "replace"))
+            tailed(f', "text": {text}, "matches": [{", ".join(parts)}]}}')
         return numbers, tails, worst

@@ -17,7 +17,11 @@ _LINE_END_CR = re.compile(rb"\r+(?=\n)|\r+\Z")
 def normalised(data: bytes) -> bytes:
     """Lines as the line reader gives them: carriage returns at line ends dropped, invalid UTF-8 replaced."""
     if b"\r" in data:
-        data = _LINE_END_CR.sub(b"", data)
+        # A log written with CRLF line ends: one replace (a pass in C; the regex took 0.18 s per 8 MiB),
+        # the regex only for the rare line end of several carriage returns.
+        data = data.replace(b"\r\n", b"\n").rstrip(b"\r")
+        if b"\r\n" in data:
+            data = _LINE_END_CR.sub(b"", data)
     if not data.isascii():
         data = data.decode("utf-8", "replace").encode("utf-8")
     return data

@@ -1,0 +1,25 @@
+"""Lines inside a block: carriage returns at line ends dropped the way the readers always dropped them."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from errdex.match.lines import normalised
+
+#: The rule as first written: every run of carriage returns before a line break or at the end goes.
+_RULE = re.compile(rb"\r+(?=\n)|\r+\Z")
+
+
+@given(st.lists(st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b"\xc3\xa9", b"\xff"]), max_size=30))
+def test_carriage_returns_go_as_the_rule_says(parts: list[bytes]) -> None:
+    data = b"".join(parts)
+    expected = _RULE.sub(b"", data).decode("utf-8", "replace").encode("utf-8")
+    assert normalised(data) == expected
+
+
+def test_a_crlf_log_and_runs_of_carriage_returns() -> None:
+    assert normalised(b"one\r\ntwo\r\r\nthree\r") == b"one\ntwo\nthree"
+    assert normalised(b"a\rb\r\n") == b"a\rb\n"  # a carriage return inside a line stays
