@@ -341,6 +341,7 @@ class Matcher:
         found: list[Found] = []
         ascii_only = line.isascii()
         short = len(line) <= SHORT_LINE
+        groups: tuple[str | None, ...]
         exact_of, held, regex_of = self._exact, self._regexes.held, self._regexes.get
         for index in indexes:
             exact = exact_of[index]
