@@ -32,8 +32,8 @@ from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.errors import DataError
 from errdex.match import prefilter
+from errdex.match.lines import line_start
 from errdex.match.placement import prefer_placed, rank_key
-from errdex.match.readers import LineFinder
 from errdex.match.regexes import SHORT_LINE, Regexes
 
 if TYPE_CHECKING:
@@ -301,23 +301,33 @@ class Matcher:
         if self._literal_db is None:
             return found, len(block)
         # Each line's bounds are found once (hits come in order), and a target already noted on the line is
-        # not added again: the cost stays linear however often a message repeats in a line.
-        lines = LineFinder(block)
-        last: list[Any] = [-1, -1]  # the last (line, id) noted
+        # not added again: the cost stays linear however often a message repeats in a line. The callback runs
+        # once per hit, so it holds its state in its own variables (no helper object, no call per hit).
         targets_of = self._key_targets
+        size = len(block)
+        begin, after, last = 0, -1, -1  # the current line [begin, after) (after: its break), the last id noted
 
         def on_hit(ident: int, start: int, end: int, flags: int, context: Any) -> bool | None:
-            line = lines.start(end)
-            if last[0] == line and last[1] == ident:
+            nonlocal begin, after, last
+            if end > after or end <= begin:  # the hit's last byte is on another line
+                if end <= begin:  # before the current line (hits come in order of their end: never, in practice)
+                    begin = line_start(block, end)
+                else:
+                    begin = block.rfind(b"\n", max(after, 0), end) + 1
+                after = block.find(b"\n", begin)
+                if after < 0:
+                    after = size
+                last = -1
+            elif ident == last:
                 return None
-            last[0], last[1] = line, ident
+            last = ident
             targets = targets_of[ident]
-            hit = found.get(line)
+            hit = found.get(begin)
             if hit is None:
-                if budget is not None and noted[0] > budget and line > 0:
-                    stop[0] = line
+                if budget is not None and noted[0] > budget and begin > 0:
+                    stop[0] = begin
                     return True
-                found[line] = set(targets)
+                found[begin] = set(targets)
             else:
                 hit.update(targets)
             noted[0] += len(targets)

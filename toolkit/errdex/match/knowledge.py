@@ -12,7 +12,7 @@ from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
 from errdex.match.engine import Found, Match, Matcher, prefer_placed, rank_key
 from errdex.match.jsonl import JsonLines
-from errdex.match.lines import line_end
+from errdex.match.lines import break_counter, line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
 
@@ -176,12 +176,12 @@ class KnowledgeBase:
         lines are not decoded, no :class:`Match` is built); the generator's value is the block's count of lines.
         """
         number, previous = 0, 0
-        count = block.count
+        count = break_counter(block)
         for start, end, found in self._block_found(block):  # in order, one line at a time (bounded memory)
-            number += count(b"\n", previous, start)
+            number += count(previous, start)
             previous = start
             yield number, start, end, found
-        return number + count(b"\n", previous) + 1  # the block's lines: its breaks counted in one pass
+        return number + count(previous, len(block)) + 1  # the block's lines: its breaks counted in one pass
 
     def _block_found(self, block: bytes) -> Iterator[tuple[int, int, list[Found]]]:
         """``(start, end, found)`` of the matching lines in order: the raw scan's, and JSON lines matched on

@@ -6,10 +6,19 @@ A block is whole lines of UTF-8 separated by ``\\n`` with no final break (what
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-__all__ = ["LineFinder", "line_end", "line_start", "normalised", "numbered_lines"]
+__all__ = ["LARGE_BLOCK", "LineFinder", "break_counter", "line_end", "line_start", "normalised", "numbered_lines"]
+
+#: Blocks of at least this many bytes are large: once :data:`LARGE_BLOCKS_BEFORE_NUMPY` of them were counted,
+#: numpy counts the line breaks of the next ones (about twice the speed of ``bytes.count``, whose loop goes a
+#: byte at a time); its import (about 70 ms) is paid only by inputs of hundreds of MB, where it pays back.
+LARGE_BLOCK = 1 << 20
+LARGE_BLOCKS_BEFORE_NUMPY = 16
+_large: list[Any] = [0, None]  # large blocks counted so far in this process, and numpy once imported
 
 _LINE_END_CR = re.compile(rb"\r+(?=\n)|\r+\Z")
 
@@ -49,6 +58,33 @@ class LineFinder:
         self._start = self._block.rfind(b"\n", max(self._end, 0), offset) + 1
         self._end = line_end(self._block, self._start)
         return self._start
+
+
+def break_counter(block: bytes) -> Callable[[int, int], int]:
+    """``count(start, end)``: the line breaks in ``block[start:end]`` (for a block's lines counted in order)."""
+    numpy = _large[1]
+    if numpy is None:
+        if len(block) >= LARGE_BLOCK:
+            _large[0] += 1
+            if _large[0] > LARGE_BLOCKS_BEFORE_NUMPY:
+                numpy = _numpy()
+        if numpy is None:
+            return lambda start, end: block.count(b"\n", start, end)
+    breaks = numpy.frombuffer(block, numpy.uint8) == 10
+    count_nonzero = numpy.count_nonzero
+    return lambda start, end: int(count_nonzero(breaks[start:end]))
+
+
+def _numpy() -> Any:
+    """numpy, imported once; None where it is not installed (``bytes.count`` then does all the counting)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no thread pool: this process may fork workers
+    try:
+        import numpy  # here: a small input never pays for its import
+    except ImportError:
+        _large[0] = -(1 << 62)  # never asked again
+        return None
+    _large[1] = numpy
+    return numpy
 
 
 def line_start(block: bytes, offset: int) -> int:
