@@ -49,7 +49,7 @@ Found = tuple[int, int, int, tuple[str | None, ...]]
 # (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
 _FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "8"
+_PLAN_FORMAT = "9"
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
 
@@ -121,6 +121,22 @@ def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
             patterns.exact_text(pattern), required]
 
 
+#: Literals besides its key checked in a candidate line before RE2 confirms it (the longest first).
+EXTRA_LITERALS = 2
+
+
+def _extras(keys: list[bytes | None], literals: list[list[bytes]],
+            exact: list[bytes | None]) -> Iterator[list[bytes]]:
+    """For each pattern, up to :data:`EXTRA_LITERALS` of its required literals that its key does not hold
+    (none for a plain-text pattern, which a substring search confirms anyway)."""
+    for key, pieces, text in zip(keys, literals, exact, strict=True):
+        if text is not None or key is None:
+            yield []
+            continue
+        rest = sorted({piece for piece in pieces if len(piece) > 1 and piece not in key}, key=lambda p: (-len(p), p))
+        yield rest[:EXTRA_LITERALS]
+
+
 def _messages(problems: list[Any]) -> list[str]:
     return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
@@ -161,6 +177,9 @@ class Matcher:
         self._keys: list[tuple[int, int]] = plan["ranks"]  # (literal characters, variable parts)
         self._key_targets: list[list[int]] = plan["key_targets"]  # literal key id -> record indexes
         self._always: list[int] = plan["always"]  # patterns that can match the empty string: every line
+        # record index -> other literal text every match holds: a candidate line without one of them is refused
+        # by a substring search, before RE2 runs (lines that share a message's start but not its end)
+        self._extras: dict[int, list[bytes]] = plan["extras"]
         self._literal_db = plan["literal_db"]
         self._regexes = Regexes(self._re2_sources, self._refused)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
@@ -202,6 +221,7 @@ class Matcher:
             ranks.append((literal, variable))
             literals.append([piece.encode("utf-8", "replace") for piece in required])
         keys = prefilter.choose_keys(literals)
+        extras = {index: rest for index, rest in enumerate(_extras(keys, literals, exact)) if rest}
         unique: dict[bytes, list[int]] = {}
         regex_targets: list[int] = []
         every = set(always)
@@ -228,7 +248,7 @@ class Matcher:
             skipped += [[kept[target], message] for target, message in refused.items()]
             literal_db, regex_db = self._compile(list(unique), [expression for _, expression in pairs])
         del regex_db  # never scanned: its misses are why the unkeyed patterns are found by RE2 sets
-        return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks,
+        return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks, "extras": extras,
                 "key_targets": list(unique.values()), "unkeyed": regex_targets, "always": always,
                 "literal_db": literal_db, "fresh": True}
 
@@ -352,7 +372,7 @@ class Matcher:
         ascii_only = line.isascii()
         short = len(line) <= SHORT_LINE
         groups: tuple[str | None, ...]
-        exact_of, held, regex_of = self._exact, self._regexes.held, self._regexes.get
+        exact_of, held, regex_of, extras_of = self._exact, self._regexes.held, self._regexes.get, self._extras.get
         for index in indexes:
             exact = exact_of[index]
             if exact is not None:
@@ -361,6 +381,9 @@ class Matcher:
                     continue
                 end, groups = start + len(exact), ()
             else:
+                extra = extras_of(index)
+                if extra is not None and not all(piece in line for piece in extra):
+                    continue
                 regex, anchor, first = held(index * 2 + short) or regex_of(index, short)
                 spans = regex.Match(anchor, line, 0, len(line))
                 start, end = spans[first]
