@@ -49,7 +49,7 @@ Found = tuple[int, int, int, tuple[str | None, ...]]
 # (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
 _FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "9"
+_PLAN_FORMAT = "10"
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
 
@@ -122,19 +122,20 @@ def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
 
 
 #: Literals besides its key checked in a candidate line before RE2 confirms it (the longest first).
-EXTRA_LITERALS = 2
+EXTRA_LITERALS = 3
 
 
 def _extras(keys: list[bytes | None], literals: list[list[bytes]],
             exact: list[bytes | None]) -> Iterator[list[bytes]]:
-    """For each pattern, up to :data:`EXTRA_LITERALS` of its required literals that its key does not hold
-    (none for a plain-text pattern, which a substring search confirms anyway)."""
+    """For each pattern, up to :data:`EXTRA_LITERALS` of its required literals that neither hold its key nor
+    are held by it (such a piece is in nearly every line the key is in); none for a plain-text pattern, which
+    a substring search confirms anyway."""
     for key, pieces, text in zip(keys, literals, exact, strict=True):
         if text is not None or key is None:
             yield []
             continue
-        rest = sorted({piece for piece in pieces if len(piece) > 1 and piece not in key}, key=lambda p: (-len(p), p))
-        yield rest[:EXTRA_LITERALS]
+        rest = {piece for piece in pieces if len(piece) > 1 and piece not in key and key not in piece}
+        yield sorted(rest, key=lambda p: (-len(p), p))[:EXTRA_LITERALS]
 
 
 def _messages(problems: list[Any]) -> list[str]:
@@ -382,7 +383,7 @@ class Matcher:
                 end, groups = start + len(exact), ()
             else:
                 extra = extras_of(index)
-                if extra is not None and not all(piece in line for piece in extra):
+                if extra is not None and not all(map(line.__contains__, extra)):
                     continue
                 regex, anchor, first = held(index * 2 + short) or regex_of(index, short)
                 spans = regex.Match(anchor, line, 0, len(line))
