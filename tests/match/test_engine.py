@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import re2
 
 from errdex.match.engine import Matcher
 
@@ -154,3 +155,17 @@ def test_without_a_tie_the_order_is_unchanged() -> None:
     matcher = Matcher(records)
     assert _order(matcher, "[main:Net@5] - Cannot open channel to 2") == [9, 5]
     assert [m.record["lineNumber"] for m in Matcher(records[:1]).match("[main:Net@5] Cannot open channel to 2")] == [5]
+
+
+def test_a_line_without_a_patterns_other_literals_is_refused_before_re2_and_results_do_not_change() -> None:
+    """Lines holding the key but not the rest of the message (an older release's wording) are refused by a
+    substring search; what matches is what RE2 alone finds."""
+    sources = ["Invalid user ([^ ]*) from ([0-9.]+) port ([0-9]+)", "Received disconnect from ([0-9.]+) port ([0-9]+)"]
+    matcher = Matcher(_records(*sources))
+    assert all(matcher._extras.get(i) for i in range(2))
+    lines = ["Invalid user test9 from 52.80.34.196", "Invalid user test9 from 52.80.34.196 port 22",
+             "Received disconnect from 1.2.3.4: 11: Bye", "Received disconnect from 1.2.3.4 port 22:11: Bye",
+             "port Invalid user x from 1.2.3.4"]
+    for line in lines:
+        expected = [i for i, source in enumerate(sources) if re2.search(source, line)]
+        assert [int(m.view["id"], 16) for m in matcher.match(line)] == expected, line
