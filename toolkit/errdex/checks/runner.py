@@ -19,6 +19,7 @@ from errdex.checks.config import (
 )
 from errdex.checks.parse import NotARecord, SchemaViolation, UnsupportedSchemaVersion
 from errdex.checks.registry import for_kind
+from errdex.checks.results import RESULTS_FILE, Emit, RecordResults
 from errdex.checks.schema_findings import schema_problems
 from errdex.patterns.facts import PatternFacts
 from errdex.records.envelope import unwrap
@@ -81,17 +82,29 @@ class _Run:
             checks = {code: cls for code, cls in checks.items() if not cls.needs_source}
         self.enabled = checks
         self.instances = [cls() for cls in checks.values() if cls.stage == "record"]
+        #: The checks across records (they have a ``finalize``): they see every record, known or not.
+        self.across = [check for check in self.instances if type(check).finalize is not Check.finalize]
         self.config = config
         self.report = ValidationReport(checks=list(checks), strict=config.strict)
         self.locators: dict[int, Locator] = {}
         folder = usable_cache()
         self.pattern_facts = PatternFacts(folder / "pattern-facts.json" if folder is not None else None)
+        #: What the schema and the one-record checks found in records seen before (not with a source: what the
+        #: source checks find depends on the code, not the record alone).
+        self.results = (RecordResults(folder / RESULTS_FILE if folder is not None else None, list(checks))
+                        if source is None else None)
+        #: The findings of the record being checked, as given (before any configuration), while it is recorded.
+        self._emits: list[Emit] | None = None
         self.extra: dict[str, Any] = {"pattern-facts": self.pattern_facts}
         if source is not None:
             self.extra.update({SOURCE_KEY: source, NOTES_KEY: self.report.notes})
 
     def _finding(self, code: str, doc: Document, pointer: str, message: str, record: dict[str, Any] | None,
                  position: tuple[int, int] | None = None) -> None:
+        if self._emits is not None:
+            if position is None:
+                position = self._locate(doc, pointer)
+            self._emits.append((code, pointer, message, position[0], position[1]))
         if code not in self.enabled:
             return
         record_id = None
@@ -109,13 +122,18 @@ class _Run:
         if severity == "warning" and self.config.strict and cls.strict_promotes:
             severity = "error"
         if position is None:
-            locator = self.locators.get(id(doc))
-            if locator is None:
-                locator = self.locators[id(doc)] = Locator(doc.parsed.text, doc.parsed.line_offset)
-            position = locator.locate(pointer)
+            position = self._locate(doc, pointer)
         self.report.findings.append(
             Finding(code, cls.name, severity, message, doc.path, position[0], position[1], pointer, record_id)
         )
+
+    def _locate(self, doc: Document, pointer: str) -> tuple[int, int]:
+        locator = self.locators.get(id(doc))
+        # The locator holds its document's text, so a text of another object is another document that got the
+        # id of one freed since (a run with no check across records keeps no document).
+        if locator is None or locator.text is not doc.parsed.text:
+            locator = self.locators[id(doc)] = Locator(doc.parsed.text, doc.parsed.line_offset)
+        return locator.locate(pointer)
 
     def document(self, doc: Document) -> RecordContext | None:
         self.report.documents += 1
@@ -137,7 +155,6 @@ class _Run:
                           '"record" is not a JSON object; it must hold the record\'s fields', None)
             return None
         self.report.records += 1
-        self._schema(doc, value, shape, record, prefix)
         ctx = RecordContext(
             record=record,
             prefix=prefix,
@@ -147,9 +164,29 @@ class _Run:
             locate=doc,
             extra=self.extra,
         )
-        for check in self.instances:
-            for problem in check.check(ctx):
-                self._record_problem(check, ctx, problem)
+        key = None
+        if self.results is not None and not doc.problems:
+            key = self.results.key(doc.parsed.text, doc.path, doc.fs_path, doc.parsed.line_offset)
+            known = self.results.get(key)
+            if known is not None:
+                for code, pointer, message, line, column in known:
+                    self._finding(code, doc, pointer, message, record, (line, column))
+                for check in self.across:
+                    for problem in check.check(ctx):
+                        self._record_problem(check, ctx, problem)
+                return ctx
+        emits: list[Emit] | None = [] if key is not None else None
+        self._emits = emits
+        try:
+            self._schema(doc, value, shape, record, prefix)
+            for check in self.instances:
+                self._emits = None if check in self.across else emits
+                for problem in check.check(ctx):
+                    self._record_problem(check, ctx, problem)
+        finally:
+            self._emits = None
+        if key is not None and emits is not None and self.results is not None:
+            self.results.put(key, emits)
         return ctx
 
     def _schema(self, doc: Document, value: dict[str, Any], shape: str, record: dict[str, Any], prefix: str) -> None:
@@ -185,6 +222,8 @@ class _Run:
             for ctx, problem in check.finalize():
                 self._record_problem(check, ctx, problem)
         self.pattern_facts.save()
+        if self.results is not None:
+            self.results.save()
         findings = self.report.findings
         # A semantic check or a parse finding that names a value says more than the schema's generic message.
         semantic = {(f.path, f.line, f.pointer) for f in findings
