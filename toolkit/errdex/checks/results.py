@@ -25,6 +25,7 @@ from typing import Any
 
 from errdex._files import write_atomic
 from errdex._version import __version__
+from errdex.records.jsontext import ParsedDocument, parse_document
 
 __all__ = ["RESULTS_FILE", "Emit", "RecordResults"]
 
@@ -113,15 +114,44 @@ class RecordResults:
         self.selection = ",".join(sorted(codes))
         self.entries: dict[str, list[Any]] = {}
         self.used: dict[str, list[Any]] = {}
+        self.fresh: list[str] = []
+        #: The digests of texts that parsed with no problem, and whether they write a decimal number.
+        self.clean: dict[str, bool] = {}
+        self.clean_used: dict[str, bool] = {}
         self.changed = False
         if cache_file is not None:
             try:
                 data = json.loads(cache_file.read_bytes())
                 if (isinstance(data, dict) and data.get("fingerprint") == self.fingerprint
-                        and isinstance(data.get("entries"), dict)):
-                    self.entries = data["entries"]
+                        and isinstance(data.get("entries"), dict) and isinstance(data.get("clean"), dict)):
+                    self.entries, self.clean = data["entries"], data["clean"]
             except (OSError, ValueError):
                 pass  # absent or damaged: every record is checked
+
+    def parse(self, data: bytes) -> ParsedDocument:
+        """:func:`~errdex.records.jsontext.parse_document` of a record file, sooner for a text that parsed with
+        no problem before: then the plain ``json.loads`` gives the same value (no duplicate key, constant,
+        number out of range, lone surrogate or deep nesting is there for the strict hooks to note)."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return parse_document(data)
+        text = text[1:] if text.startswith("\ufeff") else text
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        decimals = self.clean.get(digest)
+        if type(decimals) is bool:
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError):
+                pass  # not what the cache said: the strict parse says what is wrong
+            else:
+                self.clean_used[digest] = decimals
+                return ParsedDocument(value, [], text, 0, has_decimals=decimals)
+        parsed = parse_document(data)
+        if not parsed.problems and parsed.parsed:
+            self.clean_used[digest] = parsed.has_decimals
+            self.changed = True
+        return parsed
 
     def key(self, text: str, path: str, fs_path: Path | None, line_offset: int) -> str:
         """The key of a document: its text, where it lies, and the checks selected."""
@@ -132,7 +162,9 @@ class RecordResults:
 
     def get(self, key: str) -> list[Emit] | None:
         """The findings kept for the key, or None when there are none (or a damaged entry)."""
-        entry = self.entries.get(key)
+        entry = self.used.get(key)
+        if entry is None:
+            entry = self.entries.get(key)
         if entry is None or not _valid(entry):
             return None
         self.used[key] = entry
@@ -140,19 +172,36 @@ class RecordResults:
 
     def put(self, key: str, emits: list[Emit]) -> None:
         self.used[key] = [list(e) for e in emits]
+        self.fresh.append(key)
         self.changed = True
+
+    def learnt(self) -> dict[str, list[Any]]:
+        """The entries put since the last call, for another process to :meth:`absorb` (a forked child's)."""
+        found = {key: self.used[key] for key in self.fresh}
+        self.fresh = []
+        return found
+
+    def absorb(self, entries: dict[str, list[Any]]) -> None:
+        """Take the entries another process put."""
+        if entries:
+            self.used.update(entries)
+            self.changed = True
 
     def save(self) -> None:
         """Write the cache back (atomically) when this run checked a record it did not know."""
         if self.cache_file is None or not self.changed:
             return
-        kept = {k: v for k, v in self.entries.items() if k not in self.used}
-        room = max(MAX_ENTRIES - len(self.used), 0)
-        entries = dict(list(kept.items())[-room:]) if room else {}
-        entries.update(self.used)
+        document = {"fingerprint": self.fingerprint, "entries": _kept(self.entries, self.used),
+                    "clean": _kept(self.clean, self.clean_used)}
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.cache_file, json.dumps({"fingerprint": self.fingerprint, "entries": entries},
-                                                     separators=(",", ":")).encode())
+            write_atomic(self.cache_file, json.dumps(document, separators=(",", ":")).encode())
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+
+def _kept(old: dict[str, Any], used: dict[str, Any]) -> dict[str, Any]:
+    """The entries to write: those used in this run, after as many older ones as leave room (the latest kept)."""
+    room = max(MAX_ENTRIES - len(used), 0)
+    kept = [(k, v) for k, v in old.items() if k not in used][-room:] if room else []
+    return {**dict(kept), **used}
