@@ -49,6 +49,17 @@ def _re2_regex(pattern: str) -> Any:
     return re2.compile(to_re2(pattern), re2_options())
 
 
+def _literal_text(pattern: str) -> str | None:
+    """The one text a pattern of literal characters only matches (RE2 need not be compiled to compare a message
+    with it), else None."""
+    root = parse(pattern).root
+    if type(root) is Literal:
+        return root.char
+    if type(root) is Sequence and all(type(item) is Literal for item in root.items):
+        return "".join(item.char for item in root.items)  # type: ignore[union-attr]  # every item is a Literal
+    return None
+
+
 def _literal_runs(node: Node, spans: list[tuple[int, int]]) -> None:
     """The source spans of the runs of literal characters no quantifier applies to, in ``node``."""
     if isinstance(node, Sequence):
@@ -180,7 +191,9 @@ class PatternFacts:
         key = _key("full", pattern, message)
         found = self.entries.get(key)
         if not isinstance(found, bool):  # unknown, or a damaged cache entry
-            found = self.entries[key] = _re2_regex(pattern).fullmatch(message) is not None
+            literal = _literal_text(pattern)
+            found = self.entries[key] = (message == literal if literal is not None
+                                         else _re2_regex(pattern).fullmatch(message) is not None)
             self.changed = True
         return bool(found)
 
@@ -236,6 +249,7 @@ class PatternFacts:
             return
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries}).encode())
+            write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries},
+                                                     separators=(",", ":")).encode())
         except OSError:
             pass  # a cache that cannot be written only costs time
