@@ -160,6 +160,10 @@ class RecordResults:
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
+    def has(self, key: str) -> bool:
+        """Whether findings are kept for the key (:meth:`get` may still find the entry damaged)."""
+        return key in self.used or key in self.entries
+
     def get(self, key: str) -> list[Emit] | None:
         """The findings kept for the key, or None when there are none (or a damaged entry)."""
         entry = self.used.get(key)

@@ -131,7 +131,7 @@ class _Run:
                 continue
             self._keys[id(doc)] = key = self.results.key(doc.parsed.text, doc.path, doc.fs_path,
                                                           doc.parsed.line_offset)
-            if self.results.get(key) is None:
+            if not self.results.has(key):
                 todo.append((doc, key))
         share(todo, self._evaluate, self._learnt, self._absorb)
 
@@ -247,9 +247,10 @@ class _Run:
         if self.results is not None and not doc.problems:
             key = self._keys.get(id(doc)) or self.results.key(doc.parsed.text, doc.path, doc.fs_path,
                                                                 doc.parsed.line_offset)
-            if self.results.get(key) is None:
-                self._evaluate((doc, key))
             known = self.results.get(key)
+            if known is None:
+                self._evaluate((doc, key))
+                known = self.results.get(key)
             if known is not None:
                 for code, pointer, message, line, column in known:
                     self._finding(code, doc, pointer, message, record, (line, column))
