@@ -68,7 +68,7 @@ _VALUE_CODES = frozenset(for_kind(kind).code for kind in (ProblemKind.NON_FINITE
 
 
 #: Documents read before their checks run: the new patterns among them are analysed on both cores first.
-BATCH = 4096
+BATCH = 16384
 
 #: The checks that ask for a pattern's facts (:mod:`errdex.checks.pattern`).
 _PATTERN_CODES = frozenset({"EDX121", "EDX122", "EDX123", "EDX124", "EDX125"})
