@@ -4,9 +4,12 @@ Run: .venv/bin/python -m tests.benchmarks.bench_validate [--count N]
 
 Both sides read the same files from disk. errdex runs every check (schema,
 identity, patterns with engine compiles, source, metadata, cross-record
-uniqueness); jsonschema (Draft 2020-12) only checks the schema. The pattern
-verdict cache is emptied first, so the errdex time includes compiling every
-pattern in every engine; a second errdex run shows the warm cache.
+uniqueness); jsonschema (Draft 2020-12) only checks the schema. The cache is
+emptied first, so the cold errdex time includes analysing every pattern and
+its engine verdicts (on both cores); the warm runs replay the per-record
+findings the cache keeps by record text and run the checks across records.
+The peer runs before and after errdex (the best of each side is compared, in
+CPU seconds: this process and the children it waited for).
 Targets (issue 16): cold, 10,000 never-seen patterns in at most 5 s; warm, at
 least 3x jsonschema's records/s. A cold cache is the first validation of
 never-seen patterns (a harvest brings thousands at a time; patterns of one
@@ -41,6 +44,19 @@ def _jsonschema_only(paths: list[Path]) -> int:
     return invalid
 
 
+class _Timed:
+    """Wall and CPU seconds (this process and the children it waited for: the forked checker, node)."""
+
+    def __enter__(self) -> _Timed:
+        self.wall, self.times = time.perf_counter(), os.times()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        end = os.times()
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = sum(end[:4]) - sum(self.times[:4])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=10_000)
@@ -51,34 +67,41 @@ def main() -> int:
         os.environ["ERRDEX_CACHE_DIR"] = str(cache)
         paths = write_dataset(root, generate(args.count))
         n = len(paths)
-
-        start = time.perf_counter()
-        invalid = _jsonschema_only(paths)
-        schema_only = time.perf_counter() - start
-
+        # Interleaved on a shared machine: the peer before and after, the best of each side.
+        schema, warm = [], []
+        with _Timed() as timed:
+            invalid = _jsonschema_only(paths)
+        schema.append(timed)
         shutil.rmtree(cache, ignore_errors=True)
-        start = time.perf_counter()
-        report = validate([root], config=None)
-        cold = time.perf_counter() - start
+        with _Timed() as cold:
+            report = validate([root], config=None)
+        with _Timed() as timed:
+            validate([root], config=None)
+        warm.append(timed)
+        with _Timed() as timed:
+            _jsonschema_only(paths)
+        schema.append(timed)
+        with _Timed() as timed:
+            validate([root], config=None)
+        warm.append(timed)
 
-        start = time.perf_counter()
-        validate([root], config=None)
-        warm = time.perf_counter() - start
-
-    rate = {name: n / seconds for name, seconds in (("schema", schema_only), ("cold", cold), ("warm", warm))}
+    best_schema, best_warm = min(schema, key=lambda t: t.cpu), min(warm, key=lambda t: t.cpu)
     print(f"records: {n} (generated, valid); errdex findings: {len(report.findings)}; jsonschema invalid: {invalid}")
-    print(f"jsonschema Draft 2020-12, schema only : {schema_only:6.2f} s  {rate['schema']:9,.0f} records/s")
-    print(f"errdex validate, all checks, cold     : {cold:6.2f} s  {rate['cold']:9,.0f} records/s  "
-          f"ratio {rate['cold'] / rate['schema']:.1f}x")
-    print(f"errdex validate, all checks, warm     : {warm:6.2f} s  {rate['warm']:9,.0f} records/s  "
-          f"ratio {rate['warm'] / rate['schema']:.1f}x")
+    print(f"{'':38}  {'wall':>7}  {'CPU':>7}  {'records/s (CPU)':>15}  ratio (CPU)")
+    for name, timed in (("jsonschema Draft 2020-12, schema only", best_schema),
+                        ("errdex validate, all checks, cold", cold), ("errdex validate, all checks, warm", best_warm)):
+        print(f"{name:38}  {timed.wall:6.2f}s  {timed.cpu:6.2f}s  {n / timed.cpu:15,.0f}  "
+              f"{best_schema.cpu / timed.cpu:.1f}x")
     scale = 10_000 / n
-    warm_met = rate["warm"] >= 3 * rate["schema"]
-    cold_met = cold * scale <= 5.0
-    print(f"target warm >= 3x jsonschema: {rate['warm'] / rate['schema']:.1f}x, {'met' if warm_met else 'NOT met'}")
-    print(f"target cold <= 5 s per 10k new patterns: {cold * scale:.2f} s, {'met' if cold_met else 'NOT met'} "
+    ratio = best_schema.cpu / best_warm.cpu
+    warm_met = ratio >= 3
+    cold_met = cold.wall * scale <= 5.0
+    print(f"target warm >= 3x jsonschema: {ratio:.1f}x CPU ({best_schema.wall / best_warm.wall:.1f}x wall), "
+          f"{'met' if warm_met else 'NOT met'}")
+    print(f"target cold <= 5 s per 10k new patterns: {cold.wall * scale:.2f} s wall ({cold.cpu * scale:.2f} s CPU "
+          f"on both cores), {'met' if cold_met else 'NOT met'} "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    return 0 if warm_met else 1
+    return 0 if warm_met and cold_met else 1
 
 
 if __name__ == "__main__":

@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+import re2
+
 from errdex._version import __version__
 from errdex.patterns import EMPTY_MATCH
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
+from errdex.patterns.re2_options import re2_options
+from errdex.patterns.translate import to_re2
 
 GOOD = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
 
@@ -84,3 +89,15 @@ def test_refusal_reads_the_cached_analysis() -> None:
     assert facts.refusal("(.*?)", browser=True) == EMPTY_MATCH
     assert facts.refusal(r"(\d+)\d+ x") is None
     assert "polynomial" in (facts.refusal(r"(\d+)\d+ x", browser=True) or "")
+
+
+@pytest.mark.parametrize("pattern", [
+    r"Lease expired\.", "x", r"a\nb", "é€😀 done", r"\(status\) \[x\] \{1\}", r"a\.b", "a.b", "ab+", "^ab$",
+    "a|b", "(ab)", r"a\d", "[a]", "a{2}",
+])
+@pytest.mark.parametrize("message", ["Lease expired.", "x", "", "a\nb", "é€😀 done", "(status) [x] {1}", "a.b",
+                                     "axb", "abb", "ab", "a", "a1", "aa", "Lease expiredX"])
+def test_a_literal_pattern_matches_what_re2_matches(pattern: str, message: str) -> None:
+    """Patterns of literal characters only are compared as text, without RE2: the answer is RE2's."""
+    expected = re2.compile(to_re2(pattern), re2_options()).fullmatch(message) is not None
+    assert PatternFacts().full_match(pattern, message) is expected

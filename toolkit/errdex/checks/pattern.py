@@ -7,7 +7,7 @@ from typing import Any
 
 from errdex import patterns
 from errdex.checks.base import Check, Problem, RecordContext, register
-from errdex.patterns.facts import PatternFacts, pattern_shape
+from errdex.patterns.facts import PatternFacts
 
 
 def _facts(ctx: RecordContext) -> PatternFacts:
@@ -98,7 +98,7 @@ def _verdicts(facts: PatternFacts, unknown: list[str]) -> dict[str, list[list[st
     that compiles everywhere clears each of its patterns; the patterns of any other shape are compiled."""
     by_shape: dict[str, list[str]] = {}
     for pattern in unknown:
-        by_shape.setdefault(pattern_shape(pattern), []).append(pattern)
+        by_shape.setdefault(facts.shape(pattern), []).append(pattern)
     shapes = {shape: facts.engine_problems(shape) for shape in by_shape}
     new = [shape for shape, known in shapes.items() if known is None and _compilable(facts, shape)]
     complete = True

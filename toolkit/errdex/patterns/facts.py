@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,17 @@ _ANALYSIS_FORMAT = "2"
 def _re2_regex(pattern: str) -> Any:
     """A linear-time engine for the full-message match: a record's own pattern must not hang validation."""
     return re2.compile(to_re2(pattern), re2_options())
+
+
+def _literal_text(pattern: str) -> str | None:
+    """The one text a pattern of literal characters only matches (RE2 need not be compiled to compare a message
+    with it), else None."""
+    root = parse(pattern).root
+    if type(root) is Literal:
+        return root.char
+    if type(root) is Sequence and all(type(item) is Literal for item in root.items):
+        return "".join(item.char for item in root.items)  # type: ignore[union-attr]  # every item is a Literal
+    return None
 
 
 def _literal_runs(node: Node, spans: list[tuple[int, int]]) -> None:
@@ -106,6 +118,7 @@ class PatternFacts:
         self.cache_file = cache_file
         self.entries: dict[str, Any] = {}
         self.changed = False
+        self._mark = 0
         #: Analyses asked for in this run, by pattern: the checks of one record ask for them six times.
         self._seen: dict[str, dict[str, Any]] = {}
         if cache_file is not None:
@@ -178,9 +191,44 @@ class PatternFacts:
         key = _key("full", pattern, message)
         found = self.entries.get(key)
         if not isinstance(found, bool):  # unknown, or a damaged cache entry
-            found = self.entries[key] = _re2_regex(pattern).fullmatch(message) is not None
+            literal = _literal_text(pattern)
+            found = self.entries[key] = (message == literal if literal is not None
+                                         else _re2_regex(pattern).fullmatch(message) is not None)
             self.changed = True
         return bool(found)
+
+    def shape(self, pattern: str) -> str:
+        """:func:`pattern_shape` of a portable pattern, kept (a run that learnt the analyses in another process
+        has not parsed the pattern in this one)."""
+        key = _key("shape", _ANALYSIS_FORMAT, pattern)
+        found = self.entries.get(key)
+        if not isinstance(found, str):
+            found = self.entries[key] = pattern_shape(pattern)
+            self.changed = True
+        return found
+
+    def learn(self, pattern: str, message: str | None) -> None:
+        """Everything validation asks of a record's pattern, computed now: its analysis and, when engines may
+        compile it, its full match of the message and (while its engine verdict is unknown) its shape."""
+        found = self.analysis(pattern)
+        if found["portability"] or found["size"]:
+            return
+        if message is not None:
+            self.full_match(pattern, message)
+        if self.engine_problems(pattern) is None:
+            self.shape(pattern)
+
+    def learnt(self) -> dict[str, Any]:
+        """The entries added since the last call, for another process to :meth:`absorb` (a forked child's)."""
+        found = dict(itertools.islice(self.entries.items(), self._mark, None))
+        self._mark = len(self.entries)
+        return found
+
+    def absorb(self, entries: dict[str, Any]) -> None:
+        """Take the entries another process learnt."""
+        if entries:
+            self.entries.update(entries)
+            self.changed = True
 
     def engine_problems(self, pattern: str) -> list[list[str]] | None:
         """The (engine, message) problems of compiling the pattern in every engine, if known."""
@@ -201,6 +249,7 @@ class PatternFacts:
             return
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries}).encode())
+            write_atomic(self.cache_file, json.dumps({"version": __version__, "entries": self.entries},
+                                                     separators=(",", ":")).encode())
         except OSError:
             pass  # a cache that cannot be written only costs time

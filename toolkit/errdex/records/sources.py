@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -62,8 +62,15 @@ def _problem_document(path: str, fs_path: Path | None, message: str) -> Document
     return Document(path, fs_path, ParsedDocument(None, [problem]), [problem])
 
 
-def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: int = 0) -> Document:
-    parsed = parse_document(data, line_offset=line_offset)
+#: What parses a document's bytes (:func:`~errdex.records.jsontext.parse_document`, or a caller's that gives the
+#: same document sooner: validate's for files it knows parse cleanly).
+Parser = Callable[[bytes], ParsedDocument]
+
+
+def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: int = 0,
+              parse: Parser | None = None) -> Document:
+    parsed = parse(data) if parse is not None and isinstance(data, bytes) else parse_document(
+        data, line_offset=line_offset)
     return Document(path, fs_path, parsed, list(parsed.problems))
 
 
@@ -133,7 +140,7 @@ def _foreign_document(display: str, path: Path | None, what: str) -> Document:
                                             "'errdex export --to jsonl' writes a bundle")
 
 
-def _read_file(path: Path, display: str) -> Iterator[Document]:
+def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterator[Document]:
     if is_bundle(path.name):
         yield from _read_bundle(path, display)
         return
@@ -164,7 +171,7 @@ def _read_file(path: Path, display: str) -> Iterator[Document]:
         except OSError as exc:
             yield _problem_document(display, path, f"cannot read file: {os_reason(exc)}")
             return
-    yield _document(display, path, data)
+    yield _document(display, path, data, parse=parse)
 
 
 def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
@@ -323,8 +330,10 @@ def _read_already(path: str | Path, read: set[tuple[int, int]]) -> bool:
     return False
 
 
-def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None) -> Iterator[Document]:
-    """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset."""
+def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None,
+                   parse: Parser | None = None) -> Iterator[Document]:
+    """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset.
+    ``parse`` reads each record file's bytes (bundles and stdin are always read with ``parse_document``)."""
     targets = list(paths) if paths else [bundled_records_dir()]
     read: set[tuple[int, int]] = set()
     stdin_read = False
@@ -346,11 +355,11 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
             for file in walk.files:
                 if _read_already(file, read):
                     continue
-                for doc in _read_file(Path(file), os.path.join(display, file[cut:])):
+                for doc in _read_file(Path(file), os.path.join(display, file[cut:]), parse):
                     doc.outside = file in walk.outside
                     yield doc
         elif path.exists():
             if not _read_already(path, read):
-                yield from _read_file(path, display)
+                yield from _read_file(path, display, parse)
         else:
             yield _problem_document(display, path, "no such file or folder")
