@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import given
@@ -29,12 +30,12 @@ def test_a_crlf_log_and_runs_of_carriage_returns() -> None:
 @given(st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"")), st.lists(st.integers(0, 300), max_size=6))
 def test_line_breaks_are_counted_alike_by_bytes_and_by_numpy(block: bytes, cuts: list[int]) -> None:
     bounds = sorted({0, len(block), *(min(c, len(block)) for c in cuts)})
-    expected = [block.count(b"\n", a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    expected = [block.count(b"\n", a, b) for a, b in itertools.pairwise(bounds)]
     saved = lines.LARGE_BLOCK, lines.LARGE_BLOCKS_BEFORE_NUMPY
     try:
         for large, before in ((1 << 30, 0), (1, 0)):  # bytes.count, then numpy from the first block on
             lines.LARGE_BLOCK, lines.LARGE_BLOCKS_BEFORE_NUMPY = large, before
             count = lines.break_counter(block)
-            assert [count(a, b) for a, b in zip(bounds, bounds[1:], strict=False)] == expected
+            assert [count(a, b) for a, b in itertools.pairwise(bounds)] == expected
     finally:
         lines.LARGE_BLOCK, lines.LARGE_BLOCKS_BEFORE_NUMPY = saved
