@@ -30,11 +30,13 @@ import hyperscan
 from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
+from errdex.cache import read_marshal
 from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
 from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
+from errdex.records.views import Views
 
 if TYPE_CHECKING:
     from errdex.patterns.facts import PatternFacts
@@ -142,15 +144,20 @@ class Matcher:
         ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
         self.resolve = resolve
         hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
+        # Views kept column by column give their patterns without building a dict per record.
+        sources = records.column("messagePattern") if isinstance(records, Views) else \
+            [r["messagePattern"] for r in records]
         digest = hashlib.sha256(
-            "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version,
-                       *(r["messagePattern"] for r in records)])
+            "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version, *sources])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
         plan = self._load(path, len(records)) or self._plan(records, cache_dir)
-        # Column by column: a cached start at 100,000 records is a few list copies, not a loop.
-        self.records: list[dict[str, Any]] = [records[i] for i in plan["kept"]]
+        # Column by column: a cached start at 100,000 records is a few list copies, not a loop. ``kept`` holds
+        # increasing positions, so as many as the records are every one of them.
+        kept: list[int] = plan["kept"]
+        self.records: Sequence[dict[str, Any]] = records if len(kept) == len(records) else \
+            records.take(kept) if isinstance(records, Views) else [records[i] for i in kept]
         self.skipped: list[tuple[dict[str, Any], str]] = [(records[i], message) for i, message in plan["skipped"]]
         self._re2_sources: list[str] = plan["re2"]
         self._exact: list[bytes | None] = plan["exact"]  # plain-text patterns: found by a substring search, no regex
@@ -249,7 +256,7 @@ class Matcher:
         if path is None:
             return None
         try:
-            plan: dict[str, Any] = marshal.loads(path.read_bytes())
+            plan: dict[str, Any] = read_marshal(path)
             if plan["count"] != count:
                 return None
             if plan["literal_db"] is not None:
