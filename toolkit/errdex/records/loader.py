@@ -188,6 +188,9 @@ _fingerprint = fingerprint_of
 
 #: Bump when the cached views' shape changes.
 _VIEWS_FORMAT = 2
+#: View fields that few distinct values fill: each value is kept once, so ``marshal`` writes the others as
+#: references to it and reads back one string instead of one per record.
+_FEW_VALUES = frozenset({"repo", "errorClass", "severity", "status"})
 
 
 class RecordStore:
@@ -339,13 +342,15 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     versions: list[str | None] = []
     offsets = [0]
     problems: list[str] = []
+    once: dict[str, str] = {}
     with replacing(bodies) as tmp, open(tmp, "wb") as out:
         for item in iter_loaded(paths, partial=partial):
             text = json.dumps(item.record).encode("ascii")  # ASCII escapes keep even lone surrogates
             out.write(text)
             paths_.append(item.path)
             for name, column in columns.items():
-                column.append(item.record.get(name, ABSENT))
+                value = item.record.get(name, ABSENT)
+                column.append(once.setdefault(value, value) if name in _FEW_VALUES and type(value) is str else value)
             versions.append(item.dataset_version)
             offsets.append(offsets[-1] + len(text))
             if item.problem:
