@@ -36,6 +36,7 @@ from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
 from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
+from errdex.match.split import split_map
 from errdex.records.views import Views
 
 if TYPE_CHECKING:
@@ -119,6 +120,11 @@ def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
             patterns.exact_text(pattern), required]
 
 
+def _patterns_of(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The records' patterns; views kept column by column give theirs without building a dict per record."""
+    return records.column("messagePattern") if isinstance(records, Views) else [r["messagePattern"] for r in records]
+
+
 def _messages(problems: list[Any]) -> list[str]:
     return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
@@ -144,15 +150,13 @@ class Matcher:
         ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
         self.resolve = resolve
         hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
-        # Views kept column by column give their patterns without building a dict per record.
-        sources = records.column("messagePattern") if isinstance(records, Views) else \
-            [r["messagePattern"] for r in records]
+        sources = _patterns_of(records)
         digest = hashlib.sha256(
             "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version, *sources])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
-        plan = self._load(path, len(records)) or self._plan(records, cache_dir)
+        plan = self._load(path, len(records)) or self._plan(records, cache_dir, sources)
         # Column by column: a cached start at 100,000 records is a few list copies, not a loop. ``kept`` holds
         # increasing positions, so as many as the records are every one of them.
         kept: list[int] = plan["kept"]
@@ -174,8 +178,10 @@ class Matcher:
         if plan.pop("fresh", False):
             self._save(path, plan)
 
-    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None) -> dict[str, Any]:
-        """Analyse every pattern, choose the keys and compile the database of keys.
+    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None,
+              sources: list[str] | None = None) -> dict[str, Any]:
+        """Analyse every pattern (``sources``: the records' patterns; the second half in a forked child when
+        there are many, :func:`errdex.match.split.split_map`), choose the keys and compile the database of keys.
 
         The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
         matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
@@ -191,8 +197,8 @@ class Matcher:
         ranks: list[tuple[int, int]] = []
         literals: list[list[bytes]] = []
         always: list[int] = []
-        for position, record in enumerate(records):
-            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"], facts)
+        analyses = split_map(lambda pattern: _analyse(pattern, facts), sources or _patterns_of(records))
+        for position, (problem, literal, variable, re2_source, text, required) in enumerate(analyses):
             if problem:
                 skipped.append([position, problem])
                 continue
@@ -275,7 +281,7 @@ class Matcher:
             stored["literal_db"] = hyperscan.dumpb(stored["literal_db"])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, marshal.dumps(stored))
+            write_atomic(path, marshal.dumps(stored, 2))
         except OSError:
             pass  # a cache that cannot be written only costs time
 
