@@ -24,9 +24,10 @@ from errdex.errors import DataError
 from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
+from errdex.records.halves import in_two_halves
 from errdex.records.jsontext import Locator, escape_pointer
 from errdex.records.slug import derive_slug
-from errdex.records.sources import Document, iter_documents
+from errdex.records.sources import Document, iter_documents, record_files
 from errdex.records.version_numbers import is_version_number, shown_version
 from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
 from errdex.records.vocabulary import RETIRED_STATUSES, is_retired
@@ -162,13 +163,16 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     return loaded
 
 
-def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False) -> Iterator[LoadedRecord]:
+def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False,
+                files: range | None = None) -> Iterator[LoadedRecord]:
     """The records of :func:`load_records` one at a time (raising at the first that does not conform), so a
-    caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing."""
+    caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing.
+    ``files``: only those of the record files at these positions (:func:`~errdex.records.sources.iter_documents`).
+    """
     # start-up: a cached load never needs the models it imports
     from errdex.records.versions import loaded_form
 
-    for doc in iter_documents(paths):
+    for doc in iter_documents(paths, files=files):
         problem = None
         try:
             value, record = checked_record(doc)
@@ -312,6 +316,11 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
         return _load_into_cache(paths, partial, index, bodies, fingerprint)
     except OSError:  # a cache that cannot be written only costs time
         return RecordStore.of(load_records(paths, partial=partial))
+    except DataError:
+        # Loaded in two halves, a problem of the second may show after one of the first that comes later in
+        # order (a missing path named last): the load in one process raises the one a user is told first.
+        load_records(paths, partial=partial)
+        raise
 
 
 def _cached_store(data: Any, fingerprint: str, index: Path, bodies: Path,
@@ -332,6 +341,15 @@ def _cached_store(data: Any, fingerprint: str, index: Path, bodies: Path,
                        data.get("problems", []))
 
 
+def _entries(paths: Sequence[str | Path] | None, partial: bool,
+             files: range) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
+    """What the cache keeps of each record of these files: (path, the whole record as JSON, its view's values in
+    :data:`VIEW_FIELDS` order, dataset version, problem)."""
+    for item in iter_loaded(paths, partial=partial, files=files):
+        yield (item.path, json.dumps(item.record).encode("ascii"),  # ASCII escapes keep even lone surrogates
+               [item.record.get(name, ABSENT) for name in VIEW_FIELDS], item.dataset_version, item.problem)
+
+
 def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path, bodies: Path,
                      fingerprint: str) -> RecordStore:
     """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
@@ -344,17 +362,16 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     problems: list[str] = []
     once: dict[str, str] = {}
     with replacing(bodies) as tmp, open(tmp, "wb") as out:
-        for item in iter_loaded(paths, partial=partial):
-            text = json.dumps(item.record).encode("ascii")  # ASCII escapes keep even lone surrogates
+        for path, text, values, version, problem in in_two_halves(
+                lambda files: _entries(paths, partial, files), len(record_files(paths) or ())):
             out.write(text)
-            paths_.append(item.path)
-            for name, column in columns.items():
-                value = item.record.get(name, ABSENT)
+            paths_.append(path)
+            for (name, column), value in zip(columns.items(), values, strict=True):
                 column.append(once.setdefault(value, value) if name in _FEW_VALUES and type(value) is str else value)
-            versions.append(item.dataset_version)
+            versions.append(version)
             offsets.append(offsets[-1] + len(text))
-            if item.problem:
-                problems.append(item.problem)
+            if problem:
+                problems.append(problem)
         if not paths_:
             raise DataError("no records found")
         out.flush()
