@@ -51,9 +51,9 @@ def test_the_plan_bytes_are_the_same_with_one_process_or_two(tmp_path: Path, spl
     records = _records(61)
     calls: list[int] = []
     real = split.split_map
-    monkeypatch.setattr(engine, "split_map", lambda work, items: calls.append(len(items)) or real(work, items))
+    monkeypatch.setattr(split, "split_map", lambda work, items: calls.append(len(items)) or real(work, items))
     two = _plan_bytes(tmp_path / "two", records)
-    monkeypatch.setattr(engine, "split_map", lambda work, items: [work(item) for item in items])
+    monkeypatch.setattr(split, "split_map", lambda work, items: [work(item) for item in items])
     one = _plan_bytes(tmp_path / "one", records)
     assert calls == [61] and FORKS and two == one
 

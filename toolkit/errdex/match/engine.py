@@ -36,7 +36,6 @@ from errdex.match import prefilter
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.readers import LineFinder, line_end
 from errdex.match.regexes import NO_SPAN, SHORT_LINE, Regexes
-from errdex.match.split import split_map
 from errdex.records.views import Views
 
 if TYPE_CHECKING:
@@ -186,7 +185,9 @@ class Matcher:
         The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
         matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
         """
-        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis.
+        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis (and the
+        # split, errdex.parallel and pickle).
+        from errdex.match.split import split_map
         from errdex.patterns.facts import FACTS_FILE, PatternFacts
 
         facts = PatternFacts(cache_dir.parent / FACTS_FILE) if cache_dir is not None else None  # validate's

@@ -24,7 +24,6 @@ from errdex.errors import DataError
 from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
-from errdex.records.halves import in_two_halves
 from errdex.records.jsontext import Locator, escape_pointer
 from errdex.records.slug import derive_slug
 from errdex.records.sources import Document, iter_documents, record_files
@@ -355,6 +354,8 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
     first start at 100,000 records never holds every whole record at once; the store reads them back from the
     cache, as a cached start does."""
+    from errdex.records.halves import in_two_halves  # start-up: with errdex.parallel and pickle, a first start's
+
     paths_: list[str] = []
     columns: dict[str, list[Any]] = {name: [] for name in VIEW_FIELDS}
     versions: list[str | None] = []
