@@ -51,7 +51,11 @@ def test_the_plan_bytes_are_the_same_with_one_process_or_two(tmp_path: Path, spl
     records = _records(61)
     calls: list[int] = []
     real = split.split_map
-    monkeypatch.setattr(split, "split_map", lambda work, items: calls.append(len(items)) or real(work, items))
+    def counted(work: Any, items: Any) -> list[Any]:
+        calls.append(len(items))
+        return real(work, items)
+
+    monkeypatch.setattr(split, "split_map", counted)
     two = _plan_bytes(tmp_path / "two", records)
     monkeypatch.setattr(split, "split_map", lambda work, items: [work(item) for item in items])
     one = _plan_bytes(tmp_path / "one", records)

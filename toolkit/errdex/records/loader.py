@@ -354,7 +354,7 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
     first start at 100,000 records never holds every whole record at once; the store reads them back from the
     cache, as a cached start does."""
-    from errdex.records.halves import in_two_halves  # start-up: with errdex.parallel and pickle, a first start's
+    from errdex.records.halves import in_two_halves  # start-up: only a first load needs it (and parallel, pickle)
 
     paths_: list[str] = []
     columns: dict[str, list[Any]] = {name: [] for name in VIEW_FIELDS}
