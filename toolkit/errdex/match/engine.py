@@ -30,11 +30,13 @@ import hyperscan
 from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
+from errdex.cache import read_marshal
 from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.lines import line_start
 from errdex.match.placement import prefer_placed, rank_key
 from errdex.match.regexes import SHORT_LINE, Regexes
+from errdex.records.views import Views
 
 if TYPE_CHECKING:
     from errdex.patterns.facts import PatternFacts
@@ -138,6 +140,11 @@ def _extras(keys: list[bytes | None], literals: list[list[bytes]],
         yield sorted(rest, key=lambda p: (-len(p), p))[:EXTRA_LITERALS]
 
 
+def _patterns_of(records: Sequence[dict[str, Any]]) -> list[str]:
+    """The records' patterns; views kept column by column give theirs without building a dict per record."""
+    return records.column("messagePattern") if isinstance(records, Views) else [r["messagePattern"] for r in records]
+
+
 def _messages(problems: list[Any]) -> list[str]:
     return [str(p[1]) if isinstance(p, list) and len(p) == 2 else repr(p) for p in problems]
 
@@ -163,15 +170,18 @@ class Matcher:
         ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
         self.resolve = resolve
         hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
+        sources = _patterns_of(records)
         digest = hashlib.sha256(
-            "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version,
-                       *(r["messagePattern"] for r in records)])
+            "\0".join([_PLAN_FORMAT, hyperscan_version, str(_FLAGS), __version__, sys.version, *sources])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         path = cache_dir / f"{digest}.marshal" if cache_dir is not None else None
-        plan = self._load(path, len(records)) or self._plan(records, cache_dir)
-        # Column by column: a cached start at 100,000 records is a few list copies, not a loop.
-        self.records: list[dict[str, Any]] = [records[i] for i in plan["kept"]]
+        plan = self._load(path, len(records)) or self._plan(records, cache_dir, sources)
+        # Column by column: a cached start at 100,000 records is a few list copies, not a loop. ``kept`` holds
+        # increasing positions, so as many as the records are every one of them.
+        kept: list[int] = plan["kept"]
+        self.records: Sequence[dict[str, Any]] = records if len(kept) == len(records) else \
+            records.take(kept) if isinstance(records, Views) else [records[i] for i in kept]
         self.skipped: list[tuple[dict[str, Any], str]] = [(records[i], message) for i, message in plan["skipped"]]
         self._re2_sources: list[str] = plan["re2"]
         self._exact: list[bytes | None] = plan["exact"]  # plain-text patterns: found by a substring search, no regex
@@ -191,13 +201,17 @@ class Matcher:
         if plan.pop("fresh", False):
             self._save(path, plan)
 
-    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None) -> dict[str, Any]:
-        """Analyse every pattern, choose the keys and compile the database of keys.
+    def _plan(self, records: Sequence[dict[str, Any]], cache_dir: Path | None = None,
+              sources: list[str] | None = None) -> dict[str, Any]:
+        """Analyse every pattern (``sources``: the records' patterns; the second half in a forked child when
+        there are many, :func:`errdex.match.split.split_map`), choose the keys and compile the database of keys.
 
         The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
         matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
         """
-        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis.
+        # Here, not at the top: a cached start never plans, and the facts' module imports every analysis (and the
+        # split, errdex.parallel and pickle).
+        from errdex.match.split import split_map
         from errdex.patterns.facts import FACTS_FILE, PatternFacts
 
         facts = PatternFacts(cache_dir.parent / FACTS_FILE) if cache_dir is not None else None  # validate's
@@ -208,8 +222,8 @@ class Matcher:
         ranks: list[tuple[int, int]] = []
         literals: list[list[bytes]] = []
         always: list[int] = []
-        for position, record in enumerate(records):
-            problem, literal, variable, re2_source, text, required = _analyse(record["messagePattern"], facts)
+        analyses = split_map(lambda pattern: _analyse(pattern, facts), sources or _patterns_of(records))
+        for position, (problem, literal, variable, re2_source, text, required) in enumerate(analyses):
             if problem:
                 skipped.append([position, problem])
                 continue
@@ -274,7 +288,7 @@ class Matcher:
         if path is None:
             return None
         try:
-            plan: dict[str, Any] = marshal.loads(path.read_bytes())
+            plan: dict[str, Any] = read_marshal(path)
             if plan["count"] != count:
                 return None
             if plan["literal_db"] is not None:
@@ -293,7 +307,7 @@ class Matcher:
             stored["literal_db"] = hyperscan.dumpb(stored["literal_db"])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, marshal.dumps(stored))
+            write_atomic(path, marshal.dumps(stored, 2))
         except OSError:
             pass  # a cache that cannot be written only costs time
 

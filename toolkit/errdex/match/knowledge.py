@@ -14,7 +14,7 @@ from errdex.match.engine import Found, Match, Matcher, prefer_placed, rank_key
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import break_counter, line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
-from errdex.records.vocabulary import LOG_MESSAGE_FIELDS, is_retired
+from errdex.records.vocabulary import LOG_MESSAGE_FIELDS
 
 __all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
 
@@ -84,7 +84,7 @@ class KnowledgeBase:
             records = RecordStore.of([LoadedRecord("<memory>", record, None) for record in records])
         self.store = records
         self.fields = tuple(fields)
-        views = records.views if include_retired else [v for v in records.views if not is_retired(v)]
+        views = records.views if include_retired else records.unretired_views()
         self.matcher = Matcher(views, cache_dir=usable_cache("hyperscan"), resolve=records.full_of)
         self._by_key: dict[str, int] | None = None
         self._jsonl: JsonLines | None = None

@@ -19,15 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import replacing, write_atomic
-from errdex.cache import usable_cache
+from errdex.cache import read_marshal, usable_cache
 from errdex.errors import DataError
 from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
 from errdex.records.jsontext import Locator, escape_pointer
 from errdex.records.slug import derive_slug
-from errdex.records.sources import Document, iter_documents
+from errdex.records.sources import Document, iter_documents, record_files
 from errdex.records.version_numbers import is_version_number, shown_version
+from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
+from errdex.records.vocabulary import RETIRED_STATUSES, is_retired
 
 __all__ = [
     "VIEW_FIELDS",
@@ -160,13 +162,16 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
     return loaded
 
 
-def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False) -> Iterator[LoadedRecord]:
+def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False,
+                files: range | None = None) -> Iterator[LoadedRecord]:
     """The records of :func:`load_records` one at a time (raising at the first that does not conform), so a
-    caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing."""
+    caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing.
+    ``files``: only those of the record files at these positions (:func:`~errdex.records.sources.iter_documents`).
+    """
     # start-up: a cached load never needs the models it imports
     from errdex.records.versions import loaded_form
 
-    for doc in iter_documents(paths):
+    for doc in iter_documents(paths, files=files):
         problem = None
         try:
             value, record = checked_record(doc)
@@ -184,12 +189,11 @@ def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = Fa
 _fingerprint = fingerprint_of
 
 
-#: The fields of a record that matching needs; the rest of a record is read when asked for.
-VIEW_FIELDS = ("schemaVersion", "id", "slug", "repo", "errorClass", "severity", "messagePattern", "status")
-
-
-def _view(record: dict[str, Any]) -> dict[str, Any]:
-    return {name: record[name] for name in VIEW_FIELDS if name in record}
+#: Bump when the cached views' shape changes.
+_VIEWS_FORMAT = 2
+#: View fields that few distinct values fill: each value is kept once, so ``marshal`` writes the others as
+#: references to it and reads back one string instead of one per record.
+_FEW_VALUES = frozenset({"repo", "errorClass", "severity", "status"})
 
 
 class RecordStore:
@@ -199,7 +203,7 @@ class RecordStore:
     match needs only the view, and a person reads a handful of whole records.
     """
 
-    def __init__(self, paths: list[str], views: list[dict[str, Any]], versions: list[str | None],
+    def __init__(self, paths: list[str], views: Sequence[dict[str, Any]], versions: list[str | None],
                  fetch: Callable[[int], dict[str, Any]], problems: list[str] | None = None) -> None:
         self.paths = paths
         self.views = views
@@ -213,7 +217,7 @@ class RecordStore:
     @classmethod
     def of(cls, loaded: Sequence[LoadedRecord]) -> RecordStore:
         """A store over records already in memory."""
-        return cls([r.path for r in loaded], [_view(r.record) for r in loaded], [r.dataset_version for r in loaded],
+        return cls([r.path for r in loaded], [view_of(r.record) for r in loaded], [r.dataset_version for r in loaded],
                    lambda position: loaded[position].record, [r.problem for r in loaded if r.problem])
 
     def __len__(self) -> int:
@@ -226,8 +230,23 @@ class RecordStore:
             record = self._full[position] = self._fetch(position)
         return record
 
+    def unretired_views(self) -> Sequence[dict[str, Any]]:
+        """The views of the records that are neither withdrawn nor superseded, in order; without a loop over the
+        records when none is (the columns' set of statuses says so)."""
+        if isinstance(self.views, Views):
+            statuses = self.views.column("status")
+            try:
+                if not set(statuses).intersection(RETIRED_STATUSES):
+                    return self.views
+            except TypeError:  # a record loaded with partial=True may hold a list there
+                pass
+            return self.views.take([i for i, status in enumerate(statuses) if status not in RETIRED_STATUSES])
+        return [v for v in self.views if not is_retired(v)]
+
     def full_of(self, view: dict[str, Any]) -> dict[str, Any]:
         """The whole record of one of this store's views."""
+        if isinstance(self.views, Views):
+            return self.full(self.views.position_of(view))
         if self._positions is None:
             self._positions = {id(v): i for i, v in enumerate(self.views)}
         return self.full(self._positions[id(view)])
@@ -237,7 +256,7 @@ class RecordStore:
         return [LoadedRecord(self.paths[i], self.full(i), self.dataset_versions[i]) for i in range(len(self))]
 
 
-def _fetch_from(path: Path, spans: list[tuple[int, int]], views: list[dict[str, Any]],
+def _fetch_from(path: Path, offsets: list[int], views: Sequence[dict[str, Any]],
                 reload: Callable[[], list[LoadedRecord]], entry: Sequence[Path]) -> Callable[[int], dict[str, Any]]:
     """Whole records read back from the cache; a damaged cache is removed (the next run rebuilds it) and the
     records are read again from their files."""
@@ -245,7 +264,7 @@ def _fetch_from(path: Path, spans: list[tuple[int, int]], views: list[dict[str, 
 
     def fetch(position: int) -> dict[str, Any]:
         if not fresh:
-            offset, length = spans[position]
+            offset, length = offsets[position], offsets[position + 1] - offsets[position]
             try:
                 with open(path, "rb") as handle:
                     handle.seek(offset)
@@ -270,10 +289,11 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
 
     A file counts as changed when its size or modification time differs (for
     a large dataset, when its folder's time did: :mod:`.file_state`). The
-    user's cache keeps, per set of record files, the views with each record's
-    place (Python's ``marshal`` format, the fastest to read back; the key
-    includes the Python version) and the whole records as JSON, read one at
-    a time when asked for. Stdin is never cached.
+    user's cache keeps, per set of record files, the views column by column
+    (:class:`~errdex.records.views.Views`) with each record's place
+    (Python's ``marshal`` format, the fastest to read back; the key includes
+    the Python version) and the whole records as JSON, read one at a time
+    when asked for. Stdin is never cached.
     """
     if paths and any(str(p) == "-" for p in paths):
         return RecordStore.of(load_records(paths, partial=partial))
@@ -284,24 +304,49 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     fingerprint = hashlib.sha256(f"{fingerprint}\0{partial}".encode()).hexdigest()
     index, bodies = folder / f"{fingerprint[:32]}.views", folder / f"{fingerprint[:32]}.records"
     try:
-        data = marshal.loads(index.read_bytes())
-        if data["fingerprint"] == fingerprint and bodies.stat().st_size == data["size"]:
-            paths_, views, versions, spans = data["columns"]
-            if not len(paths_) == len(views) == len(versions) == len(spans) or \
-                    not all(isinstance(v, dict) and isinstance(v.get("id"), str) for v in views):
-                raise ValueError("a damaged cache entry")
-            def reload() -> list[LoadedRecord]:
-                return load_records(paths, partial=partial)
-
-            return RecordStore(paths_, views, versions, _fetch_from(bodies, spans, views, reload, (index, bodies)),
-                               data.get("problems", []))
-    except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError):
+        store = _cached_store(read_marshal(index), fingerprint, index, bodies,
+                              lambda: load_records(paths, partial=partial))
+        if store is not None:
+            return store
+    except (OSError, ValueError, EOFError, KeyError, TypeError, IndexError, AttributeError):
         pass
     try:
         folder.mkdir(parents=True, exist_ok=True)
         return _load_into_cache(paths, partial, index, bodies, fingerprint)
     except OSError:  # a cache that cannot be written only costs time
         return RecordStore.of(load_records(paths, partial=partial))
+    except DataError:
+        # Loaded in two halves, a problem of the second may show after one of the first that comes later in
+        # order (a missing path named last): the load in one process raises the one a user is told first.
+        load_records(paths, partial=partial)
+        raise
+
+
+def _cached_store(data: Any, fingerprint: str, index: Path, bodies: Path,
+                  reload: Callable[[], list[LoadedRecord]]) -> RecordStore | None:
+    """The store a cache entry holds, or None when it is for other files; ValueError (or a TypeError, KeyError...)
+    when it is damaged. Checked column by column (a type's set, not a loop in Python over the records)."""
+    if data["format"] != _VIEWS_FORMAT or data["fingerprint"] != fingerprint or bodies.stat().st_size != data["size"]:
+        return None
+    paths, columns, versions, offsets = data["columns"]
+    size = len(paths)
+    if not (type(columns) is dict and set(columns) <= set(VIEW_FIELDS) and len(versions) == size
+            and len(offsets) == size + 1 and all(type(c) is list and len(c) == size for c in columns.values())
+            and set(map(type, columns.get("id", (None,)))) == {str}
+            and set(map(type, columns.get("messagePattern", (None,)))) == {str}):
+        raise ValueError("a damaged cache entry")
+    views = Views(columns)
+    return RecordStore(paths, views, versions, _fetch_from(bodies, offsets, views, reload, (index, bodies)),
+                       data.get("problems", []))
+
+
+def _entries(paths: Sequence[str | Path] | None, partial: bool,
+             files: range) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
+    """What the cache keeps of each record of these files: (path, the whole record as JSON, its view's values in
+    :data:`VIEW_FIELDS` order, dataset version, problem)."""
+    for item in iter_loaded(paths, partial=partial, files=files):
+        yield (item.path, json.dumps(item.record).encode("ascii"),  # ASCII escapes keep even lone surrogates
+               [item.record.get(name, ABSENT) for name in VIEW_FIELDS], item.dataset_version, item.problem)
 
 
 def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path, bodies: Path,
@@ -309,32 +354,35 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
     first start at 100,000 records never holds every whole record at once; the store reads them back from the
     cache, as a cached start does."""
+    from errdex.records.halves import in_two_halves  # start-up: only a first load needs it (and parallel, pickle)
+
     paths_: list[str] = []
-    views: list[dict[str, Any]] = []
+    columns: dict[str, list[Any]] = {name: [] for name in VIEW_FIELDS}
     versions: list[str | None] = []
-    spans: list[tuple[int, int]] = []
+    offsets = [0]
     problems: list[str] = []
-    offset = 0
+    once: dict[str, str] = {}
     with replacing(bodies) as tmp, open(tmp, "wb") as out:
-        for item in iter_loaded(paths, partial=partial):
-            text = json.dumps(item.record).encode("ascii")  # ASCII escapes keep even lone surrogates
+        for path, text, values, version, problem in in_two_halves(
+                lambda files: _entries(paths, partial, files), len(record_files(paths) or ())):
             out.write(text)
-            paths_.append(item.path)
-            views.append(_view(item.record))
-            versions.append(item.dataset_version)
-            spans.append((offset, len(text)))
-            if item.problem:
-                problems.append(item.problem)
-            offset += len(text)
-        if not views:
+            paths_.append(path)
+            for (name, column), value in zip(columns.items(), values, strict=True):
+                column.append(once.setdefault(value, value) if name in _FEW_VALUES and type(value) is str else value)
+            versions.append(version)
+            offsets.append(offsets[-1] + len(text))
+            if problem:
+                problems.append(problem)
+        if not paths_:
             raise DataError("no records found")
         out.flush()
         os.fsync(out.fileno())
-    # The bodies first: the index names their size. Column by column: read back without rebuilding lists.
-    write_atomic(index, marshal.dumps({"fingerprint": fingerprint, "size": offset, "problems": problems,
-                                       "columns": [paths_, views, versions, spans]}))
+    # The bodies first: the index names their size. Column by column: read back without building a dict a record.
+    write_atomic(index, marshal.dumps({"format": _VIEWS_FORMAT, "fingerprint": fingerprint, "size": offsets[-1],
+                                       "problems": problems, "columns": [paths_, columns, versions, offsets]}))
+    views = Views(columns)
 
     def reload() -> list[LoadedRecord]:
         return load_records(paths, partial=partial)
 
-    return RecordStore(paths_, views, versions, _fetch_from(bodies, spans, views, reload, (index, bodies)), problems)
+    return RecordStore(paths_, views, versions, _fetch_from(bodies, offsets, views, reload, (index, bodies)), problems)

@@ -331,12 +331,22 @@ def _read_already(path: str | Path, read: set[tuple[int, int]]) -> bool:
 
 
 def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None,
-                   parse: Parser | None = None) -> Iterator[Document]:
+                   parse: Parser | None = None, files: range | None = None) -> Iterator[Document]:
     """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset.
-    ``parse`` reads each record file's bytes (bundles and stdin are always read with ``parse_document``)."""
+    ``parse`` reads each record file's bytes (bundles and stdin are always read with ``parse_document``).
+
+    ``files``: only the documents of the record files at these positions (counting each file read once, in
+    order), for a load split over processes; the documents of no file (a problem) come with position 0."""
     targets = list(paths) if paths else [bundled_records_dir()]
     read: set[tuple[int, int]] = set()
     stdin_read = False
+    position = -1  # of the last record file met
+
+    def mine(file: bool = False) -> bool:
+        """Whether the next record file (``file``) or problem document is in the part asked for."""
+        nonlocal position
+        position += file
+        return files is None or (position if file else 0) in files
     for target in targets:
         if str(target) == "-":
             if not stdin_read:  # a second '-' would find stdin at its end: an empty document that is not there
@@ -347,19 +357,19 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
         display = str(target) if paths else "records"
         if path.is_dir():
             walk = _walk(path)
-            if not walk.files:
+            if not walk.files and mine():
                 yield _problem_document(display, path, "folder holds no record files (*.json, *.jsonl)")
             cut = len(str(path).rstrip(os.sep)) + 1
-            for link, message in walk.skipped:
+            for link, message in walk.skipped if mine() else ():
                 yield _problem_document(os.path.join(display, link[cut:]), Path(link), message)
             for file in walk.files:
-                if _read_already(file, read):
+                if _read_already(file, read) or not mine(True):
                     continue
                 for doc in _read_file(Path(file), os.path.join(display, file[cut:]), parse):
                     doc.outside = file in walk.outside
                     yield doc
         elif path.exists():
-            if not _read_already(path, read):
+            if not _read_already(path, read) and mine(True):
                 yield from _read_file(path, display, parse)
-        else:
+        elif mine():
             yield _problem_document(display, path, "no such file or folder")
