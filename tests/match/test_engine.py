@@ -93,9 +93,9 @@ def test_a_key_cut_inside_a_character_still_finds_the_pattern_and_only_it() -> N
 
 def test_a_pattern_without_a_key_that_re2_refuses_is_skipped_with_its_reason(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from errdex.match import engine
+    from errdex.match import plan
 
-    real = engine._analyse
+    real = plan._analyse
 
     def broken_re2(pattern: str, *rest: Any) -> list[Any]:
         analysis = real(pattern, *rest)
@@ -103,7 +103,7 @@ def test_a_pattern_without_a_key_that_re2_refuses_is_skipped_with_its_reason(
             analysis[3] = "(unclosed"
         return analysis
 
-    monkeypatch.setattr(engine, "_analyse", broken_re2)
+    monkeypatch.setattr(plan, "_analyse", broken_re2)
     matcher = Matcher(_records("x[0-9]+", "y[0-9]+"))
     assert [(r["messagePattern"], why.split(":")[0]) for r, why in matcher.skipped] == [
         ("x[0-9]+", "RE2 cannot compile the pattern")]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import errdex
 from errdex.index import build_index
-from errdex.match import engine, readers, run
+from errdex.match import engine, plan, readers, run
 from errdex.match.engine import Matcher
 from errdex.match.readers import read_lines, split_file
 from errdex.match.run import ERROR_LOOKING, MatchSummary, match_files
@@ -361,19 +361,19 @@ def test_a_record_being_written_with_fields_of_the_wrong_type_is_matched_not_a_c
 def test_a_pattern_an_engine_refuses_does_not_stop_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     records = [_record(1, "([0-9]+) zz", "1 zz"), _record(2, "([0-9]+) yy", "2 yy"),
                _record(3, "disk ([0-9]+) is full", "disk 1 is full")]
-    compile_ = Matcher._compile
+    compile_ = plan.compile_databases
 
     def refuses_zz(keys: list[bytes], expressions: list[bytes]) -> Any:
         if any(b"zz" in e for e in expressions):
             raise errdex.DataError("hyperscan cannot compile the patterns: simulated; run 'errdex validate'")
         return compile_(keys, expressions)
 
-    monkeypatch.setattr(Matcher, "_compile", staticmethod(refuses_zz))
+    monkeypatch.setattr(plan, "compile_databases", refuses_zz)
     matcher = Matcher(records)
     assert [(r["id"], reason) for r, reason in matcher.skipped] == [
         ("0000000000000001", "hyperscan cannot compile the patterns: simulated")]
     assert [m.view["id"] for m in matcher.match("5 yy and 7 zz")] == ["0000000000000002"]
-    monkeypatch.setattr(Matcher, "_compile", staticmethod(compile_))
+    monkeypatch.setattr(plan, "compile_databases", compile_)
     broken = Matcher(records)
     index = next(i for i, r in enumerate(broken.records) if r["id"] == "0000000000000003")
     broken._re2_sources[index] = "(unclosed"  # RE2 refuses it at the first hit
