@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 import errdex.duckdb
+from tests.benchmarks.generate import generate, write_dataset
 from tests.conftest import run_cli
 from tests.loghub import require_loghub
 from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
@@ -40,6 +41,31 @@ def test_every_loghub_sample_matches_as_the_cli_does(tmp_path: Path) -> None:
     errdex.duckdb.register(con, records=[bundle])
     expected = cli_lines(logs, [bundle])
     assert _duckdb_lines(con, logs) == {str(p): expected.get(str(p), []) for p in logs}
+
+
+def test_every_loghub_sample_with_the_bundled_dataset_as_the_cli() -> None:
+    logs = loghub_logs()
+    con = duckdb.connect()
+    errdex.duckdb.register(con)
+    expected = cli_lines(logs, [])
+    got = _duckdb_lines(con, logs)
+    assert got == {str(p): expected.get(str(p), []) for p in logs}
+    assert any(got.values())  # the sshd records find OpenSSH's lines
+
+
+def test_generated_records_among_loghub_lines_as_the_cli(tmp_path: Path) -> None:
+    envelopes = generate(400)
+    write_dataset(tmp_path / "records", envelopes)
+    base = loghub_logs()[0].read_text(encoding="utf-8", errors="replace").splitlines()
+    log = tmp_path / "mixed.log"
+    log.write_text("".join(f"2026-11-30T10:00:00Z worker[{i}] ERROR {envelopes[i % 400]['record']['errorMessage']}\n"
+                           if i % 7 == 0 else base[i % len(base)] + "\n" for i in range(6000)), encoding="utf-8")
+    con = duckdb.connect()
+    errdex.duckdb.register(con, records=[str(tmp_path / "records")])
+    expected = cli_lines([log], [str(tmp_path / "records")])
+    got = _duckdb_lines(con, [log])
+    assert got == {str(log): expected.get(str(log), [])}
+    assert len(got[str(log)]) >= 6000 // 7
 
 
 def test_the_bundled_dataset_by_default_and_records_in_memory() -> None:
