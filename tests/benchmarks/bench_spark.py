@@ -71,7 +71,7 @@ def spark_worker(master: str, log: str, records: str, out: str) -> None:
 
 
 def _cli(log: Path, records: Path, env: dict[str, str]) -> tuple[float, Counter[str]]:
-    command = [str(BIN), "match", str(log), "--records", str(records), "--format", "jsonl", "-q"]
+    command = [*BIN, "match", str(log), "--records", str(records), "--format", "jsonl", "-q"]
     subprocess.run(command, stdout=subprocess.DEVNULL, env=env, check=False)  # compile and cache the patterns
     start = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.PIPE, env=env, check=False)
