@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 
 import errdex.duckdb
+from errdex.errors import UsageError
+from tests.benchmarks.generate import generate, write_dataset
 from tests.conftest import run_cli
 from tests.loghub import require_loghub
 from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
@@ -42,6 +45,31 @@ def test_every_loghub_sample_matches_as_the_cli_does(tmp_path: Path) -> None:
     assert _duckdb_lines(con, logs) == {str(p): expected.get(str(p), []) for p in logs}
 
 
+def test_every_loghub_sample_with_the_bundled_dataset_as_the_cli() -> None:
+    logs = loghub_logs()
+    con = duckdb.connect()
+    errdex.duckdb.register(con)
+    expected = cli_lines(logs, [])
+    got = _duckdb_lines(con, logs)
+    assert got == {str(p): expected.get(str(p), []) for p in logs}
+    assert any(got.values())  # the sshd records find OpenSSH's lines
+
+
+def test_generated_records_among_loghub_lines_as_the_cli(tmp_path: Path) -> None:
+    envelopes = generate(400)
+    write_dataset(tmp_path / "records", envelopes)
+    base = loghub_logs()[0].read_text(encoding="utf-8", errors="replace").splitlines()
+    log = tmp_path / "mixed.log"
+    log.write_text("".join(f"2026-11-30T10:00:00Z worker[{i}] ERROR {envelopes[i % 400]['record']['errorMessage']}\n"
+                           if i % 7 == 0 else base[i % len(base)] + "\n" for i in range(6000)), encoding="utf-8")
+    con = duckdb.connect()
+    errdex.duckdb.register(con, records=[str(tmp_path / "records")])
+    expected = cli_lines([log], [str(tmp_path / "records")])
+    got = _duckdb_lines(con, [log])
+    assert got == {str(log): expected.get(str(log), [])}
+    assert len(got[str(log)]) >= 6000 // 7
+
+
 def test_the_bundled_dataset_by_default_and_records_in_memory() -> None:
     con = duckdb.connect()
     errdex.duckdb.register(con)
@@ -66,3 +94,20 @@ def test_errdex_query_calls_it_and_the_sql_macro_stays() -> None:
     macro = run_cli("query", f"SELECT slug, rank FROM errdex_match('{line}')", "--format", "json")
     assert macro.exit_code == 0, macro.stderr
     assert json.loads(macro.stdout) == json.loads(native.stdout)
+
+
+def test_match_relation_streams_the_rows_with_what_the_function_gives(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "logs.duckdb"))
+    line = "sshd[7]: error: kex_exchange_identification: Connection closed by remote host"
+    rows = [(i, line if i % 3 == 0 else (None if i % 7 == 0 else f"line {i}")) for i in range(2500)]
+    con.execute("CREATE TABLE logs (n INTEGER, message VARCHAR)")
+    con.executemany("INSERT INTO logs VALUES (?, ?)", rows)
+    errdex.duckdb.register(con)
+    expected = con.execute("SELECT n, message, errdex_matches(message) FROM logs ORDER BY n").fetchall()
+    reader = errdex.duckdb.match_relation(con.cursor().sql("SELECT n, message FROM logs"), batch_rows=1000)
+    assert con.from_arrow(reader).order("n").fetchall() == expected
+    best = errdex.duckdb.match_relation(con.cursor().sql("SELECT message FROM logs WHERE n < 10"), all_matches=False)
+    assert [r[1]["slug"] if r[1] else None for r in con.from_arrow(best).fetchall()] == \
+        ["connection-closed-by-remote-host" if i % 3 == 0 else None for i in range(10)]
+    with pytest.raises(UsageError, match="no column 'line'"):
+        errdex.duckdb.match_relation(con.sql("SELECT 1 AS x"), "line")

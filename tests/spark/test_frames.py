@@ -86,6 +86,23 @@ def test_spark_match_writes_parquet_of_the_matched_rows(spark: Any, tmp_path: Pa
         match_files([log], tmp_path / "out", input_format="jsonl", column="msg", spark=spark)
 
 
+def test_text_with_carriage_returns_matched_only_or_every_row_as_the_cli(spark: Any, tmp_path: Path) -> None:
+    from errdex.spark import match_files
+
+    line = "sshd[1]: error: kex_exchange_identification: Connection closed by remote host"
+    log = tmp_path / "crlf.log"
+    log.write_bytes(f"{line}\r\nfine\r\n{line}\r\r\n\rmid\rline {line}\n".encode())
+    expected = [(e["text"], [m["slug"] for m in e["matches"]]) for e in cli_lines([log], [])[str(log)]]
+    for keep in (False, True):
+        out = tmp_path / f"out-{keep}"
+        result = match_files([log], out, spark=spark, all_matches=True, keep_unmatched=keep)
+        rows = spark.read.parquet(str(out)).collect()
+        assert result.rows == (4 if keep else 3)
+        got = sorted((r["message"], [m["slug"] for m in r["errdex"]]) for r in rows if r["errdex"])
+        assert got == sorted(expected)
+        assert len(expected) == 3 and expected[0][0] == line
+
+
 def test_loghub_is_where_the_tests_look() -> None:
     if loghub_dir() is None:
         pytest.skip("Loghub samples not found")

@@ -10,10 +10,11 @@ list of matches, best first, as structs of :data:`MATCH_FIELDS`.
 
 from __future__ import annotations
 
-import itertools
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -51,29 +52,75 @@ def match_values(kb: KnowledgeBase, values: Sequence[bytes | None]) -> list[list
     return [None if v is None else found.get(i, []) for i, v in enumerate(values)]
 
 
-def _block(array: pa.Array) -> tuple[bytes, list[int]]:
-    """The values as one block of lines (a null or a value with a line break as an empty line), and the
-    positions of the values with a line break."""
+def _offsets(array: pa.Array) -> np.ndarray:
+    """Where each value of a binary array starts in its data buffer, and where the last ends (a view)."""
+    kind = np.int64 if pa.types.is_large_binary(array.type) else np.int32
+    offsets = array.buffers()[1]
+    if offsets is None:  # an array of no values
+        return np.zeros(1, kind)
+    return np.frombuffer(offsets, kind, len(array) + 1, array.offset * np.dtype(kind).itemsize)
+
+
+def _block(array: pa.Array) -> tuple[bytes, list[int], np.ndarray | None]:
+    """The values as one block of lines (a null or a value with a line break as an empty line), the
+    positions of the values with a line break, and (when there are none) where each value starts in the
+    block."""
     texts = array.fill_null(b"") if array.null_count else array
     lists = pa.LargeListArray if pa.types.is_large_binary(texts.type) else pa.ListArray
     offsets = pa.array([0, len(texts)], pa.int64() if lists is pa.LargeListArray else pa.int32())
     separator = pa.scalar(b"\n", texts.type)
-    block: bytes = pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b""
-    if block.count(b"\n") == len(texts) - 1:  # no value holds a line break: the common case, and the fast one
-        return block, []
+    bounds = _offsets(texts)
+    data = texts.buffers()[2]
+    values = data[int(bounds[0]):int(bounds[-1])].to_pybytes() if data is not None else b""
+    if b"\n" not in values:  # no value holds a line break: the common case (a memchr, not a count of breaks)
+        block: bytes = pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b""
+        return block, [], bounds[:-1] - bounds[0] + np.arange(len(texts), dtype=bounds.dtype)
     breaks = pc.match_substring(texts, "\n")
-    alone = [i for i, has in enumerate(breaks.to_pylist()) if has]
+    alone = np.flatnonzero(breaks.to_numpy(zero_copy_only=False)).tolist()
     texts = pc.if_else(breaks, pa.scalar(b"", texts.type), texts)
-    return pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b"", alone
+    return pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b"", alone, None
+
+
+def _has_json_line(block: bytes) -> bool:
+    """Whether a line of the block starts with ``{`` after blanks: one :class:`KnowledgeBase` also matches on
+    its JSON message fields (its rule; the blanks are its ``_JSON_BLANKS``)."""
+    brace = block.find(b"{")
+    while brace >= 0:
+        start = block.rfind(b"\n", 0, brace) + 1
+        if not block[start:brace].lstrip(b" \t\r"):
+            return True
+        end = block.find(b"\n", brace)
+        brace = -1 if end < 0 else block.find(b"{", end)
+    return False
+
+
+def _block_rows(kb: KnowledgeBase, block: bytes, starts: np.ndarray | None) -> list[tuple[int, list[Match]]]:
+    """``(line index, matches)`` of the block's matching lines. Without a JSON line in the block this is the
+    matcher's raw scan (what :meth:`KnowledgeBase.match_block` gives then), its lines numbered by a search
+    in ``starts`` (each line's start) or in the block's breaks, not by counting breaks line after line."""
+    if kb.fields and _has_json_line(block):
+        return [(index, matches) for index, _text, matches in kb.match_block(block) if matches]
+    hits = [(start, matches) for start, _end, matches in kb.matcher.match_block(block) if matches]
+    if not hits:
+        return []
+    at = np.fromiter((start for start, _ in hits), np.int64, len(hits))
+    if starts is not None:
+        rows = np.searchsorted(starts, at, side="right") - 1
+    else:
+        rows = np.searchsorted(np.flatnonzero(np.frombuffer(block, np.uint8) == 10), at)  # breaks before it
+    return list(zip(rows.tolist(), (matches for _, matches in hits), strict=True))
 
 
 def _found(kb: KnowledgeBase, array: pa.Array) -> dict[int, list[Match]]:
     """Position -> matches (best first) of the values of a binary array that match."""
     if not len(array):
         return {}
-    block, alone = _block(array)
-    found = {index: matches for index, _text, matches in kb.match_block(normalised(block))
-             if matches and array[index].is_valid}
+    block, alone, starts = _block(array)
+    lines = normalised(block)
+    found = dict(_block_rows(kb, lines, starts if lines is block else None))
+    if array.null_count:  # a null is an empty line in the block: it matches only a pattern that matches ""
+        for index in np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False)).tolist():
+            found.pop(index, None)
     for index in alone:
         matches = kb.match(normalised(array[index].as_py()).decode("utf-8"))
         if matches:
@@ -84,13 +131,37 @@ def _found(kb: KnowledgeBase, array: pa.Array) -> dict[int, list[Match]]:
 
 
 def _binary(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The values as one binary (or large binary) array, viewed rather than copied where Arrow allows it."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    if pa.types.is_large_string(array.type):
-        return array.cast(pa.large_binary())
-    if pa.types.is_large_binary(array.type) or pa.types.is_binary(array.type):
+    if pa.types.is_binary(array.type) or pa.types.is_large_binary(array.type):
         return array
+    if pa.types.is_string(array.type):
+        return array.view(pa.binary())  # the same buffers: UTF-8 is bytes
+    if pa.types.is_large_string(array.type):
+        return array.view(pa.large_binary())
     return array.cast(pa.binary())
+
+
+#: Each knowledge base's fixed fields of its records (id ... status) in its matcher's order, made once.
+_fixed_fields: weakref.WeakKeyDictionary[KnowledgeBase, list[tuple[str | None, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _fixed(kb: KnowledgeBase) -> list[tuple[str | None, ...]]:
+    """The identifying fields of each record of ``kb``'s matcher, by position (a :attr:`Match.index`)."""
+    fixed = _fixed_fields.get(kb)
+    if fixed is None:
+        fixed = _fixed_fields[kb] = [
+            (v["id"], v["slug"], v["repo"], v["errorClass"], v["severity"],
+             status if isinstance(status := status_of(v), str) else None) for v in kb.matcher.records]
+    return fixed
+
+
+def _structs(kb: KnowledgeBase, matches: Sequence[tuple[int, Match]]) -> pa.StructArray:
+    """``(rank, match)`` pairs as a :data:`MATCH_TYPE` array: one compact tuple a match (its record's fixed
+    fields made once), which Arrow converts faster than a dict a row or a column at a time at these sizes."""
+    fixed = _fixed(kb)
+    return pa.array([fixed[m.index] + (rank, m.score, m.groups, m.span) for rank, m in matches], MATCH_TYPE)
 
 
 def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_matches: bool = True) -> pa.Array:
@@ -99,15 +170,13 @@ def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_mat
     values = _binary(array)
     found = _found(kb, values)
     order = sorted(found)
+    mask = values.is_null() if values.null_count else None
     if not all_matches:
-        best = pa.array([struct_of(found[i][0], 1) for i in order], type=MATCH_TYPE)
-        where: list[int | None] = [None] * len(values)
-        for position, index in enumerate(order):
-            where[index] = position
-        return best.take(pa.array(where, type=pa.int32()))
-    flat = pa.array([struct_of(one, rank) for i in order for rank, one in enumerate(found[i], 1)], type=MATCH_TYPE)
-    counts = [0] * len(values)
-    for index in order:
-        counts[index] = len(found[index])
-    offsets = pa.array(list(itertools.accumulate(counts, initial=0)), type=pa.int32())
-    return pa.ListArray.from_arrays(offsets, flat, type=MATCHES_TYPE, mask=values.is_null())
+        best = _structs(kb, [(1, found[i][0]) for i in order])
+        where = np.full(len(values), -1, np.int32)
+        where[order] = np.arange(len(order), dtype=np.int32)
+        return best.take(pa.array(where, mask=where < 0))
+    flat = _structs(kb, [(rank, one) for i in order for rank, one in enumerate(found[i], 1)])
+    counts = np.zeros(len(values) + 1, np.int32)
+    counts[np.array(order, np.int64) + 1] = [len(found[i]) for i in order]
+    return pa.ListArray.from_arrays(pa.array(np.cumsum(counts, dtype=np.int32)), flat, type=MATCHES_TYPE, mask=mask)

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errdex.errors import InputError, UsageError
-from errdex.spark.frames import COLUMN, match
+from errdex.spark.frames import match
 
 __all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
 
@@ -78,7 +78,7 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
     try:
         if input_format == "text":
             lines = spark.read.option("lineSep", "\n").text(paths)
-            text = F.regexp_replace("value", "\\r+\\z", "")  # carriage returns ending a line, as the reader drops
+            text = F.rtrim("value", F.lit("\r"))  # carriage returns ending a line, as the reader drops (no regex)
             return lines.select(F.input_file_name().alias("file"), text.alias(column))
         if input_format == "jsonl":
             return spark.read.json(paths)
@@ -101,9 +101,8 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
     that matched (every row with ``keep_unmatched``), with their ``errdex`` column."""
     spark = spark or local_session(master)
     df = read_inputs(spark, inputs, input_format=input_format, column=column)
-    found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches)
-    if not keep_unmatched:
-        found = found.where(F.size(COLUMN) > 0 if all_matches else F.col(COLUMN).isNotNull())
+    found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches,
+                  matched_only=not keep_unmatched)
     try:
         found.write.mode("errorifexists").parquet(str(output))
     except AnalysisException as exc:
