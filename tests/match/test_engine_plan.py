@@ -38,7 +38,9 @@ def _counted(start: Any) -> Any:
 
 
 @pytest.fixture
-def split_always(monkeypatch: pytest.MonkeyPatch) -> None:
+def split_always(monkeypatch: pytest.MonkeyPatch, single_threaded: bool) -> None:
+    if not single_threaded:  # threads of other tests run here: the test passed in a fresh process instead
+        pytest.skip("run in a fresh single-threaded process")
     monkeypatch.setattr(split, "MIN_ITEMS", 2)
     monkeypatch.setattr(parallel, "available_cpus", lambda: 2)
     monkeypatch.setattr(parallel, "start_child", _counted(parallel.start_child))

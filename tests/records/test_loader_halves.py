@@ -18,7 +18,9 @@ needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="needs fork")
 
 
 @pytest.fixture
-def split_always(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def split_always(monkeypatch: pytest.MonkeyPatch, single_threaded: bool) -> list[int]:
+    if not single_threaded:  # threads of other tests run here: the test passed in a fresh process instead
+        pytest.skip("run in a fresh single-threaded process")
     forks: list[int] = []
     start = parallel.start_child
 
