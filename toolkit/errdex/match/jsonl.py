@@ -104,5 +104,5 @@ class JsonLines:
                     parts.append(f'{head}"span": [{low}, {high}], "groups": []}}')
             numbered(first + number)
             text = string(block[start:end].decode("utf-8", "replace"))
-            tailed(f', "text": {text}, "matches": [{", ".join(parts)}]}}')
+            tailed(f', "text": {text}, "matches": [{parts[0] if len(parts) == 1 else ", ".join(parts)}]}}')
         return numbers, tails, worst
