@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -92,6 +91,8 @@ def child_items(child: Child) -> Iterator[Any] | None:
 
 
 def _chunks(child: Child) -> Iterator[Any]:
+    import pickle  # only once a child has run: a one-line start never forks (start-up time)
+
     os.lseek(child.fd, 0, os.SEEK_SET)  # the child's writes moved the offset the two descriptors share
     with os.fdopen(os.dup(child.fd), "rb") as stream:
         while True:
@@ -105,6 +106,8 @@ def partial_items(child: Child) -> list[Any]:
     """Every chunk a child wrote completely, even when it failed part-way (waits for it to end)."""
     if child.status is None:
         _, child.status = os.waitpid(child.pid, 0)
+    import pickle  # as in _chunks
+
     found = []
     try:
         for chunk in _chunks(child):
