@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ class Child:
 
 def start_child(work: Callable[[BinaryIO], None]) -> Child:
     """Fork a child that runs ``work(results_stream)`` and exits (0 when ``work`` returned)."""
+    import signal  # as tempfile
     import tempfile  # here: start-up time (with random and shutil, ~3 ms; a one-process match forks nothing)
 
     fd, path = tempfile.mkstemp(prefix="errdex-part-")
@@ -146,6 +146,8 @@ class WorkQueue:
 
 def stop_child(child: Child) -> None:
     """Kill the child if it still runs, reap it and remove its results."""
+    import signal  # as in start_child
+
     if child.status is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(child.pid, signal.SIGKILL)
