@@ -65,7 +65,7 @@ def _problem_document(path: str, fs_path: Path | None, message: str) -> Document
     return Document(path, fs_path, ParsedDocument(None, [problem]), [problem])
 
 
-if TYPE_CHECKING:  # for annotations only: at run time a string in the alias costs typing a compile (start-up time)
+if TYPE_CHECKING:  # in annotations only, so ParsedDocument is not needed at import (start-up time)
     #: What parses a document's bytes (:func:`~errdex.records.jsontext.parse_document`, or a caller's that gives
     #: the same document sooner: validate's for files it knows parse cleanly).
     Parser = Callable[[bytes], ParsedDocument]
