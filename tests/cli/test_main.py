@@ -120,7 +120,8 @@ def test_every_public_name_resolves() -> None:
 #: time (decompressors, forking, the pager, the record parser and models, OpenSSL's hashlib, click's suggestions).
 NOT_ON_ONE_LINE_PATHS = ("difflib", "pickle", "gzip", "bz2", "lzma", "zlib", "select", "signal", "subprocess",
                          "shlex", "hashlib", "_hashlib", "pydantic", "jsonschema", "errdex.records.jsontext",
-                         "errdex.records.problems", "errdex.records.models", "errdex.checks")
+                         "errdex.records.problems", "errdex.records.models", "errdex.records.slug",
+                         "errdex.records.duplicates", "errdex.checks")
 _MODULES_AFTER = """
 import json, runpy, sys
 sys.argv = ["errdex", *sys.argv[1:]]

@@ -20,10 +20,8 @@ from typing import Any
 from errdex._files import replacing, write_atomic
 from errdex.cache import read_marshal, sha256, usable_cache
 from errdex.errors import DataError
-from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
-from errdex.records.slug import derive_slug
 from errdex.records.sources import Document, iter_documents, record_files
 from errdex.records.version_numbers import is_version_number, shown_version
 from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
@@ -60,6 +58,8 @@ class LoadedRecord:
 def refuse_duplicate_ids(items: Iterable[LoadedRecord]) -> None:
     """Refuse two records of one id (what builds from records, an index, an export, a diff, would hide one of
     them), naming both files; ``validate`` reports every such clash (EDX102)."""
+    from errdex.records.duplicates import first_duplicate  # only where records are read: a cached start is not
+
     clash = first_duplicate(items, lambda item: str(item.record["id"]))
     if clash is not None:
         later, earlier = clash
@@ -140,6 +140,8 @@ def _matchable(doc: Document) -> tuple[Any, dict[str, Any]] | None:
         return None
     if not isinstance(record.get("id"), str) or not isinstance(record.get("messagePattern"), str):
         return None
+    from errdex.records.slug import derive_slug  # only for a record that does not conform (start-up time)
+
     filled = dict(record)
     message = record.get("errorMessage") if isinstance(record.get("errorMessage"), str) else ""
     defaults = {"slug": derive_slug(message) if message else record["id"], "repo": "-", "errorClass": "Error",
