@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
+
+from errdex.cache import sha256
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "examples" / "worker.log"
@@ -79,3 +82,10 @@ def test_an_unusable_cache_folder_is_bypassed_with_one_warning(cli, tmp_path: Pa
     [warning] = warnings  # once per process
     assert warning.startswith("errdex: warning: the cache folder ") and warning.endswith("; working without a cache")
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("size", [0, 1, 1000, 1 << 16, (1 << 16) + 1, 1 << 20])
+def test_sha256_gives_hashlibs_digest_at_every_size(size: int) -> None:
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert sha256(data).digest() == hashlib.sha256(data).digest()

@@ -1,12 +1,14 @@
 """Benchmark: what an errdex start costs before any work, beside its peers in the same run.
 
-Run: PYTHONPATH=toolkit:. .venv/bin/python -m tests.benchmarks.bench_start [--files 100000] [--repeat 3]
+Run: PYTHONPATH=toolkit:. .venv/bin/python -m tests.benchmarks.bench_start [--files 100000] [--repeat 3] [--peer DIR]
 
 Prints (best of ``--repeat``):
 - the import time (``python -X importtime``, the sum of every module's own
   time) of ``errdex explain ID``, ``errdex explain LINE`` and a one-line
   ``errdex match`` on the bundled dataset, beside the interpreter's own start
-  (``-c pass``) and ``import click`` alone; the issue's bound is 60 ms;
+  (``-c pass``) and ``import click`` alone; the issue's bound is 60 ms; with
+  ``--peer DIR`` (another checkout, e.g. ``git worktree add --detach
+  /tmp/base main``) the same starts from there, taken in turn, beside each;
 - the loader cache's check that no record file changed, at ``--files`` empty
   record files in 50 folders: the full check (walk, a stat per file) against
   the manifest of folder times (:mod:`errdex.records.file_state`);
@@ -34,21 +36,18 @@ from tests.benchmarks.generate import generate, write_dataset
 LINE = "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation."
 
 
-def import_ms(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, int]:
-    """The best sum of the modules' own import times (ms), and how many modules were imported."""
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        done = subprocess.run([sys.executable, "-X", "importtime", *args], env=env, capture_output=True, text=True,
-                              check=False)
-        rows = [line.split("|") for line in done.stderr.splitlines()
-                if line.startswith("import time:") and "self [us]" not in line]
-        total = sum(int(row[0].split(":")[1]) for row in rows) / 1000
-        if total < best:
-            best, count = total, len(rows)
-    return best, count
+def import_ms(args: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """The sum of the modules' own import times (ms) of one start, and how many modules it imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], env=env, capture_output=True, text=True,
+                          check=False)
+    rows = [line.split("|") for line in done.stderr.splitlines()
+            if line.startswith("import time:") and "self [us]" not in line]
+    return sum(int(row[0].split(":")[1]) for row in rows) / 1000, len(rows)
 
 
-def imports(env: dict[str, str], repeat: int, tmpdir: Path) -> None:
+def imports(env: dict[str, str], repeat: int, tmpdir: Path, peer: Path | None = None) -> None:
+    """Best of ``repeat`` import sums of each start, the cases (and the ``peer`` checkout's, when given) taken in
+    turn in every round, so that a load that comes and goes weighs on all of them alike."""
     one = tmpdir / "one.log"
     one.write_text(LINE + "\n")
     cases = {"python -c pass": ["-c", "pass"], "import click": ["-c", "import click"],
@@ -56,15 +55,31 @@ def imports(env: dict[str, str], repeat: int, tmpdir: Path) -> None:
              "errdex explain ID": ["-m", "errdex", "explain", "2715d7d4", "--no-pager"],
              "errdex explain LINE": ["-m", "errdex", "explain", LINE, "--no-pager"],
              "errdex match one line": ["-m", "errdex", "match", str(one), "-q"]}
-    for args in cases.values():  # fill the caches (records, patterns, bytecode) first
-        subprocess.run([sys.executable, *args], env=env, capture_output=True, check=False)
+    trees = {"": env}
+    if peer is not None:  # the same starts from another checkout (its own caches), e.g. main's for a before/after
+        trees["peer "] = {**env, "PYTHONPATH": f"{peer / 'toolkit'}{os.pathsep}{peer}",
+                          "ERRDEX_CACHE_DIR": str(tmpdir / "peer-cache")}
+    for tree_env in trees.values():  # fill the caches (records, patterns, bytecode) first
+        for args in cases.values():
+            subprocess.run([sys.executable, *args], env=tree_env, capture_output=True, check=False)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    measured = {name: import_ms(args, env, repeat) for name, args in cases.items()}
+    measured: dict[str, tuple[float, int]] = {}
+    for _ in range(repeat):
+        for name, args in cases.items():
+            for label, tree_env in trees.items():
+                if label and not name.startswith("errdex"):
+                    continue  # the interpreter and click are the same for both
+                result = import_ms(args, tree_env)
+                if label + name not in measured or result[0] < measured[label + name][0]:
+                    measured[label + name] = result
     base, click = measured["python -c pass"][0], measured["import click"][0]
     for name, (total, count) in measured.items():
-        verdict = "" if not name.startswith("errdex") else \
+        verdict = "" if "errdex" not in name else \
             f"  {total - click:+6.1f} ms beyond click (<= 60 ms: {'met' if total <= 60 else 'MISSED'})"
-        print(f"imports of {name:<26} {total:7.1f} ms {count:4} modules  {total / base:5.2f}x -c pass{verdict}")
+        if name.startswith("errdex") and "peer " + name in measured:
+            verdict += f"  peer {measured['peer ' + name][0]:5.1f} ms ({total / measured['peer ' + name][0]:.2f}x)"
+        if not name.startswith("peer "):
+            print(f"imports of {name:<26} {total:7.1f} ms {count:4} modules  {total / base:5.2f}x -c pass{verdict}")
 
 
 def loader_check(files: int, repeat: int, tmpdir: Path) -> None:
@@ -134,11 +149,13 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=100_000)
     parser.add_argument("--records", type=int, default=100_000, help="records for the whole start (0: skip)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--peer", type=Path, default=None,
+                        help="another checkout (e.g. a worktree of main) whose import sums are measured in turn")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         env = {**os.environ, "ERRDEX_CACHE_DIR": str(tmpdir / "cache")}
-        imports(env, args.repeat, tmpdir)
+        imports(env, args.repeat, tmpdir, args.peer)
         if args.files:
             loader_check(args.files, args.repeat, tmpdir)
         if args.records:

@@ -114,3 +114,54 @@ def test_every_public_name_resolves() -> None:
     assert all(getattr(errdex, name) is not None for name in errdex.__all__)
     with pytest.raises(AttributeError):
         errdex.no_such_name  # noqa: B018  (the lookup itself is what raises)
+
+
+#: Modules a one-line ``match`` or ``explain`` on cached records must not import: each is made lazy for start-up
+#: time (decompressors, forking, the pager, the record parser and models, OpenSSL's hashlib, click's suggestions).
+NOT_ON_ONE_LINE_PATHS = ("difflib", "pickle", "gzip", "bz2", "lzma", "zlib", "select", "signal", "subprocess",
+                         "shlex", "hashlib", "_hashlib", "pydantic", "jsonschema", "errdex.records.jsontext",
+                         "errdex.records.problems", "errdex.records.models", "errdex.records.slug",
+                         "errdex.records.duplicates", "errdex.checks")
+_MODULES_AFTER = """
+import json, runpy, sys
+sys.argv = ["errdex", *sys.argv[1:]]
+try:
+    runpy.run_module("errdex", run_name="__main__")
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+
+
+def _modules_after(*args: str) -> set[str]:
+    """The modules loaded by one errdex start with ``args`` (the second one: the first fills the caches)."""
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, check=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    return set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
+
+
+@pytest.mark.parametrize(("args", "needed"), [
+    (["match", "examples/worker.log", "-q"], set()),
+    # the text page shows the record's releases: the bundled dataset has some, read by the JSON text parser
+    (["explain", "2715d7d4", "--no-pager"], {"errdex.records.jsontext", "errdex.records.problems"}),
+    (["explain", "2715d7d4", "--short", "--no-pager"], set()),
+    (["explain", "2026-11-30T10:00:01Z worker[7] ERROR CreateOS request failed (HTTP 502) during process creation.",
+      "--no-pager", "--short"], set()),
+])
+def test_one_line_paths_import_none_of_the_lazy_modules(args: list[str], needed: set[str]) -> None:
+    loaded = _modules_after(*args)
+    assert "errdex.match.knowledge" in loaded  # the path really ran
+    assert sorted(loaded & set(NOT_ON_ONE_LINE_PATHS) - needed) == []
+    assert not [name for name in loaded if name.startswith(("pydantic", "jsonschema", "errdex.checks."))]
+
+
+def test_short_options_are_read_as_before(cli) -> None:
+    """``-q`` is read without click's suggestions; a misspelt long option still gets them."""
+    quiet = cli("match", "-q", str(ROOT / "examples" / "worker.log"))
+    assert quiet.exit_code in (0, 1) and "line(s) matched" not in quiet.stderr
+    wrong = cli("match", "--quiett", "x")
+    assert wrong.exit_code == 2 and "Did you mean '--quiet'?" in wrong.stderr
+    short = cli("match", "-x", "x")
+    assert short.exit_code == 2 and "No such option '-x'." in short.stderr and "Did you mean" not in short.stderr

@@ -21,7 +21,6 @@ import fcntl
 import json
 import os
 import re
-import signal
 import stat
 import sys
 import time
@@ -85,6 +84,8 @@ def read_toml(path: Path, *, limit: int, what: str) -> dict[str, Any]:
 def crash_point(name: str) -> None:
     """Die here as ``kill -9`` would when ``$ERRDEX_CRASH_AT`` names this point (for crash tests)."""
     if os.environ.get("ERRDEX_CRASH_AT") == name:
+        import signal  # only in crash tests (start-up time)
+
         os.kill(os.getpid(), signal.SIGKILL)
 
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,6 +51,7 @@ class Child:
 
 def start_child(work: Callable[[BinaryIO], None]) -> Child:
     """Fork a child that runs ``work(results_stream)`` and exits (0 when ``work`` returned)."""
+    import signal  # as tempfile
     import tempfile  # here: start-up time (with random and shutil, ~3 ms; a one-process match forks nothing)
 
     fd, path = tempfile.mkstemp(prefix="errdex-part-")
@@ -92,6 +91,8 @@ def child_items(child: Child) -> Iterator[Any] | None:
 
 
 def _chunks(child: Child) -> Iterator[Any]:
+    import pickle  # only once a child has run: a one-line start never forks (start-up time)
+
     os.lseek(child.fd, 0, os.SEEK_SET)  # the child's writes moved the offset the two descriptors share
     with os.fdopen(os.dup(child.fd), "rb") as stream:
         while True:
@@ -105,6 +106,8 @@ def partial_items(child: Child) -> list[Any]:
     """Every chunk a child wrote completely, even when it failed part-way (waits for it to end)."""
     if child.status is None:
         _, child.status = os.waitpid(child.pid, 0)
+    import pickle  # as in _chunks
+
     found = []
     try:
         for chunk in _chunks(child):
@@ -143,6 +146,8 @@ class WorkQueue:
 
 def stop_child(child: Child) -> None:
     """Kill the child if it still runs, reap it and remove its results."""
+    import signal  # as in start_child
+
     if child.status is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(child.pid, signal.SIGKILL)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sized
@@ -19,8 +18,8 @@ from errdex.terminal import safe
 
 T = TypeVar("T")
 
-__all__ = ["COLOR_CHOICES", "FORMAT_HELP", "QUIET_HELP", "RECORDS_HELP", "Group", "StdinNoticeCommand", "busy",
-           "color_enabled", "color_option", "echo", "echo_text", "format_option", "no_dash", "progress",
+__all__ = ["COLOR_CHOICES", "FORMAT_HELP", "QUIET_HELP", "RECORDS_HELP", "Command", "Group", "StdinNoticeCommand",
+           "busy", "color_enabled", "color_option", "echo", "echo_text", "format_option", "no_dash", "progress",
            "quiet_option", "records_option", "stderr_line"]
 
 #: ``--color``'s values: auto (a terminal, and neither NO_COLOR nor TERM=dumb; FORCE_COLOR forces it), or always,
@@ -122,6 +121,8 @@ def busy(label: str, *, quiet: bool) -> Iterator[None]:
 
     A timer signal, not a thread: errdex forks workers only while it runs a single thread, and interval timers
     are not inherited by forked children. The handler restarts interrupted system calls."""
+    import signal  # only for the commands that show a timer: match and explain never do (start-up time)
+
     if not _shows_progress(quiet) or not hasattr(signal, "setitimer"):
         yield
         return
@@ -188,8 +189,39 @@ def format_option(*choices: str, default: str = "text",
     return decorate
 
 
+def _quick_short_options(parser: Any, ctx: click.Context) -> Any:
+    """``parser`` (click's), reading a short option such as ``-q`` without first ranking every long option by
+    its likeness to it: click tries ``-q`` as a long option, and that failure imports :mod:`difflib` and ranks
+    the suggestions it then drops (about 1 ms of a one-line ``match -q``). The failure is the same exception,
+    without the suggestions, and only where click discards it; a parser without these parts is left alone."""
+    match_long = getattr(parser, "_match_long_opt", None)
+    long_opts = getattr(parser, "_long_opt", None)
+    prefixes = getattr(parser, "_opt_prefixes", None)
+    if match_long is None or long_opts is None or prefixes is None:
+        return parser
+
+    def match(opt: str, explicit_value: str | None, state: Any) -> None:
+        if opt not in long_opts and opt[:2] not in prefixes:  # "-q": click goes on to the short options
+            raise click.NoSuchOption(opt, ctx=ctx)
+        match_long(opt, explicit_value, state)
+
+    parser._match_long_opt = match
+    return parser
+
+
+class Command(click.Command):
+    """A command whose short options (``-q``, ``-h``) are read without click's spelling suggestions."""
+
+    def make_parser(self, ctx: click.Context) -> Any:
+        return _quick_short_options(super().make_parser(ctx), ctx)
+
+
 class Group(click.Group):
-    """A group whose command list shows each command's first sentence whole, never cut with "..."."""
+    """A group whose command list shows each command's first sentence whole, never cut with "..."; short options
+    are read as :class:`Command` reads them."""
+
+    def make_parser(self, ctx: click.Context) -> Any:
+        return _quick_short_options(super().make_parser(ctx), ctx)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
@@ -202,7 +234,7 @@ class Group(click.Group):
                 formatter.write_dl(rows)
 
 
-class StdinNoticeCommand(click.Command):
+class StdinNoticeCommand(Command):
     """A command that reads stdin when given no FILE (or ``-``): on a terminal, it says so on stderr first, so
     a person who typed ``errdex match`` alone knows it waits for them (not with --quiet)."""
 

@@ -8,8 +8,6 @@ printed as it is.
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
 import sys
 
 from errdex.cli._common import echo
@@ -23,6 +21,8 @@ def pager_command() -> list[str] | None:
     """The pager to run, or None when paging is off or stdout is not a terminal."""
     if not sys.stdout.isatty():
         return None
+    import shlex  # only on a terminal: explain to a pipe or file never pages (start-up time)
+
     value = os.environ.get("PAGER", DEFAULT_PAGER)
     try:
         words = shlex.split(value)
@@ -37,6 +37,8 @@ def page(text: str, *, enabled: bool = True) -> None:
     if command is None:
         echo(text)
         return
+    import subprocess  # only when there is a pager to start (start-up time)
+
     try:
         pager = subprocess.Popen(command, stdin=subprocess.PIPE)
     except OSError:  # not installed, not executable: the text is still shown

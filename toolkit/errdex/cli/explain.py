@@ -10,7 +10,15 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import color_enabled, color_option, echo, format_option, quiet_option, records_option
+from errdex.cli._common import (
+    Command,
+    color_enabled,
+    color_option,
+    echo,
+    format_option,
+    quiet_option,
+    records_option,
+)
 from errdex.cli._pager import page
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.match.explain_page import explain_page
@@ -71,7 +79,7 @@ def _history(kb: KnowledgeBase, found: Found, records: tuple[str, ...]) -> dict[
             "releases": history.get(found.record["id"])}
 
 
-@click.command("explain")
+@click.command("explain", cls=Command)
 @click.argument("what", metavar="WHAT")
 @records_option
 @format_option("text", "json", help="text for people; json: the whole record as it is stored.")

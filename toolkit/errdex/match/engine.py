@@ -17,7 +17,6 @@ lines separated by ``\n``. Spans are character offsets into the decoded line.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +29,7 @@ import hyperscan
 from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
-from errdex.cache import read_marshal
+from errdex.cache import read_marshal, sha256
 from errdex.match import prefilter
 from errdex.match.lines import line_start
 from errdex.match.placement import prefer_placed, rank_key
@@ -111,7 +110,7 @@ class Matcher:
         self.resolve = resolve
         hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
         sources = patterns_of(records)
-        digest = hashlib.sha256(
+        digest = sha256(
             "\0".join([_PLAN_FORMAT, hyperscan_version, str(FLAGS), __version__, sys.version, *sources])
             .encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]

@@ -7,7 +7,6 @@ report of a run, as ``errdex prove --format json`` writes it, or nothing.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +96,8 @@ def suggestions(kb: KnowledgeBase, what: str, *, limit: int = MAX_SUGGESTIONS) -
 def _closeness(what: str, name: str) -> float:
     """How like ``name`` ``what`` is (difflib's ratio, 0 to 1), against the whole name or its start as long as
     ``what`` (a mistyped prefix of a long slug is close to it)."""
+    import difflib  # only for a name that found nothing: explain ID and explain LINE never need it (start-up time)
+
     whole = difflib.SequenceMatcher(None, what, name)
     if whole.real_quick_ratio() < CUTOFF and len(name) <= len(what):
         return 0.0

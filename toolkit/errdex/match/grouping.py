@@ -9,6 +9,7 @@ records, whatever the size of the log.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,20 +30,27 @@ MAX_SHAPES = 2000
 MAX_VALUE_CHARS = 80
 MAX_SHAPE_CHARS = 200
 
-_MASKS = [
-    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<id>"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "<ip>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
-    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b"), "<hex>"),
-    (re.compile(r"\b[A-Za-z]+[_-]?\d[\w-]*"), "<id>"),  # blk_3886, job-42, ec2-52-80 ...: a word holding digits
-    (re.compile(r"\d+"), "<n>"),
-]
+#: What :func:`shape_of` masks, in order; compiled on first use (start-up time: a log whose lines all match a
+#: record, as a one-line match, never needs them).
+_MASK_SOURCES = (
+    (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<id>"),
+    (r"\b(?:\d{1,3}\.){3}\d{1,3}\b", "<ip>"),
+    (r"\b0x[0-9a-fA-F]+\b", "<hex>"),
+    (r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b", "<hex>"),
+    (r"\b[A-Za-z]+[_-]?\d[\w-]*", "<id>"),  # blk_3886, job-42, ec2-52-80 ...: a word holding digits
+    (r"\d+", "<n>"),
+)
+
+
+@functools.cache
+def _masks() -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(source), mask) for source, mask in _MASK_SOURCES]
 
 
 def shape_of(text: str) -> str:
     """What stays of a line when its timestamp, ids, addresses, hex and numbers are masked."""
     shape = strip_stamp(text)[: MAX_SHAPE_CHARS * 2]
-    for pattern, mask in _MASKS:
+    for pattern, mask in _masks():
         shape = pattern.sub(mask, shape)
     return shape.strip()[:MAX_SHAPE_CHARS]
 

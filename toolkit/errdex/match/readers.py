@@ -12,17 +12,12 @@ followed by :mod:`~errdex.match.follow`; finding lines inside a block is
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
 import itertools
-import lzma
 import os
-import select
 import stat
 import sys
 import time
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -45,13 +40,37 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 BLOCK_BYTES = 8 * 1024 * 1024
 #: How long opening a named pipe (FIFO) waits for a writer to connect.
 FIFO_WAIT_SECONDS = 10.0
+
+
+def _gzip(raw: Any) -> Any:
+    import gzip  # on first use: a plain log, the usual case, never needs a decompressor (start-up time)
+    return gzip.GzipFile(fileobj=raw)
+
+
+def _bzip2(raw: Any) -> Any:
+    import bz2  # on first use (start-up time)
+    return bz2.BZ2File(raw)
+
+
+def _xz(raw: Any) -> Any:
+    import lzma  # on first use (start-up time)
+    return lzma.LZMAFile(raw)  # an opener: the caller closes it
+
+
 #: Magic bytes of the compressed formats read transparently, and how to open each.
 _COMPRESSED: tuple[tuple[bytes, str, Callable[[Any], Any]], ...] = (
-    (b"\x1f\x8b", "gzip", lambda raw: gzip.GzipFile(fileobj=raw)),
-    (b"BZh", "bzip2", lambda raw: bz2.BZ2File(raw)),
-    (b"\xfd7zXZ\x00", "xz", lambda raw: lzma.LZMAFile(raw)),  # noqa: SIM115  (an opener: the caller closes it)
+    (b"\x1f\x8b", "gzip", _gzip),
+    (b"BZh", "bzip2", _bzip2),
+    (b"\xfd7zXZ\x00", "xz", _xz),
 )
-_DAMAGE = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
+
+
+def _damage() -> tuple[type[BaseException], ...]:
+    """What a damaged compressed stream raises; evaluated only when one raises, so that starting needs neither
+    zlib nor lzma (start-up time)."""
+    import lzma
+    import zlib
+    return (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
 
 def compression(head: bytes) -> tuple[str, Callable[[Any], Any]] | None:
@@ -195,6 +214,8 @@ def _wait_for_writer(fd: int, source: str | Path) -> bytes:
     A pipe opened without blocking reads end-of-file while no writer is
     connected, and "try again" once one is connected but silent.
     """
+    import select  # only for a named pipe (start-up time)
+
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     deadline = time.monotonic() + FIFO_WAIT_SECONDS
@@ -263,7 +284,7 @@ class _Salvaging:
         try:
             data: bytes = self._stream.read1(size)
             return data
-        except _DAMAGE as exc:
+        except _damage() as exc:
             self.damage = exc
             return b""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import pickle
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -177,6 +176,8 @@ Scan = Callable[[Iterable[tuple[bytes, bool]]], Iterator[tuple[Any, ...]]]
 
 def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: BinaryIO) -> None:
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
+    import pickle  # only in a child: a one-line start never forks (start-up time)
+
     chunk: list[tuple[Any, ...]] = []
     held = 0  # matches in the chunk: written out before they pass CHILD_CHUNK_MATCHES (memory stays bounded)
     try:

@@ -24,7 +24,6 @@ again within the filesystem's time granularity), and no manifest is kept.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
 import sys
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from errdex._files import write_atomic
 from errdex._version import __version__
+from errdex.cache import sha256
 from errdex.records.sources import record_files
 
 __all__ = ["FULL_CHECK_FILES", "RACY_NS", "fingerprint_of", "records_fingerprint"]
@@ -61,12 +61,12 @@ def fingerprint_of(files: list[str]) -> str | None:
         return None
     text = "".join(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n" for name, info in zip(files, infos, strict=True))
     key = f"{__version__}\0{sys.version}\0{os.getcwd()}\n{text}"
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _manifest_path(cache: Path, paths: Sequence[str | Path] | None) -> Path:
     key = "\0".join([__version__, sys.version, os.getcwd(), *(str(p) for p in paths or ())])
-    return cache / f"{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.manifest"
+    return cache / f"{sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.manifest"
 
 
 def _unchanged(manifest: Path) -> str | None:

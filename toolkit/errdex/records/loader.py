@@ -9,7 +9,6 @@ line and column, and pointing at ``errdex validate`` for the full list.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import marshal
 import os
@@ -19,13 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from errdex._files import replacing, write_atomic
-from errdex.cache import read_marshal, usable_cache
+from errdex.cache import read_marshal, sha256, usable_cache
 from errdex.errors import DataError
-from errdex.records.duplicates import first_duplicate
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
-from errdex.records.jsontext import Locator, escape_pointer
-from errdex.records.slug import derive_slug
 from errdex.records.sources import Document, iter_documents, record_files
 from errdex.records.version_numbers import is_version_number, shown_version
 from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
@@ -62,6 +58,8 @@ class LoadedRecord:
 def refuse_duplicate_ids(items: Iterable[LoadedRecord]) -> None:
     """Refuse two records of one id (what builds from records, an index, an export, a diff, would hide one of
     them), naming both files; ``validate`` reports every such clash (EDX102)."""
+    from errdex.records.duplicates import first_duplicate  # only where records are read: a cached start is not
+
     clash = first_duplicate(items, lambda item: str(item.record["id"]))
     if clash is not None:
         later, earlier = clash
@@ -76,7 +74,8 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
 def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     """A document's value and its record, which conforms to its own schema version; else DataError naming
     the file, line and column."""
-    # start-up: a cached load never needs the models
+    # start-up: a cached load never needs the models, nor the JSON text locator
+    from errdex.records.jsontext import Locator
     from errdex.records.models import RECORD_MODELS
 
     if doc.problems:
@@ -107,6 +106,7 @@ def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str
     supported schemaVersion)."""
     import pydantic  # here, not at the top: a cached load never needs the models
 
+    from errdex.records.jsontext import escape_pointer  # as pydantic: only when a record is checked
     from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
 
     record = value.get("record") if envelope else value
@@ -140,6 +140,8 @@ def _matchable(doc: Document) -> tuple[Any, dict[str, Any]] | None:
         return None
     if not isinstance(record.get("id"), str) or not isinstance(record.get("messagePattern"), str):
         return None
+    from errdex.records.slug import derive_slug  # only for a record that does not conform (start-up time)
+
     filled = dict(record)
     message = record.get("errorMessage") if isinstance(record.get("errorMessage"), str) else ""
     defaults = {"slug": derive_slug(message) if message else record["id"], "repo": "-", "errorClass": "Error",
@@ -301,7 +303,7 @@ def load_record_store(paths: Sequence[str | Path] | None = None, *, partial: boo
     fingerprint = records_fingerprint(paths, folder) if folder is not None else None
     if fingerprint is None or folder is None:
         return RecordStore.of(load_records(paths, partial=partial))
-    fingerprint = hashlib.sha256(f"{fingerprint}\0{partial}".encode()).hexdigest()
+    fingerprint = sha256(f"{fingerprint}\0{partial}".encode()).hexdigest()
     index, bodies = folder / f"{fingerprint[:32]}.views", folder / f"{fingerprint[:32]}.records"
     try:
         store = _cached_store(read_marshal(index), fingerprint, index, bodies,

@@ -26,12 +26,12 @@ reports, and what ``errdex site build`` refuses to build.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
+from errdex.cache import sha256
 from errdex.errors import DataError
 
 __all__ = ["SEGMENT_MAX", "UnsafeRecordPath", "decode_segment", "inside", "page_path", "path_segment", "record_path",
@@ -105,7 +105,7 @@ def path_segment(text: str) -> str:
     if len(encoded) > SEGMENT_MAX:
         cut = encoded[: SEGMENT_MAX - 20]
         cut = cut[: cut.rfind("~")] if "~" in cut[-2:] else cut  # never half an escape
-        encoded = f"{cut}~~{hashlib.sha256(data).hexdigest()[:16]}"
+        encoded = f"{cut}~~{sha256(data).hexdigest()[:16]}"
     return encoded
 
 

@@ -8,20 +8,20 @@ document so that validation can report every one of them.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import stat
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from errdex.errors import os_reason
-from errdex.records.jsontext import ParsedDocument, parse_document
-from errdex.records.problems import ParseProblem, ProblemKind
+
+if TYPE_CHECKING:  # the parser is imported where a document is read: a cached start only walks (start-up time)
+    from errdex.records.jsontext import ParsedDocument
+    from errdex.records.problems import ParseProblem
 
 __all__ = ["Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files"]
 
@@ -58,17 +58,23 @@ def is_bundle(name: str) -> bool:
 
 
 def _problem_document(path: str, fs_path: Path | None, message: str) -> Document:
+    from errdex.records.jsontext import ParsedDocument  # only when a document is read (start-up time)
+    from errdex.records.problems import ParseProblem, ProblemKind
+
     problem = ParseProblem(ProblemKind.UNREADABLE_INPUT, message, 1, 1)
     return Document(path, fs_path, ParsedDocument(None, [problem]), [problem])
 
 
-#: What parses a document's bytes (:func:`~errdex.records.jsontext.parse_document`, or a caller's that gives the
-#: same document sooner: validate's for files it knows parse cleanly).
-Parser = Callable[[bytes], ParsedDocument]
+if TYPE_CHECKING:  # in annotations only, so ParsedDocument is not needed at import (start-up time)
+    #: What parses a document's bytes (:func:`~errdex.records.jsontext.parse_document`, or a caller's that gives
+    #: the same document sooner: validate's for files it knows parse cleanly).
+    Parser = Callable[[bytes], ParsedDocument]
 
 
 def _document(path: str, fs_path: Path | None, data: bytes | str, line_offset: int = 0,
               parse: Parser | None = None) -> Document:
+    from errdex.records.jsontext import parse_document  # only when a document is read (start-up time)
+
     parsed = parse(data) if parse is not None and isinstance(data, bytes) else parse_document(
         data, line_offset=line_offset)
     return Document(path, fs_path, parsed, list(parsed.problems))
@@ -81,6 +87,9 @@ class _LineReader(Protocol):
 def _bundle_lines(path: str, fs_path: Path | None, stream: _LineReader) -> Iterator[Document]:
     """One document per non-blank line; a line longer than a record file may be is refused, and read past in
     pieces (a gzip bomb or a sparse file of one endless line must not be held in memory)."""
+    from errdex.records.jsontext import ParsedDocument  # only when a bundle is read (start-up time)
+    from errdex.records.problems import ParseProblem, ProblemKind
+
     number = found = 0
     while True:
         raw = stream.readline(MAX_DOCUMENT_BYTES + 1)
@@ -109,6 +118,9 @@ def _read_bundle(path: Path, display: str) -> Iterator[Document]:
     if not path.is_file():
         yield _problem_document(display, path, "not a regular file")
         return
+    import gzip  # only for a bundle (start-up time)
+    import zlib
+
     try:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as stream:
@@ -175,6 +187,8 @@ def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterato
 
 
 def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
+    from errdex.records.jsontext import parse_document  # only when records come on stdin (start-up time)
+
     data = stream.read()
     what = foreign_format(data[:32])
     if what is not None:
