@@ -38,8 +38,8 @@ def _literal_chars(node: Node) -> int:
         return 1 if _single_char(node) is not None else 0
     if isinstance(node, Group):
         return _literal_chars(node.child)
-    if isinstance(node, Sequence):
-        return sum(_literal_chars(i) for i in node.items)
+    if isinstance(node, Sequence):  # a literal character counts here: no call for each one
+        return sum(1 if type(i) is Literal else _literal_chars(i) for i in node.items)
     if isinstance(node, Alternation):
         return min(_literal_chars(b) for b in node.branches)
     if isinstance(node, Repeat):
@@ -79,8 +79,8 @@ def _variable_parts(node: Node) -> int:
         return 1
     if isinstance(node, Group):
         return _variable_parts(node.child)
-    if isinstance(node, Sequence):
-        return sum(_variable_parts(i) for i in node.items)
+    if isinstance(node, Sequence):  # a literal character counts nothing: no call for each one
+        return sum(_variable_parts(i) for i in node.items if type(i) is not Literal)
     assert isinstance(node, Repeat)
     if node.max == 0:
         return 0
