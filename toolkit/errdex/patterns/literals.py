@@ -196,6 +196,21 @@ def _common_suffix(xs: list[str]) -> str:
     return _common_prefix([x[::-1] for x in xs])[::-1]
 
 
+def _plain_text(root: Node) -> str | None:
+    """The text of a tree of literal characters only (what :func:`lits` finds exact there), else None: most
+    patterns without a group are such a sequence, and this is one pass over it."""
+    if type(root) is Literal:
+        return root.char
+    if type(root) is not Sequence:
+        return None
+    chars: list[str] = []
+    for item in root.items:
+        if not isinstance(item, Literal):
+            return None
+        chars.append(item.char)
+    return "".join(chars)
+
+
 def required_literals(pattern: str) -> list[str]:
     """Maximal literal strings every match contains, in order of appearance.
 
@@ -208,6 +223,9 @@ def required_literals(pattern: str) -> list[str]:
     Raises :class:`PatternSyntaxError`.
     """
     root = parse(pattern).root
+    text = _plain_text(root)
+    if text is not None:
+        return [text] if text else []
     found = lits(root)
     if found.exact is not None:
         return [found.exact] if found.exact else []
@@ -229,6 +247,9 @@ def exact_text(pattern: str) -> str | None:
     tree = parse(pattern)
     if tree.group_count or isinstance(tree.root, (Anchor, Backreference)):
         return None
+    text = _plain_text(tree.root)
+    if text is not None:
+        return text or None
     for node in walk(tree.root):  # non-leaf nodes; their leaf children are checked here
         if isinstance(node, Lookaround) or any(isinstance(c, (Anchor, Backreference)) for c in children(node)):
             return None
