@@ -203,12 +203,8 @@ def _plain_text(root: Node) -> str | None:
         return root.char
     if type(root) is not Sequence:
         return None
-    chars: list[str] = []
-    for item in root.items:
-        if not isinstance(item, Literal):
-            return None
-        chars.append(item.char)
-    return "".join(chars)
+    chars = [item.char for item in root.items if type(item) is Literal]
+    return "".join(chars) if len(chars) == len(root.items) else None
 
 
 def required_literals(pattern: str) -> list[str]:
