@@ -17,6 +17,8 @@ Prints (best of ``--repeat``):
   wall and CPU seconds, beside ``python -c pass`` and the import-only start
   (``errdex match --help``: the command's modules, no records), interleaved; and the first start
   (nothing cached) once, with its peak RSS (bounds 10 s and 1 GiB).
+With ``--first-peer CHECKOUT``: only first starts at ``--records``, this
+checkout's and the other's in turn (``--repeat`` each), wall, CPU and peak RSS.
 Peak RSS with every record hit once: ``bench_match --memory 100000``.
 """
 
@@ -144,6 +146,31 @@ def whole_start(size: int, repeat: int, tmpdir: Path, env: dict[str, str]) -> No
           f"{wall - best['import-only start'][0]:.3f} s beyond the import-only start")
 
 
+def first_starts(size: int, repeat: int, tmpdir: Path, env: dict[str, str], peer: Path) -> None:
+    """The first start (nothing cached) at ``size`` records of this checkout and of ``peer`` (another checkout,
+    e.g. ``git worktree add --detach /tmp/base main``), interleaved, each in a fresh cache folder."""
+    records, one = tmpdir / f"records-{size}", tmpdir / "one.log"
+    if not records.exists():
+        write_dataset(records, generate(size))
+    one.write_text(LINE + "\n")
+    here = Path(__file__).resolve().parents[2]
+    trees = {"this checkout": here, f"peer {peer}": peer.resolve()}
+    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in trees}
+    for round_ in range(repeat):
+        for name, tree in trees.items():
+            cache = tmpdir / f"first-{round_}-{len(runs[name])}-{abs(hash(name))}"
+            tree_env = {**env, "ERRDEX_CACHE_DIR": str(cache), "PYTHONPATH": f"{tree / 'toolkit'}:{tree}"}
+            runs[name].append(_timed([sys.executable, "-m", "errdex", "match", str(one), "--records", str(records),
+                                      "--format", "jsonl", "-q", "--jobs", "1"], tree_env))
+    print(f"load average {os.getloadavg()[0]:.1f}; first start at {size:,} records (nothing cached), {repeat} "
+          "run(s) each, interleaved:")
+    for name, results in runs.items():
+        for wall, cpu, rss in results:
+            print(f"  {name:<40} {wall:6.2f} s wall  cpu {cpu:6.2f} s  peak {rss:5,} MiB")
+    mine, theirs = (min(cpu for _, cpu, _ in results) for results in runs.values())
+    print(f"best CPU: {mine:.2f} s against {theirs:.2f} s ({theirs / max(mine, 1e-9):.2f}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=100_000)
@@ -151,7 +178,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--peer", type=Path, default=None,
                         help="another checkout (e.g. a worktree of main) whose import sums are measured in turn")
+    parser.add_argument("--first-peer", type=Path, metavar="CHECKOUT",
+                        help="only the first start at --records, beside this other checkout's (interleaved)")
     args = parser.parse_args()
+    if args.first_peer is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            first_starts(args.records, args.repeat, Path(tmp), dict(os.environ), args.first_peer)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         env = {**os.environ, "ERRDEX_CACHE_DIR": str(tmpdir / "cache")}

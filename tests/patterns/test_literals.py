@@ -139,3 +139,27 @@ def test_non_ascii_literals_are_characters_as_written(pattern: str, chars: int, 
     if exact is not None:
         found = python_regex(pattern).search("q" * 20 + exact)
         assert found is not None and found.group() == exact
+
+
+def test_the_plain_text_shortcut_gives_what_lits_gives() -> None:
+    # required_literals and exact_text read a tree of literal characters directly; lits must find the same.
+    from errdex.patterns import literals
+    from errdex.patterns.parser import parse
+    from errdex.records.loader import load_records
+    from tests.benchmarks.generate import generate
+    from tests.patterns.patterns_corpus import realistic_patterns
+
+    corpus = [loaded.record["messagePattern"] for loaded in load_records()]
+    corpus += [envelope["record"]["messagePattern"] for envelope in generate(300)] + realistic_patterns(1000)
+    corpus += ["a", r"\.", "", "é中😀", r"\u0041b", "[.]x", "(?:ab)", "a|b", "^ab$", r"a\bb", "ab+"]
+    plain = 0
+    for pattern in corpus:
+        try:
+            root = parse(pattern).root
+        except PatternSyntaxError:
+            continue
+        text = literals._plain_text(root)
+        if text is not None:
+            plain += 1
+            assert text == literals.lits(root).exact
+    assert plain > 100

@@ -95,3 +95,34 @@ def test_a_record_with_too_many_alternations_is_never_compiled(cli, tmp_path, mo
     assert compiled, "nothing was compiled: the recording missed hyperscan"
     assert not any(b"(a299|b)" in expression for expression in compiled)  # hyperscan never saw the big one
     assert result.exit_code == 0 and "1 record is not matched" in result.stderr and "alternations" in result.stderr
+
+
+def _corpus() -> list[str]:
+    """Varied patterns: the bundled records', generated records', realistic templates, and ones near the bounds
+    (counted repeats, many alternations, escaped braces and bars, syntax errors)."""
+    from errdex.records.loader import load_records
+    from tests.benchmarks.generate import generate
+    from tests.patterns.patterns_corpus import realistic_patterns
+
+    bundled = [loaded.record["messagePattern"] for loaded in load_records()]
+    generated = [envelope["record"]["messagePattern"] for envelope in generate(200)]
+    edges = ["a{2}", "a\\{2}", "a\\{1000\\}", ".{0,1000}", "(a|b){0,600}", "\\|" * 150, "|".join("ab" * 120),
+             "".join(f"(a{i}|b)" for i in range(101)), "x{", "(?:[a-z]{1,30}){1,30}", "a{1000,}", "[{]", "[|]" * 200,
+             "\\p{L}+", "\\u{1F600}", "(", "a)", "x" * MAX_LENGTH]
+    return bundled + generated + realistic_patterns(1500) + edges
+
+
+def test_the_text_shortcut_gives_what_the_walk_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    # size_problems answers [] from the text alone for a pattern without '{' and with few '|': the walks of its
+    # tree, run on every pattern, must find the same problems (offset and message).
+    from errdex.patterns import size
+
+    corpus = _corpus()
+    shortcut = size._cannot_be_too_large
+    assert sum(map(shortcut, corpus)) > len(corpus) // 2  # the shortcut is what most of them take
+    assert not all(map(shortcut, corpus))
+    quick = [size_problems(pattern) for pattern in corpus]
+    monkeypatch.setattr(size, "_cannot_be_too_large", lambda pattern: False)
+    walked = [size_problems(pattern) for pattern in corpus]
+    assert quick == walked
+    assert any(quick)

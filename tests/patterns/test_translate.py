@@ -24,6 +24,7 @@ from errdex.patterns import (
     to_python,
     to_re2,
 )
+from tests.patterns.patterns_strategies import fuzz_sources, pattern_sources
 
 EXAMPLE = r"CreateOS request failed \(HTTP (\d+)\) during (.+)\."
 
@@ -153,3 +154,33 @@ def test_escaping_with_python_re_escape_then_normalizing_matches_the_literal(tex
     if not text.strip():
         return  # an empty match is not portable
     assert python_regex(source).fullmatch(text)
+
+
+def _looped(pattern: str) -> str:
+    """normalize_escapes with its shortcut off: every pattern with a backslash goes through the loop."""
+    from errdex.patterns import translate
+
+    saved = translate._MAY_DROP
+    translate._MAY_DROP = re.compile(r"\\")
+    try:
+        return normalize_escapes(pattern)
+    finally:
+        translate._MAY_DROP = saved
+
+
+@given(st.one_of(fuzz_sources, pattern_sources()))
+@settings(max_examples=400, deadline=None)
+def test_the_escape_shortcut_gives_what_the_loop_gives(pattern: str) -> None:
+    assert normalize_escapes(pattern) == _looped(pattern)
+
+
+def test_the_escape_shortcut_on_records_and_edges() -> None:
+    from errdex.records.loader import load_records
+    from tests.benchmarks.generate import generate
+    from tests.patterns.patterns_corpus import realistic_patterns
+
+    corpus = [loaded.record["messagePattern"] for loaded in load_records()]
+    corpus += [envelope["record"]["messagePattern"] for envelope in generate(200)] + realistic_patterns(1000)
+    corpus += [r"a\ b", r"[\-]", r"a\-b", "\\\\ ", "a\\", r"\é", r"\d\/", r"\\\-", r"[a\-z]\-", r"\#\%"]
+    assert [normalize_escapes(p) for p in corpus] == [_looped(p) for p in corpus]
+    assert any(normalize_escapes(p) != p for p in corpus)

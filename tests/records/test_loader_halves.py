@@ -93,3 +93,20 @@ def test_a_split_load_raises_what_one_process_raises(tmp_path: Path, seed: dict[
     with pytest.raises(DataError) as single:
         load_record_store(named)
     assert str(split.value) == str(single.value) and bad.name in str(single.value)
+
+
+def test_the_collector_is_paused_only_inside() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(KeyError), halves.paused_collector():
+        assert not gc.isenabled()
+        raise KeyError("inside")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with halves.paused_collector():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()

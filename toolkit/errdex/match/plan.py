@@ -92,6 +92,15 @@ def make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None = None,
     The patterns without a key are compiled by hyperscan too, only to see that it accepts them: a record is
     matched when every engine can run its pattern, and reported in :attr:`skipped` when one cannot.
     """
+    from errdex.records.halves import paused_collector  # here, not at the top: a cached start never plans
+
+    with paused_collector():
+        return _make_plan(records, cache_dir, sources)
+
+
+def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
+               sources: list[str] | None) -> dict[str, Any]:
+    """The work of :func:`make_plan`, with the collector paused."""
     # Here, not at the top: a cached start never plans, and the facts' module imports every analysis (and the
     # split, errdex.parallel and pickle).
     from errdex.match.split import split_map

@@ -62,14 +62,8 @@ def literal_run(s: str, i: int, j: int) -> list[Literal]:
     if j > 512:
         return [_literal(c, k) for k, c in enumerate(s[i:j], i)]
     tables = _LITERALS
-    out = []
-    for k in range(i, j):
-        c = s[k]
-        node = tables[k].get(c)
-        if node is None:
-            node = _literal(c, k)
-        out.append(node)
-    return out
+    # One comprehension (a node is never falsy): most of a pattern's characters are met here.
+    return [tables[k].get(c) or _literal(c, k) for k, c in enumerate(s[i:j], i)]
 
 
 def _literal(c: str, i: int) -> Literal:

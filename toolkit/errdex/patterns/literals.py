@@ -38,8 +38,8 @@ def _literal_chars(node: Node) -> int:
         return 1 if _single_char(node) is not None else 0
     if isinstance(node, Group):
         return _literal_chars(node.child)
-    if isinstance(node, Sequence):
-        return sum(_literal_chars(i) for i in node.items)
+    if isinstance(node, Sequence):  # a literal character counts here: no call for each one
+        return sum(1 if type(i) is Literal else _literal_chars(i) for i in node.items)
     if isinstance(node, Alternation):
         return min(_literal_chars(b) for b in node.branches)
     if isinstance(node, Repeat):
@@ -79,8 +79,8 @@ def _variable_parts(node: Node) -> int:
         return 1
     if isinstance(node, Group):
         return _variable_parts(node.child)
-    if isinstance(node, Sequence):
-        return sum(_variable_parts(i) for i in node.items)
+    if isinstance(node, Sequence):  # a literal character counts nothing: no call for each one
+        return sum(_variable_parts(i) for i in node.items if type(i) is not Literal)
     assert isinstance(node, Repeat)
     if node.max == 0:
         return 0
@@ -196,6 +196,17 @@ def _common_suffix(xs: list[str]) -> str:
     return _common_prefix([x[::-1] for x in xs])[::-1]
 
 
+def _plain_text(root: Node) -> str | None:
+    """The text of a tree of literal characters only (what :func:`lits` finds exact there), else None: most
+    patterns without a group are such a sequence, and this is one pass over it."""
+    if type(root) is Literal:
+        return root.char
+    if type(root) is not Sequence:
+        return None
+    chars = [item.char for item in root.items if type(item) is Literal]
+    return "".join(chars) if len(chars) == len(root.items) else None
+
+
 def required_literals(pattern: str) -> list[str]:
     """Maximal literal strings every match contains, in order of appearance.
 
@@ -208,6 +219,9 @@ def required_literals(pattern: str) -> list[str]:
     Raises :class:`PatternSyntaxError`.
     """
     root = parse(pattern).root
+    text = _plain_text(root)
+    if text is not None:
+        return [text] if text else []
     found = lits(root)
     if found.exact is not None:
         return [found.exact] if found.exact else []
@@ -229,6 +243,9 @@ def exact_text(pattern: str) -> str | None:
     tree = parse(pattern)
     if tree.group_count or isinstance(tree.root, (Anchor, Backreference)):
         return None
+    text = _plain_text(tree.root)
+    if text is not None:
+        return text or None
     for node in walk(tree.root):  # non-leaf nodes; their leaf children are checked here
         if isinstance(node, Lookaround) or any(isinstance(c, (Anchor, Backreference)) for c in children(node)):
             return None

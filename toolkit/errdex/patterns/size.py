@@ -105,6 +105,13 @@ def _alternations(node: Node) -> list[Alternation]:
     return sorted(found, key=lambda a: a.offset)
 
 
+def _cannot_be_too_large(pattern: str) -> bool:
+    """True when neither bound below the length can be passed, seen from the text alone: a repeat of more than
+    one copy is only ever written with ``{`` (``*``, ``+`` and ``?`` count one copy) and each alternation
+    starts at a ``|``. Most patterns hold neither, and the walks of their trees cost more than all else here."""
+    return "{" not in pattern and pattern.count("|") <= MAX_ALTERNATIONS
+
+
 def expanded_size(pattern: str) -> tuple[int, Repeat | None]:
     """Positions the pattern's counted repeats expand to (capped just above :data:`MAX_EXPANSION`), and the repeat
     that contributes most. Plain text outside repeats counts nothing (:data:`MAX_LENGTH` bounds it).
@@ -124,6 +131,8 @@ def size_problems(pattern: str) -> list[PatternProblem]:
     if len(pattern) > MAX_LENGTH:
         return [PatternProblem(MAX_LENGTH, f"pattern is {len(pattern):,} characters long, above the limit of "
                                            f"{MAX_LENGTH:,}; match a shorter, distinctive part of the message")]
+    if _cannot_be_too_large(pattern):
+        return []
     try:
         alternations = _alternations(parse(pattern).root)
         total, worst = expanded_size(pattern)

@@ -288,6 +288,13 @@ def to_hyperscan_existence(pattern: str) -> bytes:
     return _emit(root, "hyperscan").encode("utf-8")
 
 
+#: A backslash before a character that is neither an ASCII letter or digit, nor a syntax character, nor ``/``
+#: (``-`` is kept only inside a class, so it is found too): where the loop below might drop one. Found anywhere,
+#: even where the backslash is itself escaped, it only sends the pattern through the loop; a pattern without one
+#: is returned as it is, without the loop over its characters (most patterns escape only syntax characters).
+_MAY_DROP = re.compile("\\\\[^A-Za-z0-9/" + re.escape("".join(sorted(SYNTAX_CHARS))) + "]")
+
+
 def normalize_escapes(pattern: str) -> str:
     """The pattern with needless backslashes dropped: ``\\ ``, ``\\#``, ``\\-`` (outside a class), ``\\é``...
 
@@ -299,7 +306,7 @@ def normalize_escapes(pattern: str) -> str:
     ``\\-`` inside a class) are kept as written. Validation still reports the
     original pattern (EDX121); matching uses this form.
     """
-    if "\\" not in pattern:
+    if "\\" not in pattern or not _MAY_DROP.search(pattern):
         return pattern
     out, i, n, in_class = [], 0, len(pattern), False
     while i < n:

@@ -356,6 +356,15 @@ def _load_into_cache(paths: Sequence[str | Path] | None, partial: bool, index: P
     """Load the records, writing each whole record to the cache as it comes and keeping only its view, so the
     first start at 100,000 records never holds every whole record at once; the store reads them back from the
     cache, as a cached start does."""
+    from errdex.records.halves import paused_collector  # start-up: only a first load needs it
+
+    with paused_collector():
+        return _write_cache(paths, partial, index, bodies, fingerprint)
+
+
+def _write_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path, bodies: Path,
+                 fingerprint: str) -> RecordStore:
+    """The work of :func:`_load_into_cache`, with the collector paused."""
     from errdex.records.halves import in_two_halves  # start-up: only a first load needs it (and parallel, pickle)
 
     paths_: list[str] = []
