@@ -133,6 +133,9 @@ def test_cli_text_jsonl_summary_and_fail_on(cli, tmp_path: Path) -> None:
     assert summary["unclassified"] == 1 and summary["records"][0]["count"] == 1
     assert cli("match", str(log), "--fail-on", "error", "-q").exit_code == 1
     assert cli("match", str(log), "--fail-on", "critical", "-q").exit_code == 0
+    for fmt in ("jsonl", "json"):  # jsonl is written by its own path: it gates the same way
+        assert cli("match", str(log), "--format", fmt, "--fail-on", "error", "-q").exit_code == 1
+        assert cli("match", str(log), "--format", fmt, "--fail-on", "critical", "-q").exit_code == 0
     assert cli("match", "--each", "-", input=API_LINE + "\n").stdout.startswith("<stdin>:1:")
     missing = cli("match", "--each", str(tmp_path / "nope.log"), str(log))
     assert missing.exit_code == 1 and "nope.log: cannot read" in missing.stderr and f"{log}:2:" in missing.stdout
