@@ -180,9 +180,10 @@ class Matcher:
         """Line start offset -> indexes of the keyed records that may match that line; one scan of the keys."""
         return self._scan_hits(block, None)[0]
 
-    def _scan_hits(self, block: bytes, budget: int | None) -> tuple[dict[int, set[int]], int]:
-        """``(hits, stop)``: line start offset -> indexes of the keyed records that may match that line, for the
-        lines before ``stop``; one scan of the keys (the unkeyed patterns are found line by line, by the caller).
+    def _scan_hits(self, block: bytes, budget: int | None) -> tuple[dict[int, set[int]], int, dict[int, int]]:
+        """``(hits, stop, ends)``: line start offset -> indexes of the keyed records that may match that line, for
+        the lines before ``stop``, and line start -> where that line ends; one scan of the keys (the unkeyed
+        patterns are found line by line, by the caller).
 
         ``budget``: when the candidates noted pass it at a line after the first, the scans stop there (``stop``
         is that line's start, else ``len(block)``), so the candidates held stay bounded however many records
@@ -190,13 +191,14 @@ class Matcher:
         candidate is confirmed by RE2 on its own line, so scanning many lines at once never changes a result.
         """
         found: dict[int, set[int]] = {}
+        ends: dict[int, int] = {}
         stop = [len(block)]
         if not block:
-            return found, 0
+            return found, 0, ends
         noted = [0]
 
         if self._literal_db is None:
-            return found, len(block)
+            return found, len(block), ends
         # Each line's bounds are found once (hits come in order), and a target already noted on the line is
         # not added again: the cost stays linear however often a message repeats in a line. The callback runs
         # once per hit, so it holds its state in its own variables (no helper object, no call per hit).
@@ -225,6 +227,7 @@ class Matcher:
                     stop[0] = begin
                     return True
                 found[begin] = set(targets)
+                ends[begin] = after
             else:
                 hit.update(targets)
             noted[0] += len(targets)
@@ -234,7 +237,7 @@ class Matcher:
             self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=on_hit)
         except hyperscan.ScanTerminated:
             pass  # stopped on purpose, at ``stop``
-        return found, stop[0]
+        return found, stop[0], ends
 
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
         """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first (a tie for
@@ -312,7 +315,7 @@ class Matcher:
         confirm = self.confirm_found
         while True:
             part = block if base == 0 else block[base:]
-            hits, stop = self._scan_hits(part, MAX_CANDIDATES)
+            hits, stop, ends = self._scan_hits(part, MAX_CANDIDATES)
             if self._always or self._unkeyed:  # every line may hold a candidate the keys do not show
                 start, find = 0, self._unkeyed.find
                 for line in (part[: stop - 1] if stop < len(part) else part).split(b"\n"):
@@ -321,10 +324,8 @@ class Matcher:
                         yield base + start, base + start + len(line), found
                     start += len(line) + 1
             else:
-                last = len(part)
                 for start in sorted(hits):
-                    end = part.find(b"\n", start)
-                    end = last if end < 0 else end
+                    end = ends[start]
                     found = confirm(part[start:end], hits.pop(start))
                     if found:
                         yield base + start, base + end, found
