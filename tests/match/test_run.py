@@ -179,10 +179,12 @@ def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pyte
             assert found == expected, jobs
             assert lines == count
             assert [int(w.split(":")[1]) for w in warnings] == cuts[: run.MAX_WARNINGS]
-            summary = MatchSummary()
-            assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs)) == jsonl, jobs
-            assert (summary.lines, summary.matched_lines, summary.worst) == (count, len(expected), worst)
-            assert [int(w.split(":")[1]) for w in summary.warnings] == cuts[: run.MAX_WARNINGS]
+            for chunk in (run.CHILD_CHUNK_MATCHES, 1):  # 1: a block's lines written a match at a time
+                summary = MatchSummary()
+                with _limits(CHILD_CHUNK_MATCHES=chunk):
+                    assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs)) == jsonl, jobs
+                assert (summary.lines, summary.matched_lines, summary.worst) == (count, len(expected), worst)
+                assert [int(w.split(":")[1]) for w in summary.warnings] == cuts[: run.MAX_WARNINGS]
 
 
 def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(

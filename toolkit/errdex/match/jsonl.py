@@ -80,17 +80,21 @@ class JsonLines:
             self._source, self._source_json = source, _string(source)
         return f'{{"file": {self._source_json}, "line": {number}, "text": {_string(text)}, "matches": [{found}]}}'
 
-    def block(self, block: bytes, lines: Iterable[tuple[int, int, int, list[Found]]],
-              first: int = 1) -> tuple[list[int], list[str], int]:
+    def block(self, block: bytes, lines: Iterable[tuple[int, int, int, list[Found]]], first: int = 1,
+              limit: int | None = None) -> tuple[list[int], list[str], int]:
         """``(numbers, tails, worst)`` of a block's matched lines: ``lines`` as
         :meth:`KnowledgeBase.found_block <errdex.match.knowledge.KnowledgeBase.found_block>` gives them, each
         numbered ``first`` + its index; a tail is the line's JSON after its number (:func:`joined` puts them
-        together); ``worst``: the highest severity rank among the matches (-1 when none)."""
+        together); ``worst``: the highest severity rank among the matches (-1 when none).
+
+        ``limit``: stop once the lines taken hold this many matches (the rest of an iterator ``lines`` is left
+        for the next call), so the text held stays bounded however many records each line matches."""
         numbers: list[int] = []
         tails: list[str] = []
         heads, ranks, head_of, string = self._heads, self._ranks, self._head, _string
         worst = -1
         numbered, tailed = numbers.append, tails.append
+        left = limit
         for number, start, end, found in lines:
             parts = []
             for index, low, high, groups in found:
@@ -105,4 +109,8 @@ class JsonLines:
             numbered(first + number)
             text = string(block[start:end].decode("utf-8", "replace"))
             tailed(f', "text": {text}, "matches": [{parts[0] if len(parts) == 1 else ", ".join(parts)}]}}')
+            if left is not None:
+                left -= len(found)
+                if left <= 0:
+                    break
         return numbers, tails, worst

@@ -159,9 +159,11 @@ def _scan_jsonl(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase) -> Iter
     number = 0
     for block, cut in blocks:
         total: list[int] = []
-        numbers, tails, worst = writer.block(block, _counting(kb.found_block(block), total), number + 1)
-        if numbers:
-            yield "jsonl", numbers, tails, worst
+        lines = _counting(kb.found_block(block), total)
+        while not total:  # a part of the block at a time: at most CHILD_CHUNK_MATCHES matches held
+            numbers, tails, worst = writer.block(block, lines, number + 1, CHILD_CHUNK_MATCHES)
+            if numbers:
+                yield "jsonl", numbers, tails, worst
         if cut:
             yield "cut", number + total[0]
         number += total[0]
@@ -187,7 +189,7 @@ def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: Binary
                 held += len(event[3])
                 if held < CHILD_CHUNK_MATCHES:
                     continue
-            elif event[0] != "lines":
+            elif event[0] not in ("lines", "jsonl"):  # a jsonl event holds up to CHILD_CHUNK_MATCHES already
                 continue
             pickle.dump(chunk, out, protocol=pickle.HIGHEST_PROTOCOL)
             chunk, held = [], 0
