@@ -118,33 +118,3 @@ def test_keyed_and_unkeyed_patterns_match_exactly_what_the_reference_finds(sourc
         expected = {r["id"] for r in portable if python_regex(r["messagePattern"]).search(line)} | every_line
         assert {m.record["id"] for m in matcher.match(line)} == expected
         assert at_once.get(number, set()) == expected
-
-
-def _keys_by_loop(literals: list[list[bytes]]) -> list[bytes | None]:
-    """choose_keys as it was written first: a loop over each pattern's windows, the first of the lowest rank."""
-    from collections import Counter
-
-    candidates = [windows(each) for each in literals]
-    counts: Counter[bytes] = Counter()
-    for pieces in candidates:
-        counts.update(set(pieces))
-    keys: list[bytes | None] = []
-    for pieces in candidates:
-        best: bytes | None = None
-        best_rank = (0, 0)
-        for piece in pieces:
-            rank = (counts[piece], -len(piece))
-            if best is None or rank < best_rank:
-                best, best_rank = piece, rank
-        keys.append(best)
-    return keys
-
-
-_WORDS = st.sampled_from([b"a", b"ab", b"could", b"not", b"be", b"created", b"Sandbox", b"4", b"\xc3\xa9t\xc3\xa9"])
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.lists(_WORDS, max_size=8).map(b" ".join), max_size=3), max_size=12))
-def test_keys_of_windows_are_the_keys_of_the_loop(literals: list[list[bytes]]) -> None:
-    assert choose_keys(literals) == _keys_by_loop(literals)
-    assert prefilter.keys_of([windows(each) for each in literals]) == _keys_by_loop(literals)

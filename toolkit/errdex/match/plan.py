@@ -28,10 +28,8 @@ FLAGS = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_MULTILINE
 
 
 def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
-    """``[problem, literal chars, variable parts, RE2 source, exact text, required literals, candidate keys]`` of
-    one pattern (needless escapes such as ``\\ `` read as the plain character:
-    :func:`errdex.patterns.normalize_escapes`). The candidate keys are :func:`errdex.match.prefilter.windows`
-    of its required literals in UTF-8: made here, with the analysis, both processes share that work.
+    """``[problem, literal chars, variable parts, RE2 source, exact text, required literals]`` of one pattern
+    (needless escapes such as ``\\ `` read as the plain character: :func:`errdex.patterns.normalize_escapes`).
 
     ``facts``: the analyses ``errdex validate`` cached; a pattern found there is not analysed again.
     """
@@ -46,14 +44,13 @@ def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
     else:
         refused = patterns.refusal(pattern)
     if refused is not None:
-        return [refused, 0, 0, None, None, None, []]
+        return [refused, 0, 0, None, None, None]
     if patterns.matches_every_line(pattern):  # it occurs in every line (no prefilter can help)
         return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern),
-                patterns.to_re2(pattern, allow_empty=True), None, None, []]
+                patterns.to_re2(pattern, allow_empty=True), None, None]
     required = known["literals"] if known is not None else patterns.required_literals(pattern)
     return [None, patterns.literal_chars(pattern), patterns.variable_parts(pattern), patterns.to_re2(pattern),
-            patterns.exact_text(pattern), required,
-            prefilter.windows([piece.encode("utf-8", "replace") for piece in required])]
+            patterns.exact_text(pattern), required]
 
 
 #: Literals besides its key checked in a candidate line before RE2 confirms it (the longest first).
@@ -117,9 +114,8 @@ def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
     ranks: list[tuple[int, int]] = []
     literals: list[list[bytes]] = []
     always: list[int] = []
-    candidates: list[list[bytes]] = []
     analyses = split_map(lambda pattern: _analyse(pattern, facts), sources or patterns_of(records))
-    for position, (problem, literal, variable, re2_source, text, required, pieces) in enumerate(analyses):
+    for position, (problem, literal, variable, re2_source, text, required) in enumerate(analyses):
         if problem:
             skipped.append([position, problem])
             continue
@@ -131,8 +127,7 @@ def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
         exact.append(text.encode("utf-8", "replace") if text else None)
         ranks.append((literal, variable))
         literals.append([piece.encode("utf-8", "replace") for piece in required])
-        candidates.append(pieces)
-    keys = prefilter.keys_of(candidates)  # prefilter.choose_keys(literals), its windows made with the analyses
+    keys = prefilter.choose_keys(literals)
     extras = {index: rest for index, rest in enumerate(_extras(keys, literals, exact)) if rest}
     unique: dict[bytes, list[int]] = {}
     regex_targets: list[int] = []

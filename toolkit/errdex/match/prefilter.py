@@ -40,7 +40,7 @@ from typing import Any
 
 import re2
 
-__all__ = ["KEY_BYTES", "MIN_KEY_BYTES", "SET_MEMORY", "SET_SIZE", "LineSets", "choose_keys", "keys_of", "windows"]
+__all__ = ["KEY_BYTES", "MIN_KEY_BYTES", "SET_MEMORY", "SET_SIZE", "LineSets", "choose_keys", "windows"]
 
 KEY_BYTES = 12
 MIN_KEY_BYTES = 4
@@ -70,20 +70,20 @@ def windows(literals: Sequence[bytes]) -> list[bytes]:
 
 def choose_keys(literals: Sequence[Sequence[bytes]]) -> list[bytes | None]:
     """For each pattern (its required literals, UTF-8), its rarest candidate key, or None when it has none."""
-    return keys_of([windows(each) for each in literals])
-
-
-def keys_of(candidates: Sequence[Sequence[bytes]]) -> list[bytes | None]:
-    """:func:`choose_keys` from each pattern's :func:`windows` (made elsewhere: a plan makes them with each
-    pattern's analysis, in two processes): the first of its pieces found in the fewest patterns, the longest of
-    those."""
+    candidates = [windows(each) for each in literals]
     counts: Counter[bytes] = Counter()
     for pieces in candidates:
         counts.update(set(pieces))
-
-    def rank(piece: bytes) -> tuple[int, int]:
-        return counts[piece], -len(piece)
-    return [min(pieces, key=rank) if pieces else None for pieces in candidates]
+    keys: list[bytes | None] = []
+    for pieces in candidates:
+        best: bytes | None = None
+        best_rank = (0, 0)
+        for piece in pieces:
+            rank = (counts[piece], -len(piece))
+            if best is None or rank < best_rank:
+                best, best_rank = piece, rank
+        keys.append(best)
+    return keys
 
 
 class LineSets:
