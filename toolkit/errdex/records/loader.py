@@ -22,7 +22,7 @@ from errdex.cache import read_marshal, sha256, usable_cache
 from errdex.errors import DataError
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
-from errdex.records.sources import Document, iter_documents, record_files
+from errdex.records.sources import Document, iter_documents, walked_folders
 from errdex.records.version_numbers import is_version_number, shown_version
 from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
 from errdex.records.vocabulary import RETIRED_STATUSES, is_retired
@@ -165,15 +165,16 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
 
 
 def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False,
-                files: range | None = None) -> Iterator[LoadedRecord]:
+                files: range | None = None, walks: dict[str, Any] | None = None) -> Iterator[LoadedRecord]:
     """The records of :func:`load_records` one at a time (raising at the first that does not conform), so a
     caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing.
-    ``files``: only those of the record files at these positions (:func:`~errdex.records.sources.iter_documents`).
+    ``files``: only those of the record files at these positions, ``walks``: the folders walked already
+    (:func:`~errdex.records.sources.iter_documents`).
     """
     # start-up: a cached load never needs the models it imports
     from errdex.records.versions import loaded_form
 
-    for doc in iter_documents(paths, files=files):
+    for doc in iter_documents(paths, files=files, walks=walks):
         problem = None
         try:
             value, record = checked_record(doc)
@@ -342,11 +343,11 @@ def _cached_store(data: Any, fingerprint: str, index: Path, bodies: Path,
                        data.get("problems", []))
 
 
-def _entries(paths: Sequence[str | Path] | None, partial: bool,
-             files: range) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
+def _entries(paths: Sequence[str | Path] | None, partial: bool, files: range,
+             walks: dict[str, Any]) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
     """What the cache keeps of each record of these files: (path, the whole record as JSON, its view's values in
     :data:`VIEW_FIELDS` order, dataset version, problem)."""
-    for item in iter_loaded(paths, partial=partial, files=files):
+    for item in iter_loaded(paths, partial=partial, files=files, walks=walks):
         yield (item.path, json.dumps(item.record).encode("ascii"),  # ASCII escapes keep even lone surrogates
                [item.record.get(name, ABSENT) for name in VIEW_FIELDS], item.dataset_version, item.problem)
 
@@ -374,8 +375,9 @@ def _write_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path,
     problems: list[str] = []
     once: dict[str, str] = {}
     with replacing(bodies) as tmp, open(tmp, "wb") as out:
+        walks = walked_folders(paths)  # once, before the fork: both halves read the same listing
         for path, text, values, version, problem in in_two_halves(
-                lambda files: _entries(paths, partial, files), len(record_files(paths) or ())):
+                lambda files: _entries(paths, partial, files, walks), sum(len(w.files) for w in walks.values())):
             out.write(text)
             paths_.append(path)
             for (name, column), value in zip(columns.items(), values, strict=True):
