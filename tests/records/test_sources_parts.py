@@ -65,3 +65,26 @@ def test_a_folder_walked_before_is_not_walked_again(tmp_path: Path, seed: dict[s
     assert set(walks) == {str(paths[0]), str(paths[2])}
     monkeypatch.setattr(sources, "_walk", lambda folder: pytest.fail(f"walked {folder} again"))
     assert _shown(iter_documents(paths, walks=walks)) == whole
+
+
+def test_a_record_file_is_read_once_and_its_first_bytes_told_apart(tmp_path: Path, seed: dict[str, Any],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is read whole before its first bytes are tested (no second read for them), and what a file is
+    comes before its size, as when the test read them apart."""
+    record = canonical_text(seed).encode()
+    monkeypatch.setattr(sources, "MAX_DOCUMENT_BYTES", len(record) + 100)
+    files = {"record.json": record, "small.json": b"SQLite format 3\0" + b"x" * 10, "short.json": b"PK\x03\x04",
+             "big.json": b"PAR1" + b"x" * (len(record) + 200), "big-text.json": b" " * (len(record) + 200)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    preads: list[int] = []
+    real = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, size, offset: preads.append(size) or real(fd, size, offset))
+    found = {Path(doc.path).name: (doc.value is not None, [p.message for p in doc.problems])
+             for doc in iter_documents(sorted(tmp_path.iterdir()))}
+    assert found["record.json"] == (True, [])
+    assert "an SQLite database" in found["small.json"][1][0] and "a ZIP archive" in found["short.json"][1][0]
+    assert "a Parquet file" in found["big.json"][1][0]
+    assert found["big-text.json"][1] == [f"file is {len(record) + 200} bytes; a record file holds one record of a "
+                                         "few kilobytes"]
+    assert preads == [32, 32]  # only for the two files too large to be read

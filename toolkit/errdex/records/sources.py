@@ -169,8 +169,9 @@ def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterato
         if not stat.S_ISREG(info.st_mode):
             yield _problem_document(display, path, "not a regular file")
             return
-        try:
-            what = foreign_format(os.pread(fd, 32, 0))
+        data, failure = _contents(handle, info.st_size)
+        try:  # its first bytes: those read already (a record file), else read for the test alone
+            what = foreign_format(data[:32] if data is not None else os.pread(fd, 32, 0))
         except OSError:
             what = None  # reading it reports the problem
         if what is not None:
@@ -180,12 +181,21 @@ def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterato
             yield _problem_document(display, path, f"file is {info.st_size} bytes; "
                                                    "a record file holds one record of a few kilobytes")
             return
-        try:
-            data = handle.read()
-        except OSError as exc:
-            yield _problem_document(display, path, f"cannot read file: {os_reason(exc)}")
+        if data is None:  # within the size, so the read failed
+            yield _problem_document(display, path, f"cannot read file: {os_reason(failure or OSError())}")
             return
     yield _document(display, path, data, parse=parse)
+
+
+def _contents(handle: BinaryIO, size: int) -> tuple[bytes | None, OSError | None]:
+    """The whole file when it may be a record file (at most :data:`MAX_DOCUMENT_BYTES` by its stat), with
+    no error; else (None, why it could not be read, or None when it was too large to try)."""
+    if size > MAX_DOCUMENT_BYTES:
+        return None, None
+    try:
+        return handle.read(), None
+    except OSError as exc:
+        return None, exc
 
 
 def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
