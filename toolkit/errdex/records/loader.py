@@ -9,12 +9,14 @@ line and column, and pointing at ``errdex validate`` for the full list.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import marshal
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from errdex._files import replacing, write_atomic
@@ -22,7 +24,7 @@ from errdex.cache import read_marshal, sha256, usable_cache
 from errdex.errors import DataError
 from errdex.records.envelope import unwrap
 from errdex.records.file_state import fingerprint_of, records_fingerprint
-from errdex.records.sources import Document, iter_documents, record_files
+from errdex.records.sources import Document, iter_documents, walked_folders
 from errdex.records.version_numbers import is_version_number, shown_version
 from errdex.records.views import ABSENT, VIEW_FIELDS, Views, view_of
 from errdex.records.vocabulary import RETIRED_STATUSES, is_retired
@@ -67,6 +69,19 @@ def refuse_duplicate_ids(items: Iterable[LoadedRecord]) -> None:
                         "run 'errdex validate'")
 
 
+@functools.cache
+def _checking() -> SimpleNamespace:
+    """What checking a record needs, imported on its first use: a cached load never needs the models (pydantic)
+    nor the JSON text locator (start-up time); imported once, not at each of 100,000 records (1.7 us each)."""
+    import pydantic
+
+    from errdex.records.jsontext import Locator, escape_pointer
+    from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
+
+    return SimpleNamespace(ValidationError=pydantic.ValidationError, Locator=Locator, escape_pointer=escape_pointer,
+                           ENVELOPE_MODELS=ENVELOPE_MODELS, RECORD_MODELS=RECORD_MODELS)
+
+
 def _fail(path: str, line: int, column: int, message: str) -> DataError:
     return DataError(f"{path}:{line}:{column}: {message} (run 'errdex validate' for every finding)")
 
@@ -74,10 +89,7 @@ def _fail(path: str, line: int, column: int, message: str) -> DataError:
 def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     """A document's value and its record, which conforms to its own schema version; else DataError naming
     the file, line and column."""
-    # start-up: a cached load never needs the models, nor the JSON text locator
-    from errdex.records.jsontext import Locator
-    from errdex.records.models import RECORD_MODELS
-
+    lazy = _checking()
     if doc.problems:
         first = doc.problems[0]
         raise _fail(doc.path, first.line, first.column, first.message)
@@ -86,16 +98,16 @@ def checked_record(doc: Document) -> tuple[Any, dict[str, Any]]:
     if not isinstance(record, dict):
         raise _fail(doc.path, 1 + doc.parsed.line_offset, 1, "not a record envelope or record")
     version = record.get("schemaVersion")
-    if not isinstance(version, int) or not is_version_number(version) or RECORD_MODELS.get(version) is None:
-        supported = ", ".join(map(str, sorted(RECORD_MODELS)))
+    if not isinstance(version, int) or not is_version_number(version) or lazy.RECORD_MODELS.get(version) is None:
+        supported = ", ".join(map(str, sorted(lazy.RECORD_MODELS)))
         shown = ("missing" if "schemaVersion" not in record
                  else f"{shown_version(version)}, which errdex does not support")
-        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
+        line, column = lazy.Locator(doc.parsed.text, doc.parsed.line_offset).locate(f"{prefix}/schemaVersion")
         raise _fail(doc.path, line, column, f"schemaVersion is {shown} (supported: {supported})")
     problem = model_problem(value if prefix else record, envelope=bool(prefix))
     if problem is not None:
         pointer = problem[0]
-        line, column = Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
+        line, column = lazy.Locator(doc.parsed.text, doc.parsed.line_offset).locate(pointer)
         raise _fail(doc.path, line, column, f"{pointer}: {problem[1]}")
     return value, record
 
@@ -104,21 +116,17 @@ def model_problem(value: dict[str, Any], *, envelope: bool = False) -> tuple[str
     """The first way a record (``envelope``: an envelope and its record) does not conform to the model of its
     schemaVersion, as (JSON pointer from the top of ``value``, message); None when it conforms (or has no
     supported schemaVersion)."""
-    import pydantic  # here, not at the top: a cached load never needs the models
-
-    from errdex.records.jsontext import escape_pointer  # as pydantic: only when a record is checked
-    from errdex.records.models import ENVELOPE_MODELS, RECORD_MODELS
-
+    lazy = _checking()
     record = value.get("record") if envelope else value
     version = record.get("schemaVersion") if isinstance(record, dict) else None
-    model = (ENVELOPE_MODELS if envelope else RECORD_MODELS).get(version)  # type: ignore[arg-type]  # any JSON value: a non-version finds no model
+    model = (lazy.ENVELOPE_MODELS if envelope else lazy.RECORD_MODELS).get(version)  # a non-version finds no model
     if model is None:
         return None
     try:
         model.model_validate(value)
-    except pydantic.ValidationError as exc:
+    except lazy.ValidationError as exc:
         error = exc.errors()[0]
-        pointer = "".join(f"/{escape_pointer(str(part))}" for part in error["loc"])
+        pointer = "".join(f"/{lazy.escape_pointer(str(part))}" for part in error["loc"])
         given = error.get("input")
         if error["type"] == "int_type" and isinstance(given, float):
             return pointer, f"{given!r} is written as a decimal number; write an integer (e.g. {int(given)})" \
@@ -165,15 +173,16 @@ def load_records(paths: Sequence[str | Path] | None = None, *, partial: bool = F
 
 
 def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = False,
-                files: range | None = None) -> Iterator[LoadedRecord]:
+                files: range | None = None, walks: dict[str, Any] | None = None) -> Iterator[LoadedRecord]:
     """The records of :func:`load_records` one at a time (raising at the first that does not conform), so a
     caller that keeps only part of each holds one whole record at a time; an empty dataset yields nothing.
-    ``files``: only those of the record files at these positions (:func:`~errdex.records.sources.iter_documents`).
+    ``files``: only those of the record files at these positions, ``walks``: the folders walked already
+    (:func:`~errdex.records.sources.iter_documents`).
     """
     # start-up: a cached load never needs the models it imports
     from errdex.records.versions import loaded_form
 
-    for doc in iter_documents(paths, files=files):
+    for doc in iter_documents(paths, files=files, walks=walks):
         problem = None
         try:
             value, record = checked_record(doc)
@@ -342,11 +351,11 @@ def _cached_store(data: Any, fingerprint: str, index: Path, bodies: Path,
                        data.get("problems", []))
 
 
-def _entries(paths: Sequence[str | Path] | None, partial: bool,
-             files: range) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
+def _entries(paths: Sequence[str | Path] | None, partial: bool, files: range,
+             walks: dict[str, Any]) -> Iterator[tuple[str, bytes, list[Any], str | None, str | None]]:
     """What the cache keeps of each record of these files: (path, the whole record as JSON, its view's values in
     :data:`VIEW_FIELDS` order, dataset version, problem)."""
-    for item in iter_loaded(paths, partial=partial, files=files):
+    for item in iter_loaded(paths, partial=partial, files=files, walks=walks):
         yield (item.path, json.dumps(item.record).encode("ascii"),  # ASCII escapes keep even lone surrogates
                [item.record.get(name, ABSENT) for name in VIEW_FIELDS], item.dataset_version, item.problem)
 
@@ -374,8 +383,9 @@ def _write_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path,
     problems: list[str] = []
     once: dict[str, str] = {}
     with replacing(bodies) as tmp, open(tmp, "wb") as out:
+        walks = walked_folders(paths)  # once, before the fork: both halves read the same listing
         for path, text, values, version, problem in in_two_halves(
-                lambda files: _entries(paths, partial, files), len(record_files(paths) or ())):
+                lambda files: _entries(paths, partial, files, walks), sum(len(w.files) for w in walks.values())):
             out.write(text)
             paths_.append(path)
             for (name, column), value in zip(columns.items(), values, strict=True):

@@ -23,7 +23,9 @@ if TYPE_CHECKING:  # the parser is imported where a document is read: a cached s
     from errdex.records.jsontext import ParsedDocument
     from errdex.records.problems import ParseProblem
 
-__all__ = ["Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files"]
+__all__ = [
+    "Document", "bundled_records_dir", "files_outside", "is_bundle", "iter_documents", "record_files", "walked_folders",
+]
 
 _BUNDLE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 _RECORD_SUFFIXES = (".json", *_BUNDLE_SUFFIXES)
@@ -167,8 +169,9 @@ def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterato
         if not stat.S_ISREG(info.st_mode):
             yield _problem_document(display, path, "not a regular file")
             return
-        try:
-            what = foreign_format(os.pread(fd, 32, 0))
+        data, failure = _contents(handle, info.st_size)
+        try:  # its first bytes: those read already (a record file), else read for the test alone
+            what = foreign_format(data[:32] if data is not None else os.pread(fd, 32, 0))
         except OSError:
             what = None  # reading it reports the problem
         if what is not None:
@@ -178,12 +181,21 @@ def _read_file(path: Path, display: str, parse: Parser | None = None) -> Iterato
             yield _problem_document(display, path, f"file is {info.st_size} bytes; "
                                                    "a record file holds one record of a few kilobytes")
             return
-        try:
-            data = handle.read()
-        except OSError as exc:
-            yield _problem_document(display, path, f"cannot read file: {os_reason(exc)}")
+        if data is None:  # within the size, so the read failed
+            yield _problem_document(display, path, f"cannot read file: {os_reason(failure or OSError())}")
             return
     yield _document(display, path, data, parse=parse)
+
+
+def _contents(handle: BinaryIO, size: int) -> tuple[bytes | None, OSError | None]:
+    """The whole file when it may be a record file (at most :data:`MAX_DOCUMENT_BYTES` by its stat), with
+    no error; else (None, why it could not be read, or None when it was too large to try)."""
+    if size > MAX_DOCUMENT_BYTES:
+        return None, None
+    try:
+        return handle.read(), None
+    except OSError as exc:
+        return None, exc
 
 
 def _read_stdin(stream: BinaryIO) -> Iterator[Document]:
@@ -344,17 +356,31 @@ def _read_already(path: str | Path, read: set[tuple[int, int]]) -> bool:
     return False
 
 
+def walked_folders(paths: Iterable[str | Path] | None = None) -> dict[str, _Walk]:
+    """The walk of each folder the paths name (default: the bundled dataset), by ``str`` of the path: for
+    :func:`iter_documents` in the processes of a split load, walked once before they fork."""
+    return {str(target): _walk(Path(target)) for target in (list(paths) if paths else [bundled_records_dir()])
+            if str(target) != "-" and Path(target).is_dir()}
+
+
 def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO | None = None,
-                   parse: Parser | None = None, files: range | None = None) -> Iterator[Document]:
+                   parse: Parser | None = None, files: range | None = None,
+                   walks: dict[str, _Walk] | None = None) -> Iterator[Document]:
     """Every document in the given files, folders, bundles or ``-`` (stdin); default: the bundled dataset.
     ``parse`` reads each record file's bytes (bundles and stdin are always read with ``parse_document``).
 
     ``files``: only the documents of the record files at these positions (counting each file read once, in
-    order), for a load split over processes; the documents of no file (a problem) come with position 0."""
+    order), for a load split over processes; the documents of no file (a problem) come with position 0.
+    ``walks``: :func:`walked_folders` of these paths, made just before (each folder is walked here otherwise).
+    """
     targets = list(paths) if paths else [bundled_records_dir()]
     read: set[tuple[int, int]] = set()
     stdin_read = False
     position = -1  # of the last record file met
+
+    def past() -> bool:
+        """Whether no later record file is in the part asked for (what is left to read there is problems)."""
+        return files is not None and position + 1 >= files.stop
 
     def mine(file: bool = False) -> bool:
         """Whether the next record file (``file``) or problem document is in the part asked for."""
@@ -370,20 +396,22 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
         path = Path(target)
         display = str(target) if paths else "records"
         if path.is_dir():
-            walk = _walk(path)
+            walk = walks[str(target)] if walks is not None and str(target) in walks else _walk(path)
             if not walk.files and mine():
                 yield _problem_document(display, path, "folder holds no record files (*.json, *.jsonl)")
             cut = len(str(path).rstrip(os.sep)) + 1
             for link, message in walk.skipped if mine() else ():
                 yield _problem_document(os.path.join(display, link[cut:]), Path(link), message)
             for file in walk.files:
+                if past():
+                    break  # no stat of the files that are another process' part
                 if _read_already(file, read) or not mine(True):
                     continue
                 for doc in _read_file(Path(file), os.path.join(display, file[cut:]), parse):
                     doc.outside = file in walk.outside
                     yield doc
         elif path.exists():
-            if not _read_already(path, read) and mine(True):
+            if not past() and not _read_already(path, read) and mine(True):
                 yield from _read_file(path, display, parse)
         elif mine():
             yield _problem_document(display, path, "no such file or folder")
