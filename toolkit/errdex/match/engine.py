@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import hyperscan
 
@@ -32,15 +32,12 @@ from errdex._version import __version__
 from errdex.cache import read_marshal, sha256
 from errdex.match import prefilter
 from errdex.match.lines import line_start
-from errdex.match.placement import prefer_placed, rank_key
+from errdex.match.placement import prefer_placed, rank_key, rank_of
 from errdex.match.plan import FLAGS, make_plan, patterns_of
 from errdex.match.regexes import SHORT_LINE, Regexes
 from errdex.records.views import Views
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["Found", "Match", "Matcher", "prefer_placed", "rank_key"]  # the last two from .placement
+__all__ = ["Found", "Match", "Matcher", "found_of", "prefer_placed", "rank_key"]  # the last two from .placement
 
 #: One confirmed match as plain data: ``(record index, span start, span end, groups)`` (what :class:`Match`
 #: holds, less the record).
@@ -91,6 +88,11 @@ class Match:
             "span": list(self.span),
             "groups": list(self.groups),
         }
+
+
+def found_of(matches: list[Match]) -> list[Found]:
+    """Matches as :meth:`Matcher.confirm_found`'s plain tuples."""
+    return [(m.index, m.span[0], m.span[1], m.groups) for m in matches]
 
 
 class Matcher:
@@ -242,8 +244,7 @@ class Matcher:
     def confirm(self, line: bytes, indexes: set[int] | list[int]) -> list[Match]:
         """The candidates RE2 confirms on the line (UTF-8 bytes), with spans and groups, best first (a tie for
         first place broken by where the line says it was written: :func:`prefer_placed`)."""
-        rebuild = self.rebuild
-        return [rebuild(index, (start, end), groups) for index, start, end, groups in self.confirm_found(line, indexes)]
+        return self.matches_of(self.confirm_found(line, indexes))
 
     def confirm_found(self, line: bytes, indexes: set[int] | list[int]) -> list[Found]:
         """:meth:`confirm` as plain tuples ``(record index, span start, span end, groups)``, best first: what
@@ -281,11 +282,15 @@ class Matcher:
     def _ranked(self, found: list[Found], line: bytes) -> list[Found]:
         """Several confirmed candidates of one line, best first (:func:`rank_key`, then :func:`prefer_placed`)."""
         keys, records = self._keys, self.records
-        found.sort(key=lambda f: (-keys[f[0]][0], keys[f[0]][1], records[f[0]]["id"]))
+        found.sort(key=lambda f: rank_of(keys[f[0]][0], keys[f[0]][1], records[f[0]]["id"]))
         if keys[found[0][0]] != keys[found[1][0]]:  # no tie for first place: where it was written cannot matter
             return found
-        placed = prefer_placed([self.rebuild(i, (s, e), g) for i, s, e, g in found], line)
-        return [(m.index, m.span[0], m.span[1], m.groups) for m in placed]
+        return found_of(prefer_placed(self.matches_of(found), line))
+
+    def matches_of(self, found: list[Found]) -> list[Match]:
+        """The :class:`Match` of each of :meth:`confirm_found`'s tuples."""
+        rebuild = self.rebuild
+        return [rebuild(index, (start, end), groups) for index, start, end, groups in found]
 
     def rebuild(self, index: int, span: tuple[int, int], groups: tuple[str | None, ...]) -> Match:
         """The match of the record at ``index`` (a :attr:`Match.index`) with this span and groups."""
@@ -305,9 +310,8 @@ class Matcher:
         at most about :data:`MAX_CANDIDATES` candidates, so memory stays bounded when every line matches
         many records.
         """
-        rebuild = self.rebuild
         for start, end, found in self.found_block(block):
-            yield start, end, [rebuild(index, (s, e), groups) for index, s, e, groups in found]
+            yield start, end, self.matches_of(found)
 
     def found_block(self, block: bytes) -> Iterator[tuple[int, int, list[Found]]]:
         """:meth:`match_block` with each line's matches as :meth:`confirm_found` gives them."""

@@ -10,13 +10,13 @@ from typing import Any
 
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
-from errdex.match.engine import Found, Match, Matcher, prefer_placed, rank_key
+from errdex.match.engine import Found, Match, Matcher, found_of, prefer_placed, rank_key
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import break_counter, line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS
 
-__all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "load"]
+__all__ = ["DEFAULT_FIELDS", "KnowledgeBase", "LineMatch", "has_json_line", "load"]
 
 #: Fields of a JSON log line whose text is matched as well as the raw line (the vocabulary's, under the name
 #: this module has always exported).
@@ -53,8 +53,10 @@ class LineMatch:
                 "matches": [m.as_dict() for m in self.matches]}
 
 
-def _plain(matches: list[Match]) -> list[Found]:
-    return [(m.index, m.span[0], m.span[1], m.groups) for m in matches]
+def has_json_line(block: bytes) -> bool:
+    """Whether a line of the block is a JSON line (a ``{`` after blanks only): the lines a knowledge base with
+    message fields matches on those fields too."""
+    return next(_json_starts(block), None) is not None
 
 
 def _json_starts(block: bytes) -> Iterator[int]:
@@ -160,15 +162,14 @@ class KnowledgeBase:
 
         ``block``: lines of valid UTF-8 separated by ``\\n`` (as :func:`errdex.match.readers.read_blocks` gives).
         """
-        rebuild = self.matcher.rebuild
+        matches_of = self.matcher.matches_of
         found_lines = self.found_block(block)
         while True:
             try:
                 number, start, end, found = next(found_lines)
             except StopIteration as done:
                 return int(done.value)
-            yield (number, block[start:end].decode("utf-8", "replace"),
-                   [rebuild(index, (s, e), groups) for index, s, e, groups in found])
+            yield number, block[start:end].decode("utf-8", "replace"), matches_of(found)
 
     def found_block(self, block: bytes) -> Generator[tuple[int, int, int, list[Found]], None, int]:
         """:meth:`match_block` as plain data: ``(line index, line start, line end, found)`` for each matching line,
@@ -197,7 +198,7 @@ class KnowledgeBase:
                 yield from self._json_line(block, following)
                 following = next(starts, None)
             if following == start:  # a JSON line the raw scan matched: its fields may add records
-                yield start, end, _plain(self.match(block[start:end].decode("utf-8", "replace"))) or found
+                yield start, end, found_of(self.match(block[start:end].decode("utf-8", "replace"))) or found
                 following = next(starts, None)
             else:
                 yield start, end, found
@@ -207,7 +208,7 @@ class KnowledgeBase:
 
     def _json_line(self, block: bytes, start: int) -> Iterator[tuple[int, int, list[Found]]]:
         end = line_end(block, start)
-        found = _plain(self.match(block[start:end].decode("utf-8", "replace")))
+        found = found_of(self.match(block[start:end].decode("utf-8", "replace")))
         if found:
             yield start, end, found
 

@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypeVar
 
 from errdex.records.placement import placement_pattern
 
-__all__ = ["Ranked", "prefer_placed", "rank_key"]
+__all__ = ["Ranked", "prefer_placed", "rank_key", "rank_of"]
 
 
 class Ranked(Protocol):
@@ -29,7 +29,12 @@ M = TypeVar("M", bound=Ranked)
 
 def rank_key(match: Ranked) -> tuple[int, int, str]:
     """Most literal characters first, then fewest variable parts, then record id."""
-    return (-match.literal_chars, match.variable_parts, match.view["id"])
+    return rank_of(match.literal_chars, match.variable_parts, match.view["id"])
+
+
+def rank_of(literal_chars: int, variable_parts: int, record_id: str) -> tuple[int, int, str]:
+    """:func:`rank_key` from the three facts it orders by (for a match not built as an object)."""
+    return (-literal_chars, variable_parts, record_id)
 
 
 @functools.lru_cache(maxsize=4096)

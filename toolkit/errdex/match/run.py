@@ -272,12 +272,11 @@ def match_files(
     if follow:
         yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
         return
-    rebuild = kb.matcher.rebuild
+    matches_of = kb.matcher.matches_of
     for source, offset, event in _events(paths, functools.partial(_scan, kb=kb, unclassified=unclassified),
                                          summary, jobs):
         if event[0] == "match":
-            matches = [rebuild(index, (start, end), groups) for index, start, end, groups in event[3]]
-            line = LineMatch(source, offset + event[1], event[2], matches)
+            line = LineMatch(source, offset + event[1], event[2], matches_of(event[3]))
             summary.add(line)
             yield line
         else:

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from errdex.match import KnowledgeBase, Match
+from errdex.match.knowledge import has_json_line
 from errdex.match.lines import normalised
 from errdex.records.vocabulary import status_of
 
@@ -81,24 +82,11 @@ def _block(array: pa.Array) -> tuple[bytes, list[int], np.ndarray | None]:
     return pc.binary_join(lists.from_arrays(offsets, texts), separator)[0].as_py() or b"", alone, None
 
 
-def _has_json_line(block: bytes) -> bool:
-    """Whether a line of the block starts with ``{`` after blanks: one :class:`KnowledgeBase` also matches on
-    its JSON message fields (its rule; the blanks are its ``_JSON_BLANKS``)."""
-    brace = block.find(b"{")
-    while brace >= 0:
-        start = block.rfind(b"\n", 0, brace) + 1
-        if not block[start:brace].lstrip(b" \t\r"):
-            return True
-        end = block.find(b"\n", brace)
-        brace = -1 if end < 0 else block.find(b"{", end)
-    return False
-
-
 def _block_rows(kb: KnowledgeBase, block: bytes, starts: np.ndarray | None) -> list[tuple[int, list[Match]]]:
     """``(line index, matches)`` of the block's matching lines. Without a JSON line in the block this is the
     matcher's raw scan (what :meth:`KnowledgeBase.match_block` gives then), its lines numbered by a search
     in ``starts`` (each line's start) or in the block's breaks, not by counting breaks line after line."""
-    if kb.fields and _has_json_line(block):
+    if kb.fields and has_json_line(block):
         return [(index, matches) for index, _text, matches in kb.match_block(block) if matches]
     hits = [(start, matches) for start, _end, matches in kb.matcher.match_block(block) if matches]
     if not hits:
