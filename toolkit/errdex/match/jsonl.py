@@ -26,6 +26,12 @@ __all__ = ["JsonLines", "joined", "line_prefix"]
 _string: Callable[[str], str] = json.encoder.encode_basestring
 
 
+def _match_json(head: str, start: int, end: int, groups: tuple[str | None, ...]) -> str:
+    """One match's JSON: its record's part (``head``, up to ``"span"``), then its span and groups."""
+    values = ", ".join(["null" if g is None else _string(g) for g in groups]) if groups else ""
+    return f'{head}"span": [{start}, {end}], "groups": [{values}]}}'
+
+
 def line_prefix(source: str) -> str:
     """What every jsonl line of ``source`` starts with, up to its line number."""
     return f'{{"file": {_string(source)}, "line": '
@@ -69,9 +75,7 @@ class JsonLines:
             head = self._head(index)
         else:
             head = self._head_of(match)
-        start, end = match.span
-        groups = ", ".join("null" if g is None else _string(g) for g in match.groups)
-        return f'{head}"span": [{start}, {end}], "groups": [{groups}]}}'
+        return _match_json(head, *match.span, match.groups)
 
     def line(self, source: str, number: int, text: str, matches: Sequence[Match]) -> str:
         """A matched line (``LineMatch.as_dict`` as JSON, no line break)."""
@@ -91,21 +95,16 @@ class JsonLines:
         for the next call), so the text held stays bounded however many records each line matches."""
         numbers: list[int] = []
         tails: list[str] = []
-        heads, ranks, head_of, string = self._heads, self._ranks, self._head, _string
+        heads, ranks, head_of, string, match_json = self._heads, self._ranks, self._head, _string, _match_json
         worst = -1
         numbered, tailed = numbers.append, tails.append
         left = limit
         for number, start, end, found in lines:
             parts = []
             for index, low, high, groups in found:
-                head = heads.get(index) or head_of(index)
-                if ranks[index] > worst:
+                parts.append(match_json(heads.get(index) or head_of(index), low, high, groups))
+                if ranks[index] > worst:  # known once the record's head is
                     worst = ranks[index]
-                if groups:
-                    values = ", ".join(["null" if g is None else string(g) for g in groups])
-                    parts.append(f'{head}"span": [{low}, {high}], "groups": [{values}]}}')
-                else:
-                    parts.append(f'{head}"span": [{low}, {high}], "groups": []}}')
             numbered(first + number)
             text = string(block[start:end].decode("utf-8", "replace"))
             tailed(f', "text": {text}, "matches": [{parts[0] if len(parts) == 1 else ", ".join(parts)}]}}')
