@@ -9,6 +9,7 @@ import pytest
 
 from errdex import parallel
 from errdex.match import engine, split
+from errdex.records import halves
 from errdex.records.views import Views
 
 # Keyed, unkeyed, refused (not portable), matching every line, plain text: every branch of the plan.
@@ -44,7 +45,7 @@ def split_always(monkeypatch: pytest.MonkeyPatch, single_threaded: bool) -> None
     monkeypatch.setattr(split, "MIN_ITEMS", 2)
     monkeypatch.setattr(parallel, "available_cpus", lambda: 2)
     monkeypatch.setattr(parallel, "start_child", _counted(parallel.start_child))
-    monkeypatch.setattr(split, "_CHUNK", 5)  # several chunks from the child
+    monkeypatch.setattr(halves, "_CHUNK", 5)  # several chunks from the child
 
 
 @pytest.mark.skipif(not parallel.can_fork(), reason="needs fork")

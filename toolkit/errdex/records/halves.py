@@ -46,12 +46,15 @@ def paused_collector() -> Iterator[None]:
             gc.enable()
 
 
-def in_two_halves(produce: Callable[[range], Iterator[T]], count: int) -> Iterator[T]:
+def in_two_halves(produce: Callable[[range], Iterator[T]], count: int, *,
+                  min_inputs: int | None = None) -> Iterator[T]:
     """The items of ``produce(range(0, count))`` extended past ``count`` to every later input, in order;
     ``produce(part)`` makes the items of the inputs at the positions in ``part``. ``count``: about how many
-    inputs there are (where to split; any value gives the same items)."""
+    inputs there are (where to split; any value gives the same items). Fewer than ``min_inputs`` (default
+    :data:`MIN_INPUTS`) are all made here."""
     everything = range(0, sys.maxsize)
-    if count < MIN_INPUTS or parallel.available_cpus() < 2 or not parallel.can_fork():
+    least = MIN_INPUTS if min_inputs is None else min_inputs
+    if count < least or parallel.available_cpus() < 2 or not parallel.can_fork():
         yield from produce(everything)
         return
     middle = count // 2
