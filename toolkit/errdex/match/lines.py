@@ -14,10 +14,10 @@ from typing import Any
 __all__ = ["LARGE_BLOCK", "LineFinder", "break_counter", "line_end", "line_start", "normalised", "numbered_lines"]
 
 #: Blocks of at least this many bytes are large: once :data:`LARGE_BLOCKS_BEFORE_NUMPY` of them were counted,
-#: numpy counts the line breaks of the next ones (about twice the speed of ``bytes.count``, whose loop goes a
-#: byte at a time); its import (about 70 ms) is paid only by inputs of hundreds of MB, where it pays back.
-LARGE_BLOCK = 1 << 20
-LARGE_BLOCKS_BEFORE_NUMPY = 16
+#: numpy counts the line breaks of the next ones (0.07 ms a MiB against 0.3 for ``bytes.count``, whose loop
+#: goes a byte at a time); its import (about 55 ms) is paid only by inputs of hundreds of MB, where it pays back.
+LARGE_BLOCK = 256 << 10
+LARGE_BLOCKS_BEFORE_NUMPY = 128
 _large: list[Any] = [0, None]  # large blocks counted so far in this process, and numpy once imported
 
 _LINE_END_CR = re.compile(rb"\r+(?=\n)|\r+\Z")

