@@ -165,3 +165,41 @@ def test_short_options_are_read_as_before(cli) -> None:
     assert wrong.exit_code == 2 and "Did you mean '--quiet'?" in wrong.stderr
     short = cli("match", "-x", "x")
     assert short.exit_code == 2 and "No such option '-x'." in short.stderr and "Did you mean" not in short.stderr
+
+
+_BYTECODE_FOLDER = """
+import runpy, sys
+sys.argv = ["errdex", "--version"]
+try:
+    runpy.run_module("errdex", run_name="__main__")
+except SystemExit:
+    pass
+sys.stderr.write(f"PREFIX {sys.pycache_prefix}\\n")
+"""
+
+
+def _bytecode_prefix(tree: Path, cache: Path) -> str:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ERRDEX_CACHE_DIR": str(cache),
+           "PYTHONPATH": str(tree / "toolkit")}
+    done = subprocess.run([sys.executable, "-c", _BYTECODE_FOLDER], cwd=tree, env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stderr.rsplit("PREFIX ", 1)[1].strip()
+
+
+def test_bytecode_compiled_by_the_install_is_read_beside_the_sources(tmp_path: Path) -> None:
+    """Bytecode the install compiled beside the sources is read there; none there, or any out of date, and it is
+    kept in the cache folder instead (a folder elsewhere would have the standard library compiled again)."""
+    import compileall
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "toolkit" / "errdex", tree / "toolkit" / "errdex",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    assert _bytecode_prefix(tree, tmp_path / "cache1") == str(tmp_path / "cache1" / "pycache")
+    assert compileall.compile_dir(tree / "toolkit" / "errdex", quiet=1, force=True)
+    assert _bytecode_prefix(tree, tmp_path / "cache2") == "None"
+    assert not (tmp_path / "cache2").exists()
+    edited = tree / "toolkit" / "errdex" / "cli" / "__init__.py"
+    edited.write_text(edited.read_text() + "\n")  # a source changed since it was compiled
+    assert _bytecode_prefix(tree, tmp_path / "cache3") == str(tmp_path / "cache3" / "pycache")

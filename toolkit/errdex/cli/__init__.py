@@ -7,6 +7,7 @@ into one line on stderr and a non-zero exit, and never shows a traceback
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -79,8 +80,23 @@ def _fail(message: str, code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``errdex`` console script."""
-    args = sys.argv[1:] if argv is None else argv
+    """Entry point of the ``errdex`` console script (``argv``: the arguments, for a caller in this process).
+
+    Run as the console script (no ``argv``), the objects left when the
+    command ends are frozen out of the collector before the interpreter
+    exits: its last collection would walk all of them, 0.6 s at 100,000
+    records, only for the process to end.
+    """
+    if argv is not None:
+        _run(argv)
+        return
+    try:
+        _run(sys.argv[1:])
+    finally:
+        gc.freeze()
+
+
+def _run(args: list[str]) -> None:
     try:
         code = cli.main(args=args, prog_name="errdex", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
