@@ -110,12 +110,13 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def _fill(fd: int, tmp: str, path: Path, data: bytes) -> None:
+def _fill(fd: int, tmp: str, path: Path, data: bytes, durable: bool = True) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
     except OSError as exc:
         if exc.filename is None:  # a write to a descriptor names no file: name the one being written
             exc.filename = str(path)
@@ -126,11 +127,12 @@ def _fill(fd: int, tmp: str, path: Path, data: bytes) -> None:
         os.chmod(tmp, 0o644)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder, flushed to disk, then a rename."""
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write through a temporary file in the same folder, flushed to disk, then a rename. ``durable=False``: not
+    waited for on disk (a cache, which is checked when read and rebuilt when a crash left it damaged)."""
     fd, tmp = _temp_beside(path)
     try:
-        _fill(fd, tmp, path, data)
+        _fill(fd, tmp, path, data, durable)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -171,7 +171,7 @@ class Matcher:
             stored["literal_db"] = hyperscan.dumpb(stored["literal_db"])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, marshal.dumps(stored, 2))
+            write_atomic(path, marshal.dumps(stored, 2), durable=False)
         except OSError:
             pass  # a cache that cannot be written only costs time
 

@@ -97,7 +97,8 @@ def _keep_manifest(manifest: Path, folders: list[str], named: list[str], fingerp
         return
     files = [(name, info.st_size, info.st_mtime_ns) for name, info in infos]
     try:
-        write_atomic(manifest, marshal.dumps({"folders": folder_times, "files": files, "fingerprint": fingerprint}))
+        write_atomic(manifest, marshal.dumps({"folders": folder_times, "files": files, "fingerprint": fingerprint}),
+                     durable=False)
     except OSError:
         pass  # a cache that cannot be written only costs time
 

@@ -12,7 +12,6 @@ import contextlib
 import functools
 import json
 import marshal
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -396,11 +395,12 @@ def _write_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path,
                 problems.append(problem)
         if not paths_:
             raise DataError("no records found")
-        out.flush()
-        os.fsync(out.fileno())
-    # The bodies first: the index names their size. Column by column: read back without building a dict a record.
+    # The bodies first: the index names their size. Neither is waited for on disk: after a crash, an index whose
+    # bodies were lost does not match their size, and a body that does not read back has its files read again.
+    # Column by column: read back without building a dict a record.
     write_atomic(index, marshal.dumps({"format": _VIEWS_FORMAT, "fingerprint": fingerprint, "size": offsets[-1],
-                                       "problems": problems, "columns": [paths_, columns, versions, offsets]}))
+                                       "problems": problems, "columns": [paths_, columns, versions, offsets]}),
+                 durable=False)
     views = Views(columns)
 
     def reload() -> list[LoadedRecord]:
