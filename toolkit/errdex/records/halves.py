@@ -42,6 +42,11 @@ def paused_collector() -> Iterator[None]:
     try:
         yield
     finally:
+        # What was made inside goes to the oldest generation, unwalked: left in the youngest, the next few
+        # collections would each walk all of it (0.2 s apiece at 100,000 records) only to move it along. It stays
+        # collectable, by the next full collection.
+        gc.freeze()
+        gc.unfreeze()
         if was:
             gc.enable()
 

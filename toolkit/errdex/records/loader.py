@@ -199,6 +199,8 @@ def iter_loaded(paths: Sequence[str | Path] | None = None, *, partial: bool = Fa
 _fingerprint = fingerprint_of
 
 
+#: Bytes the record bodies are written a time (the file's own 4 KiB buffer made a system call of each record).
+_WRITE_BUFFER = 1 << 20
 #: Bump when the cached views' shape changes.
 _VIEWS_FORMAT = 2
 #: View fields that few distinct values fill: each value is kept once, so ``marshal`` writes the others as
@@ -381,7 +383,7 @@ def _write_cache(paths: Sequence[str | Path] | None, partial: bool, index: Path,
     offsets = [0]
     problems: list[str] = []
     once: dict[str, str] = {}
-    with replacing(bodies) as tmp, open(tmp, "wb") as out:
+    with replacing(bodies) as tmp, open(tmp, "wb", buffering=_WRITE_BUFFER) as out:
         walks = walked_folders(paths)  # once, before the fork: both halves read the same listing
         for path, text, values, version, problem in in_two_halves(
                 lambda files: _entries(paths, partial, files, walks), sum(len(w.files) for w in walks.values())):
