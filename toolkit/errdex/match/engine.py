@@ -30,10 +30,11 @@ from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.cache import read_marshal, sha256
+from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.lines import line_start
 from errdex.match.placement import prefer_placed, rank_key, rank_of
-from errdex.match.plan import FLAGS, make_plan, patterns_of
+from errdex.match.plan import FLAGS, compile_keys, make_plan, patterns_of
 from errdex.match.regexes import SHORT_LINE, Regexes
 from errdex.records.views import Views
 
@@ -44,9 +45,12 @@ __all__ = ["Found", "Match", "Matcher", "found_of", "prefer_placed", "rank_key"]
 Found = tuple[int, int, int, tuple[str | None, ...]]
 
 #: Bump when the cached plan's shape changes.
-_PLAN_FORMAT = "10"
+_PLAN_FORMAT = "11"
 #: Candidates (a line and a record that may match it) held at once while a block is matched.
 MAX_CANDIDATES = 100_000
+#: While the database of keys is left for later (:data:`errdex.match.plan.LATER_KEYS`), this many bytes are
+#: scanned by a :class:`~errdex.match.key_index.KeyIndex` (about 0.1 s a MiB) before it is compiled.
+SMALL_INPUT_BYTES = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -132,9 +136,14 @@ class Matcher:
         # record index -> other literal text every match holds: a candidate line without one of them is refused
         # by a substring search, before RE2 runs (lines that share a message's start but not its end)
         self._extras: dict[int, list[bytes]] = plan["extras"]
-        self._literal_db = plan["literal_db"]
+        self._literal_db = plan["literal_db"]  # None while it is left for later: see ensure_database
+        self._key_bytes: list[bytes] = plan["keys"]  # literal key id -> the key
         self._regexes = Regexes(self._re2_sources, self._refused)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
+        self._key_index: Any = None  # finds the keys in small inputs until the database is compiled
+        self._scanned = 0  # bytes scanned without the database
+        # where to cache the plan again once its database is compiled
+        self._later = (path, plan) if self._literal_db is None and self._key_bytes else None
         # The patterns without a key, looked for in every line (a fresh options object: the sets raise its memory).
         self._unkeyed = prefilter.LineSets([(i, self._re2_sources[i]) for i in plan["unkeyed"]], patterns.re2_options())
         for index in self._unkeyed.refused:
@@ -175,6 +184,22 @@ class Matcher:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
+    def ensure_database(self) -> None:
+        """Compile the database of keys if it was left for later (and cache the plan with it), as before a large
+        input or before forking workers, which would each compile it."""
+        if self._literal_db is not None or not self._key_bytes:
+            return
+        try:
+            database = compile_keys(self._key_bytes)
+        except hyperscan.error as exc:
+            raise DataError(f"hyperscan cannot compile the patterns' keys: {exc}; run 'errdex validate'") from exc
+        self._literal_db, self._literal_scratch, self._key_index = database, hyperscan.Scratch(database), None
+        if self._later is not None:
+            path, plan = self._later
+            self._later = None
+            plan["literal_db"] = database
+            self._save(path, plan)
+
     def _refused(self, index: int, message: str) -> None:
         self.skipped.append((self.records[index], message))
 
@@ -200,7 +225,15 @@ class Matcher:
         noted = [0]
 
         if self._literal_db is None:
-            return found, len(block), ends
+            if not self._key_bytes:
+                return found, len(block), ends
+            from errdex.match import key_index  # here: only a start that left the database for later needs it
+
+            self._scanned += len(block)
+            if self._scanned > SMALL_INPUT_BYTES:
+                self.ensure_database()
+            elif self._scanned > key_index.TINY_BYTES and self._key_index is None:
+                self._key_index = key_index.KeyIndex(self._key_bytes)
         # Each line's bounds are found once (hits come in order), and a target already noted on the line is
         # not added again: the cost stays linear however often a message repeats in a line. The callback runs
         # once per hit, so it holds its state in its own variables (no helper object, no call per hit).
@@ -236,7 +269,12 @@ class Matcher:
             return None
 
         try:
-            self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=on_hit)
+            if self._literal_db is not None:
+                self._literal_db.scan(block, scratch=self._literal_scratch, match_event_handler=on_hit)
+            elif self._key_index is not None:
+                self._key_index.scan(block, on_hit)
+            else:  # a line or two: each key searched for, no index built
+                key_index.scan_each(self._key_bytes, block, on_hit)
         except hyperscan.ScanTerminated:
             pass  # stopped on purpose, at ``stop``
         return found, stop[0], ends

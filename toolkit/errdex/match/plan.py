@@ -1,4 +1,5 @@
-"""The matcher's plan: each pattern analysed, the literal keys chosen, the database of keys compiled.
+"""The matcher's plan: each pattern analysed, the literal keys chosen, the database of keys compiled (for
+many keys, when an input first needs it: :data:`LATER_KEYS`).
 
 Made once per set of patterns and cached by :class:`errdex.match.engine.Matcher` (a later start only loads
 it). The analysis of many patterns is split over two processes (:mod:`errdex.match.split`).
@@ -20,7 +21,7 @@ from errdex.records.views import Views
 if TYPE_CHECKING:
     from errdex.patterns.facts import PatternFacts
 
-__all__ = ["EXTRA_LITERALS", "FLAGS", "compile_databases", "make_plan", "patterns_of"]
+__all__ = ["EXTRA_LITERALS", "FLAGS", "LATER_KEYS", "compile_databases", "compile_keys", "make_plan", "patterns_of"]
 
 # MULTILINE: ^ and $ hold at every line break, so a buffer of many lines scans like each line alone.
 # (hyperscan's own UTF-8 flag is patterns.HYPERSCAN_FLAGS: read here, so a cached start imports no analysis.)
@@ -53,6 +54,10 @@ def _analyse(pattern: str, facts: PatternFacts | None = None) -> list[Any]:
             patterns.exact_text(pattern), required]
 
 
+#: From this many literal keys, their database is compiled when an input first needs it, not with the plan: a
+#: compile costs seconds at 100,000 keys (2 s), and a first start that matches a line or two finds the keys
+#: without it (:mod:`errdex.match.key_index`). Below it, a compile takes a fraction of a second.
+LATER_KEYS = 20_000
 #: Literals besides its key checked in a candidate line before RE2 confirms it (the longest first).
 EXTRA_LITERALS = 3
 
@@ -141,7 +146,7 @@ def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
             unique.setdefault(key, []).append(index)
     pairs = [(target, _existence(records[kept[target]]["messagePattern"])) for target in regex_targets]
     try:
-        literal_db, regex_db = compile_databases(list(unique), [expression for _, expression in pairs])
+        literal_db, regex_db = compile_databases(_now(unique), [expression for _, expression in pairs])
     except DataError:
         # One expression hyperscan refuses must not stop the others: find it, leave it out, say why.
         refused: dict[int, str] = {}
@@ -153,19 +158,32 @@ def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
         pairs = [(target, expression) for target, expression in pairs if target not in refused]
         regex_targets = [target for target, _ in pairs]
         skipped += [[kept[target], message] for target, message in refused.items()]
-        literal_db, regex_db = compile_databases(list(unique), [expression for _, expression in pairs])
+        literal_db, regex_db = compile_databases(_now(unique), [expression for _, expression in pairs])
     del regex_db  # never scanned: its misses are why the unkeyed patterns are found by RE2 sets
     return {"kept": kept, "skipped": skipped, "re2": re2_sources, "exact": exact, "ranks": ranks, "extras": extras,
-            "key_targets": list(unique.values()), "unkeyed": regex_targets, "always": always,
+            "keys": list(unique), "key_targets": list(unique.values()), "unkeyed": regex_targets, "always": always,
             "literal_db": literal_db, "fresh": True}
 
+def _now(keys: dict[bytes, list[int]]) -> list[bytes]:
+    """The keys whose database is compiled with the plan: all of them, or none when there are many (and a
+    :class:`~errdex.match.key_index.KeyIndex` can find them until it is compiled)."""
+    from errdex.match.key_index import KeyIndex  # here, as the split: a cached start never plans
+
+    return [] if len(keys) >= LATER_KEYS and KeyIndex.serves(list(keys)) else list(keys)
+
+
+def compile_keys(keys: list[bytes]) -> Any:
+    """The database of literal keys (pure-literal mode; a key's id is its position); hyperscan.error when it fails."""
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+    return database
+
+
 def compile_databases(keys: list[bytes], expressions: list[bytes]) -> tuple[Any, Any]:
-    """The database of literal keys (pure-literal mode) and the one of full expressions (None when empty)."""
+    """The database of literal keys (None without keys) and the one of full expressions (None when empty)."""
     try:
-        literal_db = regex_db = None
-        if keys:
-            literal_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            literal_db.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+        literal_db = compile_keys(keys) if keys else None
+        regex_db = None
         if expressions:
             regex_db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             regex_db.compile(expressions=expressions, ids=list(range(len(expressions))),

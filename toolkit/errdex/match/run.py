@@ -199,13 +199,14 @@ def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: Binary
 
 
 def _pieces(path: str | Path, scan: Scan, jobs: int, children: list[parallel.Child],
-            share: float) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
+            share: float, kb: KnowledgeBase) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
     """The file's pieces in order, each a function giving its events; later pieces run in forked children.
     ``share``: this process's piece as a fraction of an equal share."""
     ranges = (split_file(path, jobs, min_part=MIN_PART_BYTES, first_share=share / jobs)
               if jobs > 1 and parallel.can_fork() else None)
     if not ranges:
         return [lambda: scan(read_marked_blocks(path))]
+    kb.matcher.ensure_database()  # once, here, not in each child
     pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
     for start, stop in ranges[1:]:
         child = parallel.start_child(functools.partial(_child_part, scan, path, start, stop))
@@ -222,7 +223,7 @@ def _pieces(path: str | Path, scan: Scan, jobs: int, children: list[parallel.Chi
     return [lambda: scan(read_marked_blocks(path, *first)), *pieces]
 
 
-def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs: int,
+def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs: int, kb: KnowledgeBase,
             share: float = FIRST_SHARE) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
     """``(source, line offset, event)`` of every input in order, the summary's counts, cut lines and problems
     noted; an unreadable input is noted in the summary and skipped."""
@@ -231,7 +232,7 @@ def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs
         number = 0
         children: list[parallel.Child] = []
         try:
-            for piece in _pieces(path, scan, jobs, children, share):
+            for piece in _pieces(path, scan, jobs, children, share, kb):
                 offset = number
                 for event in piece():
                     kind = event[0]
@@ -274,7 +275,7 @@ def match_files(
         return
     matches_of = kb.matcher.matches_of
     for source, offset, event in _events(paths, functools.partial(_scan, kb=kb, unclassified=unclassified),
-                                         summary, jobs):
+                                         summary, jobs, kb):
         if event[0] == "match":
             line = LineMatch(source, offset + event[1], event[2], matches_of(event[3]))
             summary.add(line)
@@ -292,7 +293,7 @@ def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary
     summary = summary if summary is not None else MatchSummary()
     jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
     prefixes: dict[str, str] = {}
-    for source, offset, event in _events(paths, functools.partial(_scan_jsonl, kb=kb), summary, jobs,
+    for source, offset, event in _events(paths, functools.partial(_scan_jsonl, kb=kb), summary, jobs, kb,
                                          FIRST_SHARE_JSONL):
         _, numbers, tails, worst = event
         prefix = prefixes.get(source) or prefixes.setdefault(source, line_prefix(source))

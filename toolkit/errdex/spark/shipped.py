@@ -83,7 +83,7 @@ def ship(records: RecordStore | Sequence[dict[str, Any]] | Sequence[str | Path] 
     bundled dataset) and pack it with the records' views."""
     views = _views(records, include_retired)
     with tempfile.TemporaryDirectory(prefix="errdex-ship-") as folder:
-        Matcher(views, cache_dir=Path(folder))
+        Matcher(views, cache_dir=Path(folder)).ensure_database()  # the workers' inputs are large
         plans = sorted(Path(folder).iterdir())
         name, plan = (plans[0].name, plans[0].read_bytes()) if plans else ("", b"")
     data = marshal.dumps({"format": _FORMAT, "views": views, "name": name, "plan": plan,
