@@ -137,6 +137,8 @@ class GroupedSummary(MatchSummary):
     records were first met), counts lines per severity and unclassified lines per shape. Its
     :meth:`~errdex.match.run.MatchSummary.as_dict` is the plain summary's."""
 
+    every_unclassified = True  # each one's shape is counted
+
     def __init__(self) -> None:
         super().__init__()
         self.groups: dict[str, RecordGroup] = {}

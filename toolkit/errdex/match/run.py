@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import heapq
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,9 @@ class MatchSummary:
     worst: int = -1
     #: Called with each problem as it is met while following files (the run may last for hours).
     on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    #: Whether :meth:`note_unclassified` is to see every unclassified line (a summary that reads them all);
+    #: otherwise it sees the first :data:`MAX_UNCLASSIFIED_SAMPLES` and the rest are only counted.
+    every_unclassified = False
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -107,8 +111,8 @@ def _error_looking_database() -> Any:
     return database
 
 
-def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
-    """``(line index, text)`` of each line of a block that looks like an error (:data:`ERROR_LOOKING`), in order.
+def _error_looking_starts(block: bytes) -> set[int]:
+    """Where each line of a block that looks like an error (:data:`ERROR_LOOKING`) starts.
 
     Hyperscan finds the words in one pass over the block (Python's ``re``
     takes seconds on a large log); the result is the same, line for line.
@@ -121,7 +125,13 @@ def _error_looking(block: bytes) -> Iterator[tuple[int, str]]:
 
     if block:
         _error_looking_database().scan(block, match_event_handler=on_hit)
-    for number, start, end in numbered_lines(block, starts):
+    return starts
+
+
+def _error_looking(block: bytes, starts: Iterable[int] | None = None) -> Iterator[tuple[int, str]]:
+    """``(line index, text)`` of each line of a block that looks like an error, in order (``starts``: of only
+    these of them)."""
+    for number, start, end in numbered_lines(block, _error_looking_starts(block) if starts is None else starts):
         yield number, block[start:end].decode("utf-8", "replace")
 
 
@@ -130,22 +140,30 @@ def _counting(lines: Generator[Any, None, int], total: list[int]) -> Iterator[An
     total.append((yield from lines))
 
 
-def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified: bool) -> Iterator[tuple[Any, ...]]:
+def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified: bool,
+          samples: int | None = MAX_UNCLASSIFIED_SAMPLES) -> Iterator[tuple[Any, ...]]:
     """Events for the lines of some blocks (from :func:`read_marked_blocks`), numbered from 1:
     ``("match", number, text, found)`` (``found``: :meth:`KnowledgeBase.found_block`'s tuples),
-    ``("unclassified", number, text)``, ``("cut", number)`` for a line cut at the length limit, ``("lines", count)``
-    per block."""
+    ``("unclassified", count, samples)`` per block with error-looking lines that matched nothing (``samples``:
+    ``(number, text)`` of the first of them, as long as fewer than ``samples`` were given; None: of all of
+    them), ``("cut", number)`` for a line cut at the length limit, ``("lines", count)`` per block."""
     number = 0
+    wanted = samples  # samples still to give: only the first ones are kept
     for block, cut in blocks:
-        matched: set[int] = set()
+        matched: set[int] = set()  # where the matched lines start
         total: list[int] = []
         for index, start, end, found in _counting(kb.found_block(block), total):
-            matched.add(index)
+            matched.add(start)
             yield "match", number + index + 1, block[start:end].decode("utf-8", "replace"), found
         if unclassified:
-            for index, text in _error_looking(block):
-                if index not in matched:
-                    yield "unclassified", number + index + 1, text[:500]
+            starts = _error_looking_starts(block)
+            starts.difference_update(matched)
+            if starts:  # counted; only the first few lines decoded (most of a log may look like errors)
+                first = [(number + index + 1, text[:500]) for index, text in
+                         _error_looking(block, starts if wanted is None else heapq.nsmallest(wanted, starts))]
+                if wanted is not None:
+                    wanted -= len(first)
+                yield "unclassified", len(starts), first
         if cut:
             yield "cut", number + total[0]
         number += total[0]
@@ -274,14 +292,17 @@ def match_files(
         yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
         return
     matches_of = kb.matcher.matches_of
-    for source, offset, event in _events(paths, functools.partial(_scan, kb=kb, unclassified=unclassified),
-                                         summary, jobs, kb):
+    samples = None if summary.every_unclassified else MAX_UNCLASSIFIED_SAMPLES
+    scan = functools.partial(_scan, kb=kb, unclassified=unclassified, samples=samples)
+    for source, offset, event in _events(paths, scan, summary, jobs, kb):
         if event[0] == "match":
             line = LineMatch(source, offset + event[1], event[2], matches_of(event[3]))
             summary.add(line)
             yield line
         else:
-            summary.note_unclassified(source, offset + event[1], event[2])
+            summary.unclassified += event[1] - len(event[2])
+            for number, text in event[2]:
+                summary.note_unclassified(source, offset + number, text)
 
 
 def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary | None = None,
