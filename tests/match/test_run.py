@@ -201,3 +201,26 @@ def test_a_line_longer_than_the_limit_across_a_cut_gives_the_same_numbers(
     assert len(forks) == 1
     assert [number for number, _, _ in one[0]] == [1, 3]
     assert two == one
+
+
+def test_a_database_left_for_later_is_compiled_once_before_the_workers_fork(
+        tmp_path: Path, single_threaded: bool, forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left for later (many keys), the keys' database is compiled here before the pieces are forked, not by
+    each worker; the lines are the same as with one process."""
+    if not single_threaded:
+        return
+    from errdex.match import engine, plan
+
+    monkeypatch.setattr(plan, "LATER_KEYS", 1)
+    compiled: list[int] = []
+    real = engine.compile_keys
+    monkeypatch.setattr(engine, "compile_keys", lambda keys: compiled.append(len(keys)) or real(keys))
+    kb = errdex.load()
+    assert kb.matcher._literal_db is None
+    log = tmp_path / "x.log"
+    log.write_bytes(f"first {SEED_MESSAGE}\nnoise\n".encode() * 400)
+    with _limits(MIN_PART_BYTES=1000):
+        two = "".join(match_files_jsonl([log], kb=kb, jobs=2))
+    assert forks and compiled == [len(kb.matcher._key_bytes)] and kb.matcher._literal_db is not None
+    one = "".join(match_files_jsonl([log], kb=errdex.load(), jobs=1))
+    assert two == one and two.count("\n") == 400
