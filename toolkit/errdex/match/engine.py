@@ -9,7 +9,9 @@ candidate is then confirmed on its own line, by a substring search for
 plain-text patterns and by RE2 (:mod:`errdex.match.regexes`), which also extracts the span and groups, for
 the others. No backtracking engine ever runs a record's pattern over a log
 line. The compiled database and each pattern's analysis are cached on disk,
-keyed by the patterns, so a later start only loads them.
+keyed by the patterns, so a later start only loads them; for many keys the
+database is compiled only once an input needs it (a small one is searched by
+:mod:`~errdex.match.key_index`), then cached too.
 
 Blocks are bytes of valid UTF-8 (the readers replace invalid sequences),
 lines separated by ``\n``. Spans are character offsets into the decoded line.
