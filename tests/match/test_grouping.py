@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from errdex.cli.match import CONFLICTS
 from errdex.match import grouping
@@ -73,6 +75,34 @@ def test_shapes_mask_digits_hex_ids_addresses_and_the_timestamp() -> None:
     again = shape_of("Dec 11 07:00:00 LabSZ sshd[99]: error for 10.0.0.1 id 0xff blk_12 cafebabe99")
     assert first == again == "LabSZ sshd[<n>]: error for <ip> id <hex> <id> <hex>"
     assert shape_of("job 1b4e28ba-2fa1-11d2-883f-0016d3cca427 failed") == "job <id> failed"
+
+
+def _every_mask(text: str) -> str:
+    """shape_of as written first: every mask run over the line, in order."""
+    import re
+
+    shape = grouping.strip_stamp(text)[: grouping.MAX_SHAPE_CHARS * 2]
+    for source, mask, _ in grouping._MASK_SOURCES:
+        shape = re.sub(source, mask, shape)
+    return shape.strip()[: grouping.MAX_SHAPE_CHARS]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="ab-0x1.9fE _\u0663:", max_size=60))
+def test_masks_skipped_for_lines_that_lack_what_they_need_change_no_shape(text: str) -> None:
+    assert shape_of(text) == _every_mask(text)
+
+
+def test_the_loghub_lines_get_the_shapes_every_mask_gives() -> None:
+    from tests.loghub import loghub_dir, systems
+
+    folder = loghub_dir()
+    if folder is None:
+        pytest.skip("Loghub samples not found")
+    lines = [line for name in systems(folder)
+             for line in (folder / name / f"{name}_2k.log").read_text(errors="replace").splitlines()]
+    assert len(lines) >= 16_000
+    assert [shape_of(line) for line in lines] == [_every_mask(line) for line in lines]
 
 
 def _log(tmp_path: Path, lines: list[str]) -> Path:
