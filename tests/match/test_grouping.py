@@ -87,9 +87,19 @@ def _every_mask(text: str) -> str:
     return shape.strip()[: grouping.MAX_SHAPE_CHARS]
 
 
+#: Pieces that each mask matches, and near misses, for lines made of them.
+_PIECES = ["1b4e28ba-2fa1-11d2-883f-0016d3cca427", "abcdefab-abcd-abcd-abcd-abcdefabcdef", "10.0.0.1", "1.2.3",
+           "0x1f", "0xZ", "deadbeef01", "cafebabe", "blk_3886", "ec2-52-80", "x-1", "42", "\u0663", "a", "-", ".",
+           "_", "<id>", "E9", "2026-11-30T10:00:00Z", "Dec 10 06:55:46"]
+
+
 @settings(max_examples=3000, deadline=None)
-@given(st.text(alphabet="ab-0x1.9fE _\u0663:", max_size=60))
-def test_masks_skipped_for_lines_that_lack_what_they_need_change_no_shape(text: str) -> None:
+@given(st.text(alphabet="ab-0x1.9fE _\u0663:<>", max_size=60)
+       | st.lists(st.sampled_from(_PIECES), max_size=8).flatmap(
+           lambda pieces: st.lists(st.sampled_from(["", " ", "-", ".", "_", ":", "x", "[", "/"]),
+                                   min_size=len(pieces), max_size=len(pieces))
+           .map(lambda cuts: "".join(p + c for p, c in zip(pieces, cuts)))))
+def test_masks_run_on_the_runs_that_can_hold_them_give_every_shape_as_before(text: str) -> None:
     assert shape_of(text) == _every_mask(text)
 
 

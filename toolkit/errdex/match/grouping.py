@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +32,8 @@ MAX_VALUE_CHARS = 80
 MAX_SHAPE_CHARS = 200
 
 #: What :func:`shape_of` masks, in order; compiled on first use (start-up time: a log whose lines all match a
-#: record, as a one-line match, never needs them). With each, what a line must hold for it to match: a mask is
-#: not run over a line without it (a quarter of a log may be unclassified lines, each shaped). A mask inserts
-#: none of those characters and joins none, so the line as given tells.
+#: record, as a one-line match, never needs them). With each, what a text must hold for it to match: it is not
+#: run over a text without it.
 _MASK_SOURCES = (
     (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<id>", ("-", 4)),
     (r"\b(?:\d{1,3}\.){3}\d{1,3}\b", "<ip>", (".", 3)),
@@ -42,23 +42,37 @@ _MASK_SOURCES = (
     (r"\b[A-Za-z]+[_-]?\d[\w-]*", "<id>", None),  # blk_3886, job-42, ec2-52-80 ...: a word holding digits
     (r"\d+", "<n>", None),
 )
-#: Every mask needs a digit but the first, which needs four dashes.
-_DIGIT = re.compile(r"\d")
+#: A run of word characters, dots and dashes that holds a digit, from its start. Every match of a mask is
+#: made of such characters only, and every mask but the first (a uuid may have no digit) holds a digit, so
+#: those masks are run over each such run alone, which is where they can match; a mask's ``\b`` sees the same
+#: neighbours there, as the characters around a run are none of those. The masks put in only ``<``, ``>`` and
+#: letters, and join nothing, so what one leaves does not change where the next can match.
+_RUN = r"(?<![\w.-])[\w.-]*?\d[\w.-]*"
 
 
 @functools.cache
-def _masks() -> list[tuple[re.Pattern[str], str, tuple[str, int] | None]]:
-    return [(re.compile(source), mask, needs) for source, mask, needs in _MASK_SOURCES]
+def _masks() -> tuple[list[tuple[re.Pattern[str], str, tuple[str, int] | None]], re.Pattern[str]]:
+    return [(re.compile(source), mask, needs) for source, mask, needs in _MASK_SOURCES], re.compile(_RUN)
+
+
+def _masked_run(found: re.Match[str]) -> str:
+    """One run (see :data:`_RUN`) with the masks but the first applied, in order."""
+    run = found.group()
+    if run.isdigit():  # only the last mask can match
+        return "<n>"
+    for pattern, mask, needs in _masks()[0][1:]:
+        if needs is None or run.count(needs[0]) >= needs[1]:
+            run = pattern.sub(mask, run)
+    return run
 
 
 def shape_of(text: str) -> str:
     """What stays of a line when its timestamp, ids, addresses, hex and numbers are masked."""
     shape = strip_stamp(text)[: MAX_SHAPE_CHARS * 2]
-    digits = _DIGIT.search(shape) is not None
-    for index, (pattern, mask, needs) in enumerate(_masks()):
-        if (index and not digits) or (needs is not None and shape.count(needs[0]) < needs[1]):
-            continue
-        shape = pattern.sub(mask, shape)
+    masks, runs = _masks()
+    if shape.count("-") >= 4:
+        shape = masks[0][0].sub(masks[0][1], shape)
+    shape = runs.sub(_masked_run, shape)
     return shape.strip()[:MAX_SHAPE_CHARS]
 
 
@@ -131,7 +145,10 @@ class Shapes:
     other: int = 0  #: lines of shapes met after :data:`MAX_SHAPES` were kept
 
     def add(self, source: str, number: int, text: str) -> None:
-        shape = shape_of(text)
+        self.add_shape(source, number, shape_of(text))
+
+    def add_shape(self, source: str, number: int, shape: str) -> None:
+        """A line whose shape was made already (where it was matched)."""
         if shape in self.counts or len(self.counts) < MAX_SHAPES:
             self.counts[shape] += 1
             self.first.setdefault(shape, (source, number))
@@ -144,7 +161,11 @@ class GroupedSummary(MatchSummary):
     records were first met), counts lines per severity and unclassified lines per shape. Its
     :meth:`~errdex.match.run.MatchSummary.as_dict` is the plain summary's."""
 
-    every_unclassified = True  # each one's shape is counted
+    @staticmethod
+    def line_shape() -> Callable[[str], str]:
+        """Each unclassified line's shape is counted: made where the line is matched (in a worker process for a
+        piece of a large file), so only the shape comes back."""
+        return shape_of
 
     def __init__(self) -> None:
         super().__init__()
@@ -164,3 +185,9 @@ class GroupedSummary(MatchSummary):
     def note_unclassified(self, source: str, number: int, text: str) -> None:
         super().note_unclassified(source, number, text)
         self.shapes.add(source, number, text)
+
+    def note_unclassified_lines(self, source: str, count: int, samples: Iterable[tuple[int, str]],
+                                shapes: Iterable[tuple[int, str]]) -> None:
+        super().note_unclassified_lines(source, count, samples, shapes)
+        for number, shape in shapes:
+            self.shapes.add_shape(source, number, shape)

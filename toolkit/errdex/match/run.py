@@ -55,9 +55,6 @@ class MatchSummary:
     worst: int = -1
     #: Called with each problem as it is met while following files (the run may last for hours).
     on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
-    #: Whether :meth:`note_unclassified` is to see every unclassified line (a summary that reads them all);
-    #: otherwise it sees the first :data:`MAX_UNCLASSIFIED_SAMPLES` and the rest are only counted.
-    every_unclassified = False
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -89,6 +86,21 @@ class MatchSummary:
         self.unclassified += 1
         if len(self.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
             self.unclassified_samples.append({"file": source, "line": number, "text": text[:500]})
+
+    @staticmethod
+    def line_shape() -> Callable[[str], str] | None:
+        """From an unclassified line's text, what :meth:`note_unclassified_lines` is to get of every such line (a
+        summary that counts them by shape); None: only their count and the first :data:`MAX_UNCLASSIFIED_SAMPLES`."""
+        return None
+
+    def note_unclassified_lines(self, source: str, count: int, samples: Iterable[tuple[int, str]],
+                                shapes: Iterable[tuple[int, str]]) -> None:
+        """``count`` error-looking lines that matched no record: ``(number, text)`` of the first of them, and
+        ``(number, shape)`` of each (when :meth:`line_shape` gives how to shape them)."""
+        self.unclassified += count
+        for number, text in samples:
+            if len(self.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
+                self.unclassified_samples.append({"file": source, "line": number, "text": text[:500]})
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -141,14 +153,15 @@ def _counting(lines: Generator[Any, None, int], total: list[int]) -> Iterator[An
 
 
 def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified: bool,
-          samples: int | None = MAX_UNCLASSIFIED_SAMPLES) -> Iterator[tuple[Any, ...]]:
+          shape: Callable[[str], str] | None = None) -> Iterator[tuple[Any, ...]]:
     """Events for the lines of some blocks (from :func:`read_marked_blocks`), numbered from 1:
     ``("match", number, text, found)`` (``found``: :meth:`KnowledgeBase.found_block`'s tuples),
-    ``("unclassified", count, samples)`` per block with error-looking lines that matched nothing (``samples``:
-    ``(number, text)`` of the first of them, as long as fewer than ``samples`` were given; None: of all of
-    them), ``("cut", number)`` for a line cut at the length limit, ``("lines", count)`` per block."""
+    ``("unclassified", count, samples, shapes)`` per block with error-looking lines that matched nothing
+    (``samples``: ``(number, text)`` of the first of them, as long as fewer than
+    :data:`MAX_UNCLASSIFIED_SAMPLES` were given; ``shapes``: ``(number, shape(text))`` of each, when ``shape``
+    is given), ``("cut", number)`` for a line cut at the length limit, ``("lines", count)`` per block."""
     number = 0
-    wanted = samples  # samples still to give: only the first ones are kept
+    wanted = MAX_UNCLASSIFIED_SAMPLES  # samples still to give: only the first ones are kept
     for block, cut in blocks:
         matched: set[int] = set()  # where the matched lines start
         total: list[int] = []
@@ -158,12 +171,13 @@ def _scan(blocks: Iterable[tuple[bytes, bool]], kb: KnowledgeBase, unclassified:
         if unclassified:
             starts = _error_looking_starts(block)
             starts.difference_update(matched)
-            if starts:  # counted; only the first few lines decoded (most of a log may look like errors)
-                first = [(number + index + 1, text[:500]) for index, text in
-                         _error_looking(block, starts if wanted is None else heapq.nsmallest(wanted, starts))]
-                if wanted is not None:
-                    wanted -= len(first)
-                yield "unclassified", len(starts), first
+            if starts:  # counted; only the lines needed decoded (a quarter of a log may look like errors)
+                texts = [(number + index + 1, text) for index, text in
+                         _error_looking(block, starts if shape is not None else heapq.nsmallest(wanted, starts))]
+                first = [(line, text[:500]) for line, text in texts[:wanted]]
+                wanted -= len(first)
+                yield "unclassified", len(starts), first, [] if shape is None else [
+                    (line, shape(text)) for line, text in texts]
         if cut:
             yield "cut", number + total[0]
         number += total[0]
@@ -292,17 +306,15 @@ def match_files(
         yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
         return
     matches_of = kb.matcher.matches_of
-    samples = None if summary.every_unclassified else MAX_UNCLASSIFIED_SAMPLES
-    scan = functools.partial(_scan, kb=kb, unclassified=unclassified, samples=samples)
+    scan = functools.partial(_scan, kb=kb, unclassified=unclassified, shape=summary.line_shape())
     for source, offset, event in _events(paths, scan, summary, jobs, kb):
         if event[0] == "match":
             line = LineMatch(source, offset + event[1], event[2], matches_of(event[3]))
             summary.add(line)
             yield line
         else:
-            summary.unclassified += event[1] - len(event[2])
-            for number, text in event[2]:
-                summary.note_unclassified(source, offset + number, text)
+            summary.note_unclassified_lines(source, event[1], [(offset + number, text) for number, text in event[2]],
+                                            [(offset + number, shape) for number, shape in event[3]])
 
 
 def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary | None = None,
