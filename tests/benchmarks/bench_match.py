@@ -16,6 +16,8 @@ interleaved) of:
 - a Python read-and-hyperscan floor: the file read into one buffer and
   scanned with the database of errdex's keys, nothing else;
 - cat to /dev/null;
+- up to 1M lines, errdex's default text layout (grouped per record, the
+  unclassified lines counted by shape) with --jobs 2;
 and the ratios the issue sets: errdex --jobs 1 against the floor (at most
 2.5x), errdex --jobs 2 against grep -F with the longest literals (at most
 1.5x). ``--memory N``: peak RSS of errdex over N records each hit once (a line
@@ -57,6 +59,10 @@ with open(sys.argv[1], "rb", buffering=0) as handle:
         db.scan(bytes(view[:size]), scratch=scratch, match_event_handler=on_hit)
 print(hits[0])
 """
+
+
+#: Up to this many lines, the default text layout runs beside the others too (at 10M lines it takes 25 s).
+TEXT_LINES = 1_000_000
 
 
 def corpus(path: Path, lines: int, envelopes: list[dict]) -> int:
@@ -121,6 +127,8 @@ def compare(size: int, lines: int, tmpdir: Path, env: dict[str, str], repeat: in
     }
     if shutil.which("rg"):
         peers["ripgrep -F longest literals"] = (["rg", "-c", "-F", "-f", str(longest), str(log)], c_env)
+    if lines <= TEXT_LINES:  # the default layout, for people: every unclassified line shaped (slower: see README)
+        peers["errdex text --jobs 2"] = ([*errdex[:-3], "-q", "--jobs", "2"], env)
     best: dict[str, tuple[float, float, int, bytes]] = {}
     for _ in range(repeat):
         for name, (command, command_env) in peers.items():
