@@ -98,7 +98,7 @@ _PIECES = ["1b4e28ba-2fa1-11d2-883f-0016d3cca427", "abcdefab-abcd-abcd-abcd-abcd
        | st.lists(st.sampled_from(_PIECES), max_size=8).flatmap(
            lambda pieces: st.lists(st.sampled_from(["", " ", "-", ".", "_", ":", "x", "[", "/"]),
                                    min_size=len(pieces), max_size=len(pieces))
-           .map(lambda cuts: "".join(p + c for p, c in zip(pieces, cuts)))))
+           .map(lambda cuts: "".join(p + c for p, c in zip(pieces, cuts, strict=True)))))
 def test_masks_run_on_the_runs_that_can_hold_them_give_every_shape_as_before(text: str) -> None:
     assert shape_of(text) == _every_mask(text)
 
