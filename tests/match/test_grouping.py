@@ -115,6 +115,34 @@ def test_the_loghub_lines_get_the_shapes_every_mask_gives() -> None:
     assert [shape_of(line) for line in lines] == [_every_mask(line) for line in lines]
 
 
+def test_shapes_and_samples_of_the_workers_pieces_are_those_of_one_process(
+        tmp_path: Path, single_threaded: bool, forks: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker sends the shapes of its piece's unclassified lines (and the first samples): the summaries of one
+    process and of three are the same, more than MAX_UNCLASSIFIED_SAMPLES lines and MAX_SHAPES shapes included."""
+    if not single_threaded:
+        return
+    from errdex.match import run
+
+    monkeypatch.setattr(grouping, "MAX_SHAPES", 40)
+    monkeypatch.setattr(run, "MIN_PART_BYTES", 2000)
+    lines = [f"2024-05-01 10:00:00 ERROR disk {i} is full after write" if i % 5 == 0 else
+             f"FATAL worker {i % 7} failed {'x' * (i % 61)} at 10.0.{i % 9}.1" if i % 2 else f"plain line {i}"
+             for i in range(3000)]
+    log = _log(tmp_path, lines)
+
+    def summaries(jobs: int) -> tuple[Any, ...]:
+        grouped, plain = GroupedSummary(), run.MatchSummary()
+        list(match_files([log], kb=KnowledgeBase([DISK, SLOW]), summary=grouped, jobs=jobs))
+        list(match_files([log], kb=KnowledgeBase([DISK, SLOW]), summary=plain, jobs=jobs))
+        return (grouped.shapes, grouped.unclassified, grouped.unclassified_samples, plain.as_dict())
+
+    one, three = summaries(1), summaries(3)
+    assert forks and one == three
+    shapes, count, samples, _ = one
+    assert count == 1200 and len(samples) == run.MAX_UNCLASSIFIED_SAMPLES and samples[0]["line"] == 2
+    assert len(shapes.counts) == 40 and shapes.other > 0
+
+
 def _log(tmp_path: Path, lines: list[str]) -> Path:
     log = tmp_path / "app.log"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
