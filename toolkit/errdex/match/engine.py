@@ -32,7 +32,6 @@ from errdex import patterns
 from errdex._files import write_atomic
 from errdex._version import __version__
 from errdex.cache import read_marshal, sha256
-from errdex.errors import DataError
 from errdex.match import prefilter
 from errdex.match.lines import line_start
 from errdex.match.placement import prefer_placed, rank_key, rank_of
@@ -191,10 +190,7 @@ class Matcher:
         input or before forking workers, which would each compile it."""
         if self._literal_db is not None or not self._key_bytes:
             return
-        try:
-            database = compile_keys(self._key_bytes)
-        except hyperscan.error as exc:
-            raise DataError(f"hyperscan cannot compile the patterns' keys: {exc}; run 'errdex validate'") from exc
+        database = compile_keys(self._key_bytes)
         self._literal_db, self._literal_scratch, self._key_index = database, hyperscan.Scratch(database), None
         if self._later is not None:
             path, plan = self._later

@@ -164,6 +164,7 @@ def _make_plan(records: Sequence[dict[str, Any]], cache_dir: Path | None,
             "keys": list(unique), "key_targets": list(unique.values()), "unkeyed": regex_targets, "always": always,
             "literal_db": literal_db, "fresh": True}
 
+
 def _now(keys: dict[bytes, list[int]]) -> list[bytes]:
     """The keys whose database is compiled with the plan: all of them, or none when there are many (and a
     :class:`~errdex.match.key_index.KeyIndex` can find them until it is compiled)."""
@@ -173,9 +174,13 @@ def _now(keys: dict[bytes, list[int]]) -> list[bytes]:
 
 
 def compile_keys(keys: list[bytes]) -> Any:
-    """The database of literal keys (pure-literal mode; a key's id is its position); hyperscan.error when it fails."""
+    """The database of literal keys (pure-literal mode; a key's id is its position); DataError when hyperscan
+    refuses them."""
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+    try:
+        database.compile(expressions=keys, ids=list(range(len(keys))), flags=[0] * len(keys), literal=True)
+    except hyperscan.error as exc:
+        raise DataError(f"hyperscan cannot compile the patterns' keys: {exc}; run 'errdex validate'") from exc
     return database
 
 

@@ -12,6 +12,7 @@ followed by :mod:`~errdex.match.follow`; finding lines inside a block is
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import os
@@ -101,10 +102,7 @@ def cut_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
         yield data[done:], False
 
 
-#: Whether this process has told its allocator to keep freed blocks (:func:`_keep_freed_blocks`).
-_KEEPING: list[bool] = [False]
-
-
+@functools.cache  # once per process (a forked child has it done already)
 def _keep_freed_blocks() -> None:
     """Have the C allocator keep freed memory of a block's size for the next block, once per process.
 
@@ -114,9 +112,6 @@ def _keep_freed_blocks() -> None:
     and 0.17 s per 1.3 GB, a third of the reading). Where the allocator is
     not glibc's nothing changes.
     """
-    if _KEEPING[0]:
-        return
-    _KEEPING[0] = True
     try:
         import ctypes  # here: only a log of several blocks pays for it (2 ms)
 

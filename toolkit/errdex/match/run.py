@@ -83,9 +83,7 @@ class MatchSummary:
 
     def note_unclassified(self, source: str, number: int, text: str) -> None:
         """An error-looking line that matched no record."""
-        self.unclassified += 1
-        if len(self.unclassified_samples) < MAX_UNCLASSIFIED_SAMPLES:
-            self.unclassified_samples.append({"file": source, "line": number, "text": text[:500]})
+        self.note_unclassified_lines(source, 1, [(number, text)], ())
 
     @staticmethod
     def line_shape() -> Callable[[str], str] | None:
