@@ -200,8 +200,8 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
                 echo(kb.jsonl(found) + "\n")
             elif layout == "each":
                 best = found.matches[0]
-                echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1,
-                                page=page(best.record), color=color))
+                echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1 + found.more,
+                                page=page(best.record), color=color, unchecked=found.unchecked))
     _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
     _warn_skipped(kb, skipped_before, quiet)
     _report_problems(totals, shown=len(shown), count_line=layout == "each", quiet=quiet)

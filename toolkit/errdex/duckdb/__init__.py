@@ -3,7 +3,8 @@
 :func:`register` adds to a connection a scalar function that takes a line
 and gives the list of its matches, best first, as ``errdex match`` finds
 them (the structs of :data:`errdex.spark.batches.MATCH_FIELDS`: id, slug,
-repo, errorClass, severity, status, rank, score, groups, span). DuckDB hands
+repo, errorClass, severity, status, rank, score, groups, span, moreMatches,
+unchecked). DuckDB hands
 it whole vectors of lines, which are scanned as one block by the compiled
 engine: much faster than the index's pure-SQL ``errdex_match`` macro, which
 stays for plain DuckDB without Python.
@@ -48,7 +49,8 @@ BATCH_ROWS = 100_000
 FUNCTION = "errdex_matches"
 #: What the function returns for each line (NULL for a NULL line).
 RETURN_TYPE = ("STRUCT(id VARCHAR, slug VARCHAR, repo VARCHAR, \"errorClass\" VARCHAR, severity VARCHAR, "
-               "status VARCHAR, rank INTEGER, score BIGINT, groups VARCHAR[], span INTEGER[])[]")
+               "status VARCHAR, rank INTEGER, score BIGINT, groups VARCHAR[], span INTEGER[], \"moreMatches\" INTEGER, "
+               "unchecked INTEGER)[]")
 
 
 def _knowledge(records: KnowledgeBase | RecordStore | Sequence[dict[str, Any]] | Sequence[str | Path] | None,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import marshal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,8 @@ from errdex.match.plan import FLAGS, compile_keys, make_plan, patterns_of
 from errdex.match.regexes import SHORT_LINE, Regexes
 from errdex.records.views import Views
 
-__all__ = ["Found", "Match", "Matcher", "found_of", "prefer_placed", "rank_key"]  # the last two from .placement
+__all__ = ["LINE_WORK_BYTES", "MAX_LINE_MATCHES", "Capped", "Found", "Match", "Matcher", "found_of", "prefer_placed",
+           "rank_key", "rest_of"]  # the last two from .placement
 
 #: One confirmed match as plain data: ``(record index, span start, span end, groups)`` (what :class:`Match`
 #: holds, less the record).
@@ -52,6 +53,37 @@ MAX_CANDIDATES = 100_000
 #: While the database of keys is left for later (:data:`errdex.match.plan.LATER_KEYS`), this many bytes are
 #: scanned by a :class:`~errdex.match.key_index.KeyIndex` (about 0.1 s a MiB) before it is compiled.
 SMALL_INPUT_BYTES = 256 << 10
+#: Matches reported per line at most: the best by rank; how many more there are is counted (:class:`Capped`).
+MAX_LINE_MATCHES = 20
+#: Bytes of line that the candidates of one line beyond :data:`MAX_LINE_MATCHES` may make RE2 read, in all: a
+#: line of 200 bytes may confirm 5,000 of them, a line of 1 MiB one. The work per line stays linear in the line
+#: however many records' literal text it holds; the candidates left are counted as unchecked.
+LINE_WORK_BYTES = 1 << 20
+
+
+class Capped(list[Any]):
+    """A line's matches (or :data:`Found` tuples), best first, when the line held more candidates than
+    :data:`MAX_LINE_MATCHES`: at most that many, ``more`` other records that match it too, and ``unchecked``
+    records whose literal text the line holds but that were not tried (the line's budget,
+    :data:`LINE_WORK_BYTES`, was spent)."""
+
+    more: int = 0
+    unchecked: int = 0
+
+    def __init__(self, items: Iterable[Any] = (), more: int = 0, unchecked: int = 0) -> None:
+        super().__init__(items)
+        self.more, self.unchecked = more, unchecked
+
+
+def rest_of(items: Sequence[Any]) -> tuple[int, int]:
+    """``(more, unchecked)`` of a line's matches: what the list leaves out (:class:`Capped`), ``(0, 0)`` when
+    it holds every match."""
+    return (items.more, items.unchecked) if isinstance(items, Capped) else (0, 0)
+
+
+def _keeping(items: Sequence[Any], result: list[Any]) -> list[Any]:
+    """``result`` with the counts of what ``items`` leaves out (:func:`rest_of`)."""
+    return Capped(result, items.more, items.unchecked) if isinstance(items, Capped) else result
 
 
 @dataclass(frozen=True)
@@ -96,8 +128,8 @@ class Match:
 
 
 def found_of(matches: list[Match]) -> list[Found]:
-    """Matches as :meth:`Matcher.confirm_found`'s plain tuples."""
-    return [(m.index, m.span[0], m.span[1], m.groups) for m in matches]
+    """Matches as :meth:`Matcher.confirm_found`'s plain tuples (with what the list leaves out, :func:`rest_of`)."""
+    return _keeping(matches, [(m.index, m.span[0], m.span[1], m.groups) for m in matches])
 
 
 class Matcher:
@@ -141,6 +173,7 @@ class Matcher:
         self._key_bytes: list[bytes] = plan["keys"]  # literal key id -> the key
         self._regexes = Regexes(self._re2_sources, self._refused)  # compiled by RE2 on the first hit
         self._literal_scratch = hyperscan.Scratch(self._literal_db) if self._literal_db is not None else None
+        self._order: list[int] | None = None  # record index -> its place in rank order, made when first needed
         self._key_index: Any = None  # finds the keys in small inputs until the database is compiled
         self._scanned = 0  # bytes scanned without the database
         # where to cache the plan again once its database is compiled
@@ -290,7 +323,15 @@ class Matcher:
         short = len(line) <= SHORT_LINE
         groups: tuple[str | None, ...]
         exact_of, held, regex_of, extras_of = self._exact, self._regexes.held, self._regexes.get, self._extras.get
+        tries = budget = None  # candidates that may still be tried: counted only on a line with more than the cap
+        if len(indexes) > MAX_LINE_MATCHES:
+            indexes = self._in_rank_order(indexes)
+            tries = budget = MAX_LINE_MATCHES + LINE_WORK_BYTES // (len(line) + 1)
         for index in indexes:
+            if tries is not None:
+                if not tries:
+                    break
+                tries -= 1
             exact = exact_of[index]
             if exact is not None:
                 start = line.find(exact)
@@ -311,9 +352,34 @@ class Matcher:
             if not ascii_only:  # byte offsets to character offsets
                 start, end = len(line[:start].decode("utf-8", "replace")), len(line[:end].decode("utf-8", "replace"))
             found.append((index, start, end, groups))
+        if tries is not None and budget is not None:
+            return self._capped(found, line, len(indexes) - (budget - tries))
         if len(found) > 1:
             found = self._ranked(found, line)
         return found
+
+    def _in_rank_order(self, indexes: set[int] | list[int]) -> list[int]:
+        """The candidates by their rank (:func:`rank_of`), best first: a confirmed candidate is then never
+        outranked by one tried after it (but by a tie for first place, :func:`prefer_placed`)."""
+        order = self._order
+        if order is None:  # once, on the first line with more candidates than the cap
+            keys, records = self._keys, self.records
+            ranked = sorted(range(len(keys)), key=lambda i: rank_of(keys[i][0], keys[i][1], records[i]["id"]))
+            order = self._order = [0] * len(ranked)
+            for place, index in enumerate(ranked):
+                order[index] = place
+        return sorted(indexes, key=order.__getitem__)
+
+    def _capped(self, found: list[Found], line: bytes, unchecked: int) -> list[Found]:
+        """The best :data:`MAX_LINE_MATCHES` of a line's confirmed candidates (tried in rank order), with the
+        count of the other confirmed ones and of the ``unchecked`` ones, never tried."""
+        shown = found[:MAX_LINE_MATCHES]
+        if len(shown) > 1:
+            shown = self._ranked(shown, line)
+        more = len(found) - len(shown)
+        if not more and not unchecked:
+            return shown
+        return Capped(shown, more, unchecked)
 
     def _ranked(self, found: list[Found], line: bytes) -> list[Found]:
         """Several confirmed candidates of one line, best first (:func:`rank_key`, then :func:`prefer_placed`)."""
@@ -326,7 +392,7 @@ class Matcher:
     def matches_of(self, found: list[Found]) -> list[Match]:
         """The :class:`Match` of each of :meth:`confirm_found`'s tuples."""
         rebuild = self.rebuild
-        return [rebuild(index, (start, end), groups) for index, start, end, groups in found]
+        return _keeping(found, [rebuild(index, (start, end), groups) for index, start, end, groups in found])
 
     def rebuild(self, index: int, span: tuple[int, int], groups: tuple[str | None, ...]) -> Match:
         """The match of the record at ``index`` (a :attr:`Match.index`) with this span and groups."""

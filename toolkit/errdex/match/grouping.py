@@ -108,6 +108,7 @@ class RecordGroup:
     unstamped: int = 0  #: lines without a timestamp
     captures: list[Capture] = field(default_factory=list)
     others: int = 0  #: the most other records a line of the group also matched
+    unchecked: int = 0  #: the most records a line of the group held the literal text of but were not tried
     #: The message as the group's first line wrote it (the text the pattern matched, clipped): the record's
     #: ``errorMessage`` is an example from elsewhere (another status, another operation).
     message: str = ""
@@ -129,7 +130,8 @@ class RecordGroup:
             self.captures.append(Capture())
         for capture, value in zip(self.captures, best.groups, strict=False):
             capture.add(value)
-        self.others = max(self.others, len(line.matches) - 1)
+        self.others = max(self.others, len(line.matches) - 1 + line.more)
+        self.unchecked = max(self.unchecked, line.unchecked)
 
     def constant_groups(self) -> tuple[str | None, ...]:
         """The captured values the same on every line (to fill into the fix); ``None`` for those that vary."""

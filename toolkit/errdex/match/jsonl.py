@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 
-from errdex.match.engine import Found, Match, Matcher
+from errdex.match.engine import Capped, Found, Match, Matcher, rest_of
 from errdex.records.vocabulary import SEVERITY_RANK
 
 __all__ = ["JsonLines", "joined", "line_prefix"]
@@ -30,6 +30,11 @@ def _match_json(head: str, start: int, end: int, groups: tuple[str | None, ...])
     """One match's JSON: its record's part (``head``, up to ``"span"``), then its span and groups."""
     values = ", ".join(["null" if g is None else _string(g) for g in groups]) if groups else ""
     return f'{head}"span": [{start}, {end}], "groups": [{values}]}}'
+
+
+def _rest(more: int, unchecked: int) -> str:
+    """What a line's JSON says after its matches when they leave some out (:class:`~errdex.match.engine.Capped`)."""
+    return f', "moreMatches": {more}, "unchecked": {unchecked}' if more or unchecked else ""
 
 
 def line_prefix(source: str) -> str:
@@ -82,7 +87,9 @@ class JsonLines:
         found = ", ".join(self.match(m) for m in matches)
         if source != self._source:
             self._source, self._source_json = source, _string(source)
-        return f'{{"file": {self._source_json}, "line": {number}, "text": {_string(text)}, "matches": [{found}]}}'
+        rest = _rest(*rest_of(matches))
+        return (f'{{"file": {self._source_json}, "line": {number}, "text": {_string(text)}, "matches": [{found}]'
+                f'{rest}}}')
 
     def block(self, block: bytes, lines: Iterable[tuple[int, int, int, list[Found]]], first: int = 1,
               limit: int | None = None) -> tuple[list[int], list[str], int]:
@@ -107,7 +114,8 @@ class JsonLines:
                     worst = ranks[index]
             numbered(first + number)
             text = string(block[start:end].decode("utf-8", "replace"))
-            tailed(f', "text": {text}, "matches": [{parts[0] if len(parts) == 1 else ", ".join(parts)}]}}')
+            rest = _rest(found.more, found.unchecked) if isinstance(found, Capped) else ""
+            tailed(f', "text": {text}, "matches": [{parts[0] if len(parts) == 1 else ", ".join(parts)}]{rest}}}')
             if left is not None:
                 left -= len(found)
                 if left <= 0:

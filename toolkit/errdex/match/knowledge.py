@@ -10,7 +10,7 @@ from typing import Any
 
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
-from errdex.match.engine import Found, Match, Matcher, found_of, prefer_placed, rank_key
+from errdex.match.engine import MAX_LINE_MATCHES, Capped, Found, Match, Matcher, found_of, prefer_placed, rank_key, rest_of
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import break_counter, line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
@@ -46,11 +46,27 @@ class LineMatch:
     source: str
     number: int
     text: str
+    #: The best :data:`~errdex.match.engine.MAX_LINE_MATCHES` at most; :attr:`more` and :attr:`unchecked` count
+    #: the rest (a :class:`~errdex.match.engine.Capped` list carries them).
     matches: list[Match] = field(default_factory=list)
 
+    @property
+    def more(self) -> int:
+        """Other records that match the line, not in :attr:`matches`."""
+        return rest_of(self.matches)[0]
+
+    @property
+    def unchecked(self) -> int:
+        """Records whose literal text the line holds but that were not tried: the line's budget was spent."""
+        return rest_of(self.matches)[1]
+
     def as_dict(self) -> dict[str, Any]:
-        return {"file": self.source, "line": self.number, "text": self.text,
+        line = {"file": self.source, "line": self.number, "text": self.text,
                 "matches": [m.as_dict() for m in self.matches]}
+        more, unchecked = rest_of(self.matches)
+        if more or unchecked:
+            line |= {"moreMatches": more, "unchecked": unchecked}
+        return line
 
 
 def has_json_line(block: bytes) -> bool:
@@ -150,11 +166,19 @@ class KnowledgeBase:
         """Every record whose pattern occurs in the line (or in its JSON message fields), best first.
         ``line``: ``str`` or UTF-8 ``bytes``."""
         line = _as_text(line)
-        best: dict[str, Match] = {m.view["id"]: m for m in self.matcher.match(line)}
+        raw = self.matcher.match(line)
+        best: dict[str, Match] = {m.view["id"]: m for m in raw}
+        more, unchecked = rest_of(raw)
         for text in self._json_fields(line):
-            for found in self.matcher.match(text):
-                best.setdefault(found.view["id"], found)
-        return prefer_placed(sorted(best.values(), key=rank_key), line)
+            found = self.matcher.match(text)
+            for one in found:
+                best.setdefault(one.view["id"], one)
+            more, unchecked = more + rest_of(found)[0], unchecked + rest_of(found)[1]
+        ranked = prefer_placed(sorted(best.values(), key=rank_key), line)
+        if len(ranked) <= MAX_LINE_MATCHES and not more and not unchecked:
+            return ranked
+        # what each text left out is counted once per text: a record the line and a field both match counts twice
+        return Capped(ranked[:MAX_LINE_MATCHES], more + len(ranked) - min(len(ranked), MAX_LINE_MATCHES), unchecked)
 
     def match_block(self, block: bytes) -> Generator[tuple[int, str, list[Match]], None, int]:
         """``(line index, line text, matches)`` for each matching line of a block, in order; one scan for the block.

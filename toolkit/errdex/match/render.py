@@ -10,7 +10,7 @@ from errdex.records.text import first_sentence
 from errdex.records.vocabulary import is_draft
 from errdex.terminal import safe
 
-__all__ = ["clip", "drafts_text", "match_text", "substitute"]
+__all__ = ["clip", "drafts_text", "match_text", "others_text", "substitute"]
 
 _PLACEHOLDER = re.compile(r"\$([1-9])|\{([1-9])\}")
 #: Characters of a log line, of a record's text (first sentence, first fix) and of one captured value that
@@ -53,8 +53,15 @@ def _style(text: str, code: str, color: bool) -> str:
 _UNDOCUMENTED = {False: "(no documentation yet)", True: "a draft, not documented yet; what the code tells:"}
 
 
+def others_text(others: int, unchecked: int = 0) -> str:
+    """What is said of the other records that match a line: ``others`` of them, and ``unchecked`` more whose
+    literal text the line holds but that were not tried."""
+    said = f"{others} other matching record{'s' if others != 1 else ''}"
+    return said + (f", {unchecked} more not checked" if unchecked else "")
+
+
 def match_text(source: str, number: int, line: str, best: Match, others: int, *, page: str | None,
-               color: bool) -> str:
+               color: bool, unchecked: int = 0) -> str:
     """One matched line and its best record, for a terminal (control characters in them escaped); ``page``:
     where a person reads the record in full (the caller knows the site; the matcher does not), ``None`` when
     there is no such page."""
@@ -84,8 +91,8 @@ def match_text(source: str, number: int, line: str, best: Match, others: int, *,
     more = f"  more: errdex explain {one_line(record['slug'], 120)}"
     if page is not None:
         more += f" · {one_line(page, MAX_TEXT_CHARS)}"
-    if others:
-        more += f"  (+{others} other matching record{'s' if others > 1 else ''})"
+    if others or unchecked:
+        more += f"  (+{others_text(others, unchecked)})"
     lines.append(more)
     return "\n".join(lines) + "\n"
 

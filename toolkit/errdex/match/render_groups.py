@@ -20,6 +20,7 @@ from errdex.match.render import (
     _style,
     _text,
     clip,
+    others_text,
     substitute,
 )
 from errdex.records.vocabulary import SEVERITIES, SEVERITY_RANK, is_draft
@@ -108,8 +109,8 @@ def group_text(group: RecordGroup, *, page: str | None, color: bool) -> str:
     lines.append(f"  lines: {_line(_where(group), MAX_TEXT_CHARS * 2)}")
     lines += _varying(group)
     more = f"  more: errdex explain {_line(record['slug'], 120)}" + (f" · {_line(page)}" if page else "")
-    if group.others:
-        more += f"  (+{group.others} other matching record{'s' if group.others > 1 else ''})"
+    if group.others or group.unchecked:
+        more += f"  (+{others_text(group.others, group.unchecked)})"
     lines.append(more)
     return "\n".join(lines) + "\n"
 

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 from errdex import parallel
 from errdex.errors import InputError
 from errdex.match import readers
+from errdex.match.engine import MAX_LINE_MATCHES
 from errdex.match.follow import Follower, follow_files
 from errdex.match.jsonl import joined, line_prefix
 from errdex.match.knowledge import KnowledgeBase, LineMatch
@@ -53,6 +54,8 @@ class MatchSummary:
     unshown_warnings: int = 0
     #: The highest severity rank (:data:`SEVERITY_RANK`) among the matches of the matched lines; -1 when none.
     worst: int = -1
+    #: Lines that matched more records than are listed per line (:data:`~errdex.match.engine.MAX_LINE_MATCHES`).
+    capped: int = 0
     #: Called with each problem as it is met while following files (the run may last for hours).
     on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
@@ -70,6 +73,11 @@ class MatchSummary:
 
     def add(self, line: LineMatch) -> None:
         self.matched_lines += 1
+        if line.more or line.unchecked:
+            self.capped += 1
+            if self.capped == 1:
+                self.warn(f"{line.source}:{line.number}: more than {MAX_LINE_MATCHES} records match the line: "
+                          f"the best {MAX_LINE_MATCHES} are listed, the others counted (as every such line's)")
         self.worst = max(self.worst, *(SEVERITY_RANK.get(m.view["severity"], 0) for m in line.matches))
         best = line.matches[0].view
         entry = self.per_record.setdefault(
@@ -108,7 +116,7 @@ class MatchSummary:
             "unclassified": self.unclassified,
             "unclassifiedSamples": self.unclassified_samples,
             "problems": self.problems,
-        }
+        } | ({"cappedLines": self.capped} if self.capped else {})
 
 
 @functools.lru_cache(maxsize=1)

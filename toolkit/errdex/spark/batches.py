@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from errdex.match import KnowledgeBase, Match
+from errdex.match.engine import rest_of
 from errdex.match.knowledge import has_json_line
 from errdex.match.lines import normalised
 from errdex.records.vocabulary import status_of
@@ -26,23 +27,29 @@ from errdex.records.vocabulary import status_of
 __all__ = ["MATCHES_TYPE", "MATCH_FIELDS", "MATCH_TYPE", "match_arrow", "match_values", "struct_of"]
 
 #: The fields of one match: the record's identifying fields, its place among the line's matches (1 is the
-#: best, the one ``errdex match`` shows), its score, captured groups and the span ``[start, end)`` in characters.
+#: best, the one ``errdex match`` shows), its score, captured groups and the span ``[start, end)`` in characters;
+#: then what the line's list leaves out (the same in each match of the line, 0 but on a line that matched more
+#: than :data:`~errdex.match.engine.MAX_LINE_MATCHES` records): ``moreMatches``, other records that match it,
+#: and ``unchecked``, records whose literal text it holds that were not tried.
 MATCH_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("id", pa.string()), ("slug", pa.string()), ("repo", pa.string()), ("errorClass", pa.string()),
     ("severity", pa.string()), ("status", pa.string()), ("rank", pa.int32()), ("score", pa.int64()),
-    ("groups", pa.list_(pa.string())), ("span", pa.list_(pa.int32())),
+    ("groups", pa.list_(pa.string())), ("span", pa.list_(pa.int32())), ("moreMatches", pa.int32()),
+    ("unchecked", pa.int32()),
 )
 MATCH_TYPE = pa.struct(list(MATCH_FIELDS))
 MATCHES_TYPE = pa.list_(MATCH_TYPE)
 
 
-def struct_of(match: Match, rank: int) -> dict[str, Any]:
-    """One match as a row of :data:`MATCH_TYPE`."""
+def struct_of(match: Match, rank: int, rest: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+    """One match as a row of :data:`MATCH_TYPE` (``rest``: ``(more, unchecked)`` of its line,
+    :func:`~errdex.match.engine.rest_of`)."""
     view = match.view
     status = status_of(view)
     return {"id": view["id"], "slug": view["slug"], "repo": view["repo"], "errorClass": view["errorClass"],
             "severity": view["severity"], "status": status if isinstance(status, str) else None, "rank": rank,
-            "score": match.score, "groups": list(match.groups), "span": list(match.span)}
+            "score": match.score, "groups": list(match.groups), "span": list(match.span), "moreMatches": rest[0],
+            "unchecked": rest[1]}
 
 
 def match_values(kb: KnowledgeBase, values: Sequence[bytes | None]) -> list[list[Match] | None]:
@@ -145,11 +152,12 @@ def _fixed(kb: KnowledgeBase) -> list[tuple[str | None, ...]]:
     return fixed
 
 
-def _structs(kb: KnowledgeBase, matches: Sequence[tuple[int, Match]]) -> pa.StructArray:
-    """``(rank, match)`` pairs as a :data:`MATCH_TYPE` array: one compact tuple a match (its record's fixed
-    fields made once), which Arrow converts faster than a dict a row or a column at a time at these sizes."""
+def _structs(kb: KnowledgeBase, matches: Sequence[tuple[int, Match, tuple[int, int]]]) -> pa.StructArray:
+    """``(rank, match, rest of its line)`` as a :data:`MATCH_TYPE` array: one compact tuple a match (its record's
+    fixed fields made once), which Arrow converts faster than a dict a row or a column at a time at these sizes."""
     fixed = _fixed(kb)
-    return pa.array([fixed[m.index] + (rank, m.score, m.groups, m.span) for rank, m in matches], MATCH_TYPE)
+    return pa.array([fixed[m.index] + (rank, m.score, m.groups, m.span) + rest for rank, m, rest in matches],
+                    MATCH_TYPE)
 
 
 def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_matches: bool = True) -> pa.Array:
@@ -160,11 +168,12 @@ def match_arrow(kb: KnowledgeBase, array: pa.Array | pa.ChunkedArray, *, all_mat
     order = sorted(found)
     mask = values.is_null() if values.null_count else None
     if not all_matches:
-        best = _structs(kb, [(1, found[i][0]) for i in order])
+        best = _structs(kb, [(1, found[i][0], rest_of(found[i])) for i in order])
         where = np.full(len(values), -1, np.int32)
         where[order] = np.arange(len(order), dtype=np.int32)
         return best.take(pa.array(where, mask=where < 0))
-    flat = _structs(kb, [(rank, one) for i in order for rank, one in enumerate(found[i], 1)])
+    flat = _structs(kb, [(rank, one, rest) for i in order for rest in (rest_of(found[i]),)
+                         for rank, one in enumerate(found[i], 1)])
     counts = np.zeros(len(values) + 1, np.int32)
     counts[np.array(order, np.int64) + 1] = [len(found[i]) for i in order]
     return pa.ListArray.from_arrays(pa.array(np.cumsum(counts, dtype=np.int32)), flat, type=MATCHES_TYPE, mask=mask)

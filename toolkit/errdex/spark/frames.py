@@ -42,6 +42,7 @@ MATCH_SCHEMA = StructType([
     *(StructField(name, StringType()) for name in ("id", "slug", "repo", "errorClass", "severity", "status")),
     StructField("rank", IntegerType()), StructField("score", LongType()),
     StructField("groups", ArrayType(StringType())), StructField("span", ArrayType(IntegerType())),
+    StructField("moreMatches", IntegerType()), StructField("unchecked", IntegerType()),
 ])
 
 
