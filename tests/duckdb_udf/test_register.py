@@ -83,7 +83,7 @@ def test_the_bundled_dataset_by_default_and_records_in_memory() -> None:
     [(found,)] = con.execute("SELECT disk_matches('disk sda is full')").fetchall()
     assert found == [{"id": "r1", "slug": "disk-full", "repo": "o/r", "errorClass": "E", "severity": "error",
                       "status": "active", "rank": 1, "score": 13000 - 1, "groups": ["sda"], "span": [0, 16],
-                          "moreMatches": 0, "unchecked": 0}]
+                      "moreMatches": 0, "unchecked": 0}]
 
 
 def test_errdex_query_calls_it_and_the_sql_macro_stays() -> None:

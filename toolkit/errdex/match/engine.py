@@ -55,17 +55,20 @@ MAX_CANDIDATES = 100_000
 SMALL_INPUT_BYTES = 256 << 10
 #: Matches reported per line at most: the best by rank; how many more there are is counted (:class:`Capped`).
 MAX_LINE_MATCHES = 20
-#: Bytes of line that the candidates of one line beyond :data:`MAX_LINE_MATCHES` may make RE2 read, in all: a
-#: line of 200 bytes may confirm 5,000 of them, a line of 1 MiB one. The work per line stays linear in the line
-#: however many records' literal text it holds; the candidates left are counted as unchecked.
+#: Bytes of line that the candidates of one line may make RE2 read, in all (each reads the line once): a line
+#: of 200 bytes may try 5,000 of them, one of 40 KB 26, a longer one :data:`MIN_LINE_TRIES`. So the work per
+#: line stays linear in the line however many records' literal text it holds (RE2 extracts a group spanning a
+#: 64 MiB line in seconds); the candidates left are counted as unchecked. Tried in rank order, the best first.
 LINE_WORK_BYTES = 1 << 20
+#: Candidates of a line tried, however long it is.
+MIN_LINE_TRIES = 4
 
 
 class Capped(list[Any]):
-    """A line's matches (or :data:`Found` tuples), best first, when the line held more candidates than
-    :data:`MAX_LINE_MATCHES`: at most that many, ``more`` other records that match it too, and ``unchecked``
-    records whose literal text the line holds but that were not tried (the line's budget,
-    :data:`LINE_WORK_BYTES`, was spent)."""
+    """A line's matches (or :data:`Found` tuples), best first, when they leave some out: at most
+    :data:`MAX_LINE_MATCHES`, with ``more``, other records that match the line too, and ``unchecked``, records
+    whose literal text the line holds but that were not tried (the line's budget, :data:`LINE_WORK_BYTES`,
+    was spent)."""
 
     more: int = 0
     unchecked: int = 0
@@ -323,10 +326,10 @@ class Matcher:
         short = len(line) <= SHORT_LINE
         groups: tuple[str | None, ...]
         exact_of, held, regex_of, extras_of = self._exact, self._regexes.held, self._regexes.get, self._extras.get
-        tries = budget = None  # candidates that may still be tried: counted only on a line with more than the cap
-        if len(indexes) > MAX_LINE_MATCHES:
+        tries = budget = None  # candidates that may still be tried: counted only on a line with many, or long
+        if len(indexes) > MAX_LINE_MATCHES or len(indexes) * (len(line) + 1) > LINE_WORK_BYTES:
             indexes = self._in_rank_order(indexes)
-            tries = budget = MAX_LINE_MATCHES + LINE_WORK_BYTES // (len(line) + 1)
+            tries = budget = max(MIN_LINE_TRIES, LINE_WORK_BYTES // (len(line) + 1))
         for index in indexes:
             if tries is not None:
                 if not tries:
@@ -360,9 +363,9 @@ class Matcher:
 
     def _in_rank_order(self, indexes: set[int] | list[int]) -> list[int]:
         """The candidates by their rank (:func:`rank_of`), best first: a confirmed candidate is then never
-        outranked by one tried after it (but by a tie for first place, :func:`prefer_placed`)."""
+        outranked by one tried after it (but for a tie for first place, :func:`prefer_placed`)."""
         order = self._order
-        if order is None:  # once, on the first line with more candidates than the cap
+        if order is None:  # once, on the first line with more candidates than it may try
             keys, records = self._keys, self.records
             ranked = sorted(range(len(keys)), key=lambda i: rank_of(keys[i][0], keys[i][1], records[i]["id"]))
             order = self._order = [0] * len(ranked)
