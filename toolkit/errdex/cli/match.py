@@ -142,6 +142,9 @@ def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, 
               help="JSON log field to match besides the raw line "
                    f"(repeatable; default: {', '.join(LOG_MESSAGE_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
+@click.option("--text", "-a", "as_text", is_flag=True,
+              help="Match an input that starts with binary data (a NUL byte or bytes that are not UTF-8 in its "
+                   "first 32 KiB) as text; by default it is skipped, as grep does.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes for one large file (default: the CPUs available; the output does not depend on it).")
 @click.option("--site", metavar="DIR", default=None,
@@ -151,7 +154,7 @@ def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, 
 @color_option
 @quiet_option
 def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, each: bool, summary: bool,
-                  fail_on: str | None, follow: bool, fields: tuple[str, ...], include_retired: bool,
+                  fail_on: str | None, follow: bool, fields: tuple[str, ...], include_retired: bool, as_text: bool,
                   jobs: int | None, site: str | None, site_url: str | None, quiet: bool) -> int:
     """Match log lines to records, grouped by record: message, severity, fix, count, when, which lines.
 
@@ -191,20 +194,23 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
 
         totals.on_problem = report
     if fmt == "jsonl" and not follow:  # each block's lines written by the process that matched them
-        for text in match_files_jsonl(list(files) or ["-"], kb=kb, summary=totals, jobs=jobs):
+        for text in match_files_jsonl(list(files) or ["-"], kb=kb, summary=totals, jobs=jobs, text=as_text):
             echo(text)
     else:
         for found in match_files(list(files) or ["-"], kb=kb, summary=totals, follow=follow,
-                                 unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs):
+                                 unclassified=fmt == "json" or layout in ("summary", "grouped"), jobs=jobs,
+                                 text=as_text):
             if fmt == "jsonl":
                 echo(kb.jsonl(found) + "\n")
             elif layout == "each":
                 best = found.matches[0]
                 echo(match_text(found.source, found.number, found.text, best, len(found.matches) - 1 + found.more,
                                 page=page(best.record), color=color, unchecked=found.unchecked))
-    _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
+    read = totals.unread < totals.inputs  # else every input failed: its one-line errors are all there is to say
+    if read:
+        _report_totals(totals, kb, fmt=fmt, layout=layout, page=page, color=color)
     _warn_skipped(kb, skipped_before, quiet)
-    _report_problems(totals, shown=len(shown), count_line=layout == "each", quiet=quiet)
+    _report_problems(totals, shown=len(shown), count_line=layout == "each" and read, quiet=quiet)
     if fail_on is not None and totals.worst >= SEVERITY_RANK[fail_on]:
         return 1
     return 1 if totals.problems else 0

@@ -33,8 +33,10 @@ class Follower:
     for. A compressed file is read once, a block per poll.
     """
 
-    def __init__(self, source: str | Path) -> None:
+    def __init__(self, source: str | Path, *, text: bool = False) -> None:
+        """``text``: follow a file that starts with binary data too (else InputError, as the readers refuse it)."""
         self.source = source
+        self._text = text
         self._handle: Any = None
         self._identity: tuple[int, int] | None = None
         self._pending: list[bytes] = []
@@ -50,8 +52,13 @@ class Follower:
         kind = readers.compression(handle.peek(6)[:6])
         if kind is not None:
             handle.close()
-            self._compressed = readers.read_marked_blocks(self.source)
+            self._compressed = readers.read_marked_blocks(self.source, text=self._text)
             return
+        reason = None if self._text else readers.binary_reason(handle.peek(readers.SNIFF_BYTES))
+        if reason is not None:
+            handle.close()
+            raise InputError(f"{self.source}: binary data ({reason} at its start): skipped "
+                             "(--text matches it as text)")
         self._handle, self._identity = handle, (info.st_dev, info.st_ino)
         self._pending, self._held, self._skipping = [], 0, False
 

@@ -12,6 +12,7 @@ followed by :mod:`~errdex.match.follow`; finding lines inside a block is
 
 from __future__ import annotations
 
+import codecs
 import functools
 import io
 import itertools
@@ -32,7 +33,8 @@ from errdex.match.lines import (
     numbered_lines,
 )
 
-__all__ = ["BLOCK_BYTES", "FIFO_WAIT_SECONDS", "MAX_LINE_BYTES", "LineFinder", "compression", "cut_lines",
+__all__ = ["BLOCK_BYTES", "FIFO_WAIT_SECONDS", "MAX_LINE_BYTES", "SNIFF_BYTES", "LineFinder", "binary_reason",
+           "compression", "cut_lines",
            "line_end", "line_start", "numbered_lines", "open_log", "read_blocks", "read_blocks_range", "read_lines",
            "read_marked_blocks", "split_file"]
 
@@ -42,6 +44,32 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 BLOCK_BYTES = 1024 * 1024
 #: How long opening a named pipe (FIFO) waits for a writer to connect.
 FIFO_WAIT_SECONDS = 10.0
+#: The bytes at the start of an input (after decompression) that say whether it is text: as grep does, an input
+#: whose first read (up to this many bytes) holds a NUL byte or is not UTF-8 is binary, and skipped unless read
+#: as text (``text=True``, ``errdex match --text``). Later lines are matched with invalid sequences replaced.
+SNIFF_BYTES = 32 * 1024
+
+
+def binary_reason(head: bytes) -> str | None:
+    """Why the start of an input (its first read, :data:`SNIFF_BYTES` at most) is binary data; None for text.
+    A character cut at the end of ``head`` is not held against it."""
+    head = head[:SNIFF_BYTES]
+    if b"\0" in head:
+        return "a NUL byte"
+    if not head.isascii():
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, False)
+        except UnicodeDecodeError:
+            return "bytes that are not UTF-8"
+    return None
+
+
+def _refuse_binary(source: str | Path, head: bytes) -> None:
+    """InputError when ``head`` (an input's first read) is binary data."""
+    reason = binary_reason(head)
+    if reason is not None:
+        raise InputError(f"{source}: binary data ({reason} in its first {SNIFF_BYTES // 1024} KiB): skipped "
+                         "(--text matches it as text)")
 
 
 def _gzip(raw: Any) -> Any:
@@ -126,8 +154,10 @@ def _keep_freed_blocks() -> None:
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
 
-def _raw_blocks(readinto: Callable[[bytearray], int]) -> Iterator[tuple[bytes, bool]]:
+def _raw_blocks(readinto: Callable[[bytearray], int],
+                sniff: Callable[[bytes], None] | None = None) -> Iterator[tuple[bytes, bool]]:
     """``(block, cut)``: blocks of whole raw lines (no final break) from ``readinto``; ``cut``: the last line was cut.
+    ``sniff``: called with the first read's first :data:`SNIFF_BYTES` before any line is given.
 
     One buffer of :data:`BLOCK_BYTES` is read into again and again, and each block is copied out of it once
     (with the start of a line the read before left unended).
@@ -139,6 +169,9 @@ def _raw_blocks(readinto: Callable[[bytearray], int]) -> Iterator[tuple[bytes, b
     skipping = False  # inside the rest of a line already cut
     while True:
         size = readinto(buffer)
+        if sniff is not None:
+            sniff(bytes(view[: min(size, SNIFF_BYTES)]))
+            sniff = None
         if not size:
             if pending and not skipping:
                 yield b"".join(pending), False
@@ -196,7 +229,7 @@ def _reader_into(handle: Any) -> Callable[[bytearray], int]:
     return readinto
 
 
-def _blocks(handle: Any) -> Iterator[tuple[bytes, bool]]:
+def _blocks(handle: Any, sniff: Callable[[bytes], None] | None = None) -> Iterator[tuple[bytes, bool]]:
     """``(block, cut)``: blocks of whole lines (separated by ``\\n``, no final break), normalised.
 
     A line longer than :data:`MAX_LINE_BYTES` is cut there and ends its block
@@ -205,7 +238,7 @@ def _blocks(handle: Any) -> Iterator[tuple[bytes, bool]]:
     way of cutting a file into pieces gives the same lines. Only what the
     stream has ready is waited for (``read1``).
     """
-    for block, cut in _raw_blocks(_reader_into(handle)):
+    for block, cut in _raw_blocks(_reader_into(handle), sniff):
         yield normalised(block), cut
 
 
@@ -348,7 +381,8 @@ def _streams(source: str | Path, handle: Any, reader: Callable[[Any], Iterator[A
 
 
 def _read(source: str | Path, reader: Callable[[Any], Iterator[Any]]) -> Iterator[Any]:
-    """Open a log (``-``: stdin; gzip, bzip2 and xz content is decompressed) and run ``reader(stream)`` over it."""
+    """Open a log (``-``: stdin; gzip, bzip2 and xz content is decompressed) and run ``reader(stream)`` over it.
+    (``reader`` may refuse binary data: :func:`binary_reason`.)"""
     if str(source) == "-":
         stdin = sys.stdin.buffer
         yield from _streams("<stdin>", stdin if hasattr(stdin, "peek") else io.BufferedReader(stdin), reader)
@@ -357,27 +391,33 @@ def _read(source: str | Path, reader: Callable[[Any], Iterator[Any]]) -> Iterato
         yield from _streams(source, handle, reader)
 
 
-def read_marked_blocks(source: str | Path, start: int = 0, stop: int | None = None) -> Iterator[tuple[bytes, bool]]:
+def read_marked_blocks(source: str | Path, start: int = 0, stop: int | None = None, *,
+                       text: bool = False) -> Iterator[tuple[bytes, bool]]:
     """``(block, cut)`` for a file or ``-``: blocks of whole lines as UTF-8 bytes, ``cut`` when the block's last
     line was longer than :data:`MAX_LINE_BYTES` and cut there. ``start``/``stop``: a byte range of a plain file
-    (from :func:`split_file`)."""
+    (from :func:`split_file`). An input whose start is binary data (:func:`binary_reason`; for a range, the
+    file's start, read by the range that holds it) is refused with an InputError before any line, unless
+    ``text``."""
+    named = "<stdin>" if str(source) == "-" else source
+    sniff = None if text or start else functools.partial(_refuse_binary, named)
     if start == 0 and stop is None:
-        return _read(source, _blocks)
-    return _read_range(source, start, stop)
+        return _read(source, functools.partial(_blocks, sniff=sniff))
+    return _read_range(source, start, stop, sniff)
 
 
-def read_blocks(source: str | Path) -> Iterator[bytes]:
+def read_blocks(source: str | Path, *, text: bool = False) -> Iterator[bytes]:
     """The lines of a file or ``-`` as blocks of UTF-8 bytes, for scanning many lines at once (no follow).
 
     Each block holds whole lines separated by ``\\n``, normalised as
     :func:`read_lines` gives them: ``block.decode().split("\\n")`` are its lines.
     """
-    return (block for block, _ in read_marked_blocks(source))
+    return (block for block, _ in read_marked_blocks(source, text=text))
 
 
-def read_lines(source: str | Path) -> Iterator[str]:
-    """The lines of a file (compressed content is decompressed) or of ``-`` (stdin)."""
-    for block in read_blocks(source):
+def read_lines(source: str | Path, *, text: bool = False) -> Iterator[str]:
+    """The lines of a file (compressed content is decompressed) or of ``-`` (stdin); binary data is refused
+    unless ``text`` (:func:`read_marked_blocks`)."""
+    for block in read_blocks(source, text=text):
         yield from block.decode("utf-8", "replace").split("\n")
 
 
@@ -451,10 +491,11 @@ def split_file(source: str | Path, parts: int, *, min_part: int,
     return list(itertools.pairwise(cuts)) if len(cuts) > 2 else None
 
 
-def _read_range(source: str | Path, start: int, stop: int | None) -> Iterator[tuple[bytes, bool]]:
+def _read_range(source: str | Path, start: int, stop: int | None,
+                sniff: Callable[[bytes], None] | None = None) -> Iterator[tuple[bytes, bool]]:
     with open_log(source) as handle:
         try:
-            yield from _blocks(_Range(handle, start, stop))
+            yield from _blocks(_Range(handle, start, stop), sniff)
         except OSError as exc:
             raise InputError(f"{source}: cannot read: {_damage_text(exc)}") from exc
 

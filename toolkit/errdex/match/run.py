@@ -56,6 +56,9 @@ class MatchSummary:
     worst: int = -1
     #: Lines that matched more records than are listed per line (:data:`~errdex.match.engine.MAX_LINE_MATCHES`).
     capped: int = 0
+    #: Inputs named, and those of them that could not be read at all (a problem before their first line).
+    inputs: int = 0
+    unread: int = 0
     #: Called with each problem as it is met while following files (the run may last for hours).
     on_problem: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
@@ -214,14 +217,14 @@ CHILD_CHUNK_MATCHES = 50_000
 Scan = Callable[[Iterable[tuple[bytes, bool]]], Iterator[tuple[Any, ...]]]
 
 
-def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: BinaryIO) -> None:
+def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: BinaryIO, text: bool = False) -> None:
     """In a forked child: match ``[start, stop)`` of the file and write the events, a chunk per block."""
     import pickle  # only in a child: a one-line start never forks (start-up time)
 
     chunk: list[tuple[Any, ...]] = []
     held = 0  # matches in the chunk: written out before they pass CHILD_CHUNK_MATCHES (memory stays bounded)
     try:
-        for event in scan(read_marked_blocks(path, start, stop)):
+        for event in scan(read_marked_blocks(path, start, stop, text=text)):
             chunk.append(event)
             if event[0] == "match":
                 held += len(event[3])
@@ -237,40 +240,41 @@ def _child_part(scan: Scan, path: str | Path, start: int, stop: int, out: Binary
 
 
 def _pieces(path: str | Path, scan: Scan, jobs: int, children: list[parallel.Child],
-            share: float, kb: KnowledgeBase) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
+            share: float, kb: KnowledgeBase, text: bool = False) -> list[Callable[[], Iterator[tuple[Any, ...]]]]:
     """The file's pieces in order, each a function giving its events; later pieces run in forked children.
-    ``share``: this process's piece as a fraction of an equal share."""
+    ``share``: this process's piece as a fraction of an equal share; ``text``: read binary data as text."""
     ranges = (split_file(path, jobs, min_part=MIN_PART_BYTES, first_share=share / jobs)
               if jobs > 1 and parallel.can_fork() else None)
     if not ranges:
-        return [lambda: scan(read_marked_blocks(path))]
+        return [lambda: scan(read_marked_blocks(path, text=text))]
     kb.matcher.ensure_database()  # once, here, not in each child
     pieces: list[Callable[[], Iterator[tuple[Any, ...]]]] = []
     for start, stop in ranges[1:]:
-        child = parallel.start_child(functools.partial(_child_part, scan, path, start, stop))
+        child = parallel.start_child(functools.partial(_child_part, scan, path, start, stop, text=text))
         children.append(child)
 
         def piece(child: parallel.Child = child, start: int = start, stop: int = stop) -> Iterator[tuple[Any, ...]]:
             chunks = parallel.child_items(child)
             if chunks is None:  # the child failed: match the piece here
-                return scan(read_marked_blocks(path, start, stop))
+                return scan(read_marked_blocks(path, start, stop, text=text))
             return (event for chunk in chunks for event in chunk)
 
         pieces.append(piece)
     first = ranges[0]
-    return [lambda: scan(read_marked_blocks(path, *first)), *pieces]
+    return [lambda: scan(read_marked_blocks(path, *first, text=text)), *pieces]
 
 
 def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs: int, kb: KnowledgeBase,
-            share: float = FIRST_SHARE) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
+            share: float = FIRST_SHARE, text: bool = False) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
     """``(source, line offset, event)`` of every input in order, the summary's counts, cut lines and problems
-    noted; an unreadable input is noted in the summary and skipped."""
+    noted; an unreadable input (or binary data, unless ``text``) is noted in the summary and skipped."""
     for path in paths or ["-"]:
         source = "<stdin>" if str(path) == "-" else str(path)
         number = 0
         children: list[parallel.Child] = []
+        summary.inputs += 1
         try:
-            for piece in _pieces(path, scan, jobs, children, share, kb):
+            for piece in _pieces(path, scan, jobs, children, share, kb, text):
                 offset = number
                 for event in piece():
                     kind = event[0]
@@ -285,6 +289,7 @@ def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs
                         yield source, offset, event
         except InputError as exc:
             summary.problems.append(str(exc))
+            summary.unread += not number
         finally:
             for child in children:
                 parallel.stop_child(child)
@@ -299,21 +304,24 @@ def match_files(
     stop: Callable[[], bool] | None = None,
     unclassified: bool = True,
     jobs: int | None = None,
+    text: bool = False,
 ) -> Iterator[LineMatch]:
     """Matched lines of every input in order; an unreadable input is noted in the summary and skipped.
 
     ``unclassified``: also count the error-looking lines that matched nothing.
     ``jobs``: processes for one large plain file (default: the CPUs available);
     the output does not depend on it.
+    ``text``: match an input that starts with binary data as text (by default it is skipped, a problem noted:
+    :func:`errdex.match.readers.binary_reason`).
     """
     summary = summary if summary is not None else MatchSummary()
     jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
     if follow:
-        yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified)
+        yield from _follow(paths, kb=kb, summary=summary, stop=stop, unclassified=unclassified, text=text)
         return
     matches_of = kb.matcher.matches_of
     scan = functools.partial(_scan, kb=kb, unclassified=unclassified, shape=summary.line_shape())
-    for source, offset, event in _events(paths, scan, summary, jobs, kb):
+    for source, offset, event in _events(paths, scan, summary, jobs, kb, text=text):
         if event[0] == "match":
             line = LineMatch(source, offset + event[1], event[2], matches_of(event[3]))
             summary.add(line)
@@ -324,7 +332,7 @@ def match_files(
 
 
 def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary | None = None,
-                      jobs: int | None = None) -> Iterator[str]:
+                      jobs: int | None = None, text: bool = False) -> Iterator[str]:
     """:func:`match_files`'s matched lines as ``errdex match --format jsonl`` writes them (each
     ``kb.jsonl(line) + "\\n"``), a block of lines at a time. Each process writes the lines of its piece of a
     file; the summary gets the counts of lines, matched lines and :attr:`MatchSummary.worst`, not the
@@ -333,7 +341,7 @@ def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary
     jobs = parallel.available_cpus() if jobs is None else max(1, jobs)
     prefixes: dict[str, str] = {}
     for source, offset, event in _events(paths, functools.partial(_scan_jsonl, kb=kb), summary, jobs, kb,
-                                         FIRST_SHARE_JSONL):
+                                         FIRST_SHARE_JSONL, text):
         _, numbers, tails, worst = event
         prefix = prefixes.get(source) or prefixes.setdefault(source, line_prefix(source))
         summary.matched_lines += len(numbers)
@@ -342,15 +350,17 @@ def match_files_jsonl(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary
 
 
 def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSummary, stop: Callable[[], bool] | None,
-            unclassified: bool) -> Iterator[LineMatch]:
+            unclassified: bool, text: bool = False) -> Iterator[LineMatch]:
     """Every file followed at once, each line matched as it arrives."""
     followers, sources = [], []
     for path in paths:
+        summary.inputs += 1
         try:
-            followers.append(Follower(path))
+            followers.append(Follower(path, text=text))
             sources.append(str(path))
         except InputError as exc:
             summary.problems.append(str(exc))
+            summary.unread += 1
             if summary.on_problem is not None:
                 summary.on_problem(str(exc))
     if not followers:  # nothing to follow: waiting would never end and never show anything
