@@ -83,8 +83,7 @@ def test_follow_of_nothing_readable_ends_at_once_and_says_why(tmp_path: Path) ->
         child.kill()
     assert child.returncode == 1
     assert err.decode().splitlines() == [f"errdex: error: {typo}: cannot read: no such file or folder",
-                                         f"errdex: error: {tmp_path}: is a folder, not a log file",
-                                         "0 of 0 line(s) matched a record"]
+                                         f"errdex: error: {tmp_path}: is a folder, not a log file"]
 
 
 def test_follow_says_at_once_which_files_it_cannot_follow(tmp_path: Path) -> None:

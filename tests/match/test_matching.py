@@ -94,12 +94,18 @@ def test_hostile_input_lines(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
         handle.write(b"x" * (20 * 1024 * 1024) + b" " + SEED_MESSAGE.encode() + b"\n")
         handle.write(b"no newline at the end: " + SEED_MESSAGE.encode())
     summary = MatchSummary()
-    found = list(match_files([log, tmp_path, tmp_path / "missing.log"], kb=kb, summary=summary))
+    found = list(match_files([log, tmp_path, tmp_path / "missing.log"], kb=kb, summary=summary, text=True))
     assert [f.number for f in found] == [1, 2, 3, 4]
     first = found[0]
     assert first.text.startswith("\ufffd\ufffd ")
     assert first.text[first.matches[0].span[0]:].startswith("CreateOS request failed")
     assert len(summary.problems) == 2 and "is a folder" in summary.problems[0]
+    # not read as text, it is binary data (a NUL byte at its start), skipped as grep does
+    summary = MatchSummary()
+    assert list(match_files([log], kb=kb, summary=summary)) == []
+    assert summary.problems == [f"{log}: binary data (a NUL byte in its first 32 KiB): skipped "
+                                "(--text matches it as text)"]
+    assert (summary.lines, summary.inputs, summary.unread) == (0, 1, 1)
 
 
 def test_gzip_and_empty_files(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
@@ -206,10 +212,11 @@ def test_batched_reading_gives_the_same_lines(tmp_path_factory: pytest.TempPathF
     original = readers.BLOCK_BYTES
     readers.BLOCK_BYTES = block
     try:
-        batched = [line for block in readers.read_blocks(path) for line in block.decode("utf-8").split("\n")]
+        batched = [line for block in readers.read_blocks(path, text=True)
+                   for line in block.decode("utf-8").split("\n")]
     finally:
         readers.BLOCK_BYTES = original
-    assert batched == list(read_lines(path))
+    assert batched == list(read_lines(path, text=True))
 
 
 LINE_POOL = [

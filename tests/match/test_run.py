@@ -149,7 +149,7 @@ def _expected(data: bytes, kb: errdex.KnowledgeBase) -> tuple[list[Any], int, li
 def _matched(path: Path, kb: errdex.KnowledgeBase, jobs: int) -> tuple[list[Any], int, list[str]]:
     summary = MatchSummary()
     found = [(f.number, f.text, [(m.view["id"], m.span, m.groups) for m in f.matches])
-             for f in match_files([path], kb=kb, summary=summary, jobs=jobs)]
+             for f in match_files([path], kb=kb, summary=summary, jobs=jobs, text=True)]
     return found, summary.lines, summary.warnings
 
 
@@ -182,7 +182,7 @@ def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pyte
             for chunk in (run.CHILD_CHUNK_MATCHES, 1):  # 1: a block's lines written a match at a time
                 summary = MatchSummary()
                 with _limits(CHILD_CHUNK_MATCHES=chunk):
-                    assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs)) == jsonl, jobs
+                    assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs, text=True)) == jsonl, jobs
                 assert (summary.lines, summary.matched_lines, summary.worst) == (count, len(expected), worst)
                 assert [int(w.split(":")[1]) for w in summary.warnings] == cuts[: run.MAX_WARNINGS]
 
