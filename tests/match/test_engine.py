@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import re2
 
-from errdex.match.engine import Matcher
+from errdex.match.engine import Matcher, rest_of
 
 
 def _records(*sources: str) -> list[dict[str, Any]]:
@@ -169,3 +169,57 @@ def test_a_line_without_a_patterns_other_literals_is_refused_before_re2_and_resu
     for line in lines:
         expected = [i for i, source in enumerate(sources) if re2.search(source, line)]
         assert [int(m.view["id"], 16) for m in matcher.match(line)] == expected, line
+
+
+def _every_record_matches(count: int) -> tuple[list[dict[str, Any]], str]:
+    """``count`` records ``tok{i} (.*)failed`` and a line that holds all of them (each capturing the rest of it)."""
+    return _records(*(f"tok{i} (.*)failed" for i in range(count))), " ".join(f"tok{i}" for i in range(count)) + " failed"
+
+
+def test_a_line_every_record_matches_lists_the_best_and_counts_the_rest() -> None:
+    # 5,000 such records against a 39 KB line took 13 s a line and wrote 100 MB of jsonl: every candidate was
+    # confirmed with its group, a copy of most of the line.
+    from errdex.match import engine
+
+    records, line = _every_record_matches(2_000)
+    matcher = Matcher(records)
+    matches = matcher.match(line)
+    budget = max(engine.MIN_LINE_TRIES, engine.LINE_WORK_BYTES // (len(line.encode()) + 1))
+    assert len(matches) == engine.MAX_LINE_MATCHES
+    more, unchecked = rest_of(matches)
+    assert more == budget - engine.MAX_LINE_MATCHES and more + unchecked + len(matches) == 2_000
+    # the best by rank: the longest tokens (four digits), the lowest ids first
+    assert [m.view["messagePattern"] for m in matches] == [f"tok{i} (.*)failed" for i in range(1000, 1020)]
+    assert all(m.groups == (line[line.index(f"tok{1000 + k} ") + len(f"tok{1000 + k} "):-len("failed")],)
+               for k, m in enumerate(matches))
+    # the same from a block, with the line among others, and from found_block's plain tuples
+    block = f"nothing\n{line}\nnothing".encode()
+    [(start, _end, found)] = list(matcher.match_block(block))
+    assert start == len("nothing\n") and found == matches and rest_of(found) == (more, unchecked)
+
+
+def test_the_work_on_a_line_grows_with_the_line_not_with_the_records_it_holds() -> None:
+    from tests.processes import growth
+
+    records, _ = _every_record_matches(4_000)
+    matcher = Matcher(records)
+
+    def one_line(count: int) -> None:
+        matcher.match(" ".join(f"tok{i}" for i in range(count)) + " failed")
+
+    matcher.match(" ".join(f"tok{i}" for i in range(4_000)) + " failed")  # every RE2 compiled once
+    assert growth(one_line, 1_000, factor=4) < 8  # four times the line, four times the work (it was 16)
+
+
+def test_a_long_line_tries_few_candidates_and_says_how_many_it_left() -> None:
+    from errdex.match import engine
+
+    matcher = Matcher(_records("alpha (.*) end", "beta (.*) end", "gamma (.*) end", "delta (.*) end",
+                               "epsilon (.*) end", "zeta (.*) end"))
+    line = "alpha beta gamma delta epsilon zeta " + "x" * (engine.LINE_WORK_BYTES // 2) + " end"
+    matches = matcher.match(line)
+    # the best by rank: most literal characters, then the lowest id
+    assert [m.view["messagePattern"] for m in matches] == ["epsilon (.*) end", "alpha (.*) end",
+                                                            "gamma (.*) end", "delta (.*) end"]
+    assert rest_of(matches) == (0, 2) and len(matches) == engine.MIN_LINE_TRIES
+    assert rest_of(matcher.match("alpha beta gamma delta epsilon zeta x end")) == (0, 0)  # a short line: all six
