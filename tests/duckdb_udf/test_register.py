@@ -84,6 +84,14 @@ def test_the_bundled_dataset_by_default_and_records_in_memory() -> None:
     assert found == [{"id": "r1", "slug": "disk-full", "repo": "o/r", "errorClass": "E", "severity": "error",
                       "status": "active", "rank": 1, "score": 13000 - 1, "groups": ["sda"], "span": [0, 16],
                       "moreMatches": 0, "unchecked": 0}]
+    # a line that more records match than a line lists: the best, and in each of them what the line leaves out
+    many = [{"id": f"t{i:03}", "slug": f"tok-{i}", "repo": "o/r", "errorClass": "E", "severity": "error",
+             "messagePattern": f"tok{i} (.*)failed"} for i in range(30)]
+    errdex.duckdb.register(con, records=many, name="tok_matches")
+    heavy = " ".join(f"tok{i}" for i in range(30)) + " failed"
+    [(found,)] = con.execute("SELECT tok_matches(?)", [heavy]).fetchall()
+    assert [m["rank"] for m in found] == list(range(1, 21))
+    assert {(m["moreMatches"], m["unchecked"]) for m in found} == {(10, 0)}
 
 
 def test_errdex_query_calls_it_and_the_sql_macro_stays() -> None:

@@ -173,7 +173,8 @@ def test_a_line_without_a_patterns_other_literals_is_refused_before_re2_and_resu
 
 def _every_record_matches(count: int) -> tuple[list[dict[str, Any]], str]:
     """``count`` records ``tok{i} (.*)failed`` and a line that holds all of them (each capturing the rest of it)."""
-    return _records(*(f"tok{i} (.*)failed" for i in range(count))), " ".join(f"tok{i}" for i in range(count)) + " failed"
+    line = " ".join(f"tok{i}" for i in range(count)) + " failed"
+    return _records(*(f"tok{i} (.*)failed" for i in range(count))), line
 
 
 def test_a_line_every_record_matches_lists_the_best_and_counts_the_rest() -> None:

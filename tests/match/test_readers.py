@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import errdex
+from errdex.match import readers
 from errdex.match.run import MatchSummary, match_files
 from tests.match.helpers import SEED_MESSAGE
 from tests.match.helpers import errdex_child as _errdex
@@ -102,3 +103,60 @@ def test_compressed_stdin_and_files_are_decompressed(cli, tmp_path: Path, compre
     path.write_bytes(data)
     rows = cli("match", str(path), "--format", "jsonl").stdout.splitlines()
     assert [json.loads(row)["line"] for row in rows] == [1, 2, 3]
+
+
+def _utmp_like() -> bytes:
+    """What /var/log/btmp holds: fixed-size records, mostly NUL bytes, with a few names and an address."""
+    return (b"\x06\x00\x00\x00" + b"\x00" * 4 + b"ssh:notty" + b"\x00" * 23 + b"root" + b"\x00" * 28
+            + f"{SEED_MESSAGE}\n".encode() + b"\x00" * 300) * 3
+
+
+@pytest.mark.parametrize("packing", ["plain", "gzip", "stdin", "jobs"])
+def test_binary_data_is_skipped_unless_read_as_text(tmp_path: Path, packing: str) -> None:
+    # /var/log/btmp was matched silently, as 3 lines of text.
+    data = _utmp_like()
+    path = tmp_path / ("btmp.gz" if packing == "gzip" else "btmp")
+    path.write_bytes(gzip.compress(data) if packing == "gzip" else data)
+    name = "<stdin>" if packing == "stdin" else str(path)
+    source = "-" if packing == "stdin" else str(path)
+    setup = "from errdex.match import run; run.MIN_PART_BYTES = 64" if packing == "jobs" else ""
+    for extra in ([], ["--format", "jsonl"], ["--format", "json"], ["--summary"]):
+        child = _errdex("match", source, "--jobs", "3", *extra, stdin=subprocess.PIPE, setup=setup)
+        out, err = child.communicate(data if packing == "stdin" else b"", timeout=60)
+        assert (child.returncode, out) == (1, b""), extra
+        assert err.decode().splitlines() == [f"errdex: error: {name}: binary data (a NUL byte in its first 32 KiB): "
+                                             "skipped (--text matches it as text)"], extra
+    child = _errdex("match", source, "--text", "--format", "jsonl", stdin=subprocess.PIPE, setup=setup)
+    out, err = child.communicate(data if packing == "stdin" else b"", timeout=60)
+    assert child.returncode == 0 and [json.loads(row)["line"] for row in out.splitlines()] == [1, 2, 3], err
+
+
+def test_text_is_binary_only_by_its_start(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    late = tmp_path / "late.log"  # bytes that are not UTF-8 after the first 32 KiB: replaced, as before
+    late.write_bytes(b"x\n" * (readers.SNIFF_BYTES // 2) + b"\xff\xfe " + SEED_MESSAGE.encode() + b"\n")
+    cut = tmp_path / "cut.log"  # a character cut by the end of the first read is not held against it
+    cut.write_bytes(b"\xc3\xa9" * (readers.SNIFF_BYTES // 2 - 1) + b"x\xc3\xa9 " + SEED_MESSAGE.encode() + b"\n")
+    latin = tmp_path / "latin.log"
+    latin.write_bytes(b"caf\xe9 " + SEED_MESSAGE.encode() + b"\n")
+    summary = MatchSummary()
+    found = list(match_files([late, cut, latin], kb=kb, summary=summary))
+    assert [(f.source, f.number) for f in found] == [(str(late), readers.SNIFF_BYTES // 2 + 1), (str(cut), 1)]
+    assert found[0].text.startswith("\ufffd\ufffd ")
+    assert summary.problems == [f"{latin}: binary data (bytes that are not UTF-8 in its first 32 KiB): skipped "
+                                "(--text matches it as text)"]
+
+
+def test_a_missing_input_alone_prints_its_error_and_nothing_else(tmp_path: Path) -> None:
+    # 'errdex match nosuchfile.log' printed a summary of 0 lines after its error.
+    missing = tmp_path / "nosuchfile.log"
+    for extra in ([], ["--each"], ["--summary"], ["--format", "json"], ["--format", "jsonl"], ["--follow"]):
+        child = _errdex("match", str(missing), *extra)
+        out, err = child.communicate(timeout=60)
+        assert (child.returncode, out) == (1, b""), extra
+        assert err.decode().splitlines() == [f"errdex: error: {missing}: cannot read: no such file or folder"], extra
+    # beside a readable input, the summary still comes, and the error line
+    log = tmp_path / "x.log"
+    log.write_text(f"x {SEED_MESSAGE}\n")
+    child = _errdex("match", str(missing), str(log), "--format", "json")
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 1 and json.loads(out)["lines"] == 1 and err.decode().count("errdex: error:") == 1

@@ -182,7 +182,8 @@ def test_output_is_the_same_for_every_jobs_and_block_size(tmp_path_factory: pyte
             for chunk in (run.CHILD_CHUNK_MATCHES, 1):  # 1: a block's lines written a match at a time
                 summary = MatchSummary()
                 with _limits(CHILD_CHUNK_MATCHES=chunk):
-                    assert "".join(match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs, text=True)) == jsonl, jobs
+                    written = match_files_jsonl([path], kb=kb, summary=summary, jobs=jobs, text=True)
+                    assert "".join(written) == jsonl, jobs
                 assert (summary.lines, summary.matched_lines, summary.worst) == (count, len(expected), worst)
                 assert [int(w.split(":")[1]) for w in summary.warnings] == cuts[: run.MAX_WARNINGS]
 
@@ -224,3 +225,31 @@ def test_a_database_left_for_later_is_compiled_once_before_the_workers_fork(
     assert forks and compiled == [len(kb.matcher._key_bytes)] and kb.matcher._literal_db is not None
     one = "".join(match_files_jsonl([log], kb=errdex.load(), jobs=1))
     assert two == one and two.count("\n") == 400
+
+
+def test_a_line_every_record_matches_is_written_alike_for_every_jobs(tmp_path: Path, single_threaded: bool) -> None:
+    # Every output names what a capped line leaves out; the jsonl writer (in each worker) and LineMatch.as_dict
+    # (json, the API) agree, and --jobs changes nothing.
+    if not single_threaded:
+        return
+    from errdex.match.engine import MAX_LINE_MATCHES
+
+    count = 300
+    kb = errdex.KnowledgeBase([{"id": f"{i:016x}", "slug": f"tok-{i}", "repo": "a/b", "errorClass": "E",
+                                "severity": "error", "messagePattern": f"tok{i} (.*)failed"} for i in range(count)])
+    heavy = " ".join(f"tok{i}" for i in range(count)) + " failed"
+    path = tmp_path / "x.log"
+    path.write_text("".join(f"plain line {n}\n" + (heavy + "\n" if n % 7 == 0 else "") for n in range(200)))
+    with _limits(MIN_PART_BYTES=64):
+        outputs = {jobs: "".join(match_files_jsonl([path], kb=kb, jobs=jobs)) for jobs in (1, 2, 3)}
+        summary = MatchSummary()
+        lines = list(match_files([path], kb=kb, summary=summary, jobs=2))
+    assert outputs[1] == outputs[2] == outputs[3]
+    assert outputs[1] == "".join(kb.jsonl(line) + "\n" for line in lines)
+    rows = [json.loads(row) for row in outputs[1].splitlines()]
+    assert len(rows) == 29 and all(len(row["matches"]) == MAX_LINE_MATCHES for row in rows)
+    assert all(row["moreMatches"] + row["unchecked"] == count - MAX_LINE_MATCHES for row in rows)
+    assert [line.as_dict() for line in lines] == rows
+    assert summary.capped == 29 and summary.as_dict()["cappedLines"] == 29
+    assert summary.warnings == [f"{path}:2: more than {MAX_LINE_MATCHES} records match the line: the best "
+                                f"{MAX_LINE_MATCHES} are listed, the others counted (as every such line's)"]

@@ -10,7 +10,17 @@ from typing import Any
 
 from errdex.cache import usable_cache
 from errdex.errors import DataError, RecordNotFound
-from errdex.match.engine import MAX_LINE_MATCHES, Capped, Found, Match, Matcher, found_of, prefer_placed, rank_key, rest_of
+from errdex.match.engine import (
+    MAX_LINE_MATCHES,
+    Capped,
+    Found,
+    Match,
+    Matcher,
+    found_of,
+    prefer_placed,
+    rank_key,
+    rest_of,
+)
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import break_counter, line_end
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store

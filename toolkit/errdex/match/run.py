@@ -367,18 +367,18 @@ def _follow(paths: Sequence[str | Path], *, kb: KnowledgeBase, summary: MatchSum
         return
     numbers = [0] * len(followers)
     try:
-        for index, text, cut in follow_files(followers, stop=stop):
+        for index, written, cut in follow_files(followers, stop=stop):
             numbers[index] += 1
             number, source = numbers[index], sources[index]
             summary.lines += 1
             if cut:
                 summary.note_cut(source, number)
-            matches = kb.match(text)
+            matches = kb.match(written)
             if matches:
-                line = LineMatch(source, number, text, matches)
+                line = LineMatch(source, number, written, matches)
                 summary.add(line)
                 yield line
-            elif unclassified and ERROR_LOOKING.search(text.encode("utf-8", "replace")):
-                summary.note_unclassified(source, number, text)
+            elif unclassified and ERROR_LOOKING.search(written.encode("utf-8", "replace")):
+                summary.note_unclassified(source, number, written)
     except InputError as exc:
         summary.problems.append(str(exc))
