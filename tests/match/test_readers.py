@@ -160,3 +160,13 @@ def test_a_missing_input_alone_prints_its_error_and_nothing_else(tmp_path: Path)
     child = _errdex("match", str(missing), str(log), "--format", "json")
     out, err = child.communicate(timeout=60)
     assert child.returncode == 1 and json.loads(out)["lines"] == 1 and err.decode().count("errdex: error:") == 1
+
+
+def test_stdin_that_never_ends_is_refused_even_as_text() -> None:
+    # `errdex match - --text < /dev/zero` read for ever (a named /dev/zero was refused already).
+    with open("/dev/zero", "rb") as zero:
+        child = _errdex("match", "-", "--text", stdin=zero.fileno())
+        out, err = child.communicate(timeout=60)
+    assert (child.returncode, out) == (1, b"")
+    assert err.decode().splitlines() == ["errdex: error: <stdin>: not a regular file, pipe or terminal; "
+                                         "reading it might never end"]

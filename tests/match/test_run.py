@@ -253,3 +253,18 @@ def test_a_line_every_record_matches_is_written_alike_for_every_jobs(tmp_path: P
     assert summary.capped == 29 and summary.as_dict()["cappedLines"] == 29
     assert summary.warnings == [f"{path}:2: more than {MAX_LINE_MATCHES} records match the line: the best "
                                 f"{MAX_LINE_MATCHES} are listed, the others counted (as every such line's)"]
+
+
+def test_a_file_truncated_while_it_is_read_says_so(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
+    path = tmp_path / "x.log"
+    path.write_bytes(f"{API_LINE}\n".encode() * 50_000)  # several blocks
+    summary = MatchSummary()
+    lines = match_files([path], kb=kb, summary=summary, jobs=1)
+    assert next(lines).number == 1
+    size = path.stat().st_size
+    with path.open("r+b") as handle:
+        handle.truncate(100)
+    rest = list(lines)
+    assert len(rest) < 49_999 and summary.problems == []
+    assert summary.warnings == [f"{path}: shrank from {size} to 100 bytes while it was read: the lines past the "
+                                "cut were not matched"]

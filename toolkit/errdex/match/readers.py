@@ -315,14 +315,22 @@ def open_log(source: str | Path, *, follow: bool = False) -> io.BufferedReader:
             raise InputError(f"{source}: --follow reads regular files only")
         if stat.S_ISFIFO(mode):
             prefix = _wait_for_writer(fd, source)
-        elif not (stat.S_ISREG(mode) or os.isatty(fd) or (stat.S_ISCHR(mode) and _is_null(fd))):
-            raise InputError(f"{source}: not a regular file, pipe or terminal; reading it might never end")
+        else:
+            _refuse_endless(fd, mode, source)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     raw: io.RawIOBase = _Prefixed(fd, prefix) if prefix else io.FileIO(fd, "rb")
     return io.BufferedReader(raw)
+
+
+def _refuse_endless(fd: int, mode: int, source: str | Path) -> None:
+    """InputError for a device that may never end (``/dev/zero``, a disk): not a regular file, pipe, socket,
+    terminal or the null device."""
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+            or (stat.S_ISCHR(mode) and _is_null(fd))):
+        raise InputError(f"{source}: not a regular file, pipe or terminal; reading it might never end")
 
 
 def _is_null(fd: int) -> bool:
@@ -385,6 +393,13 @@ def _read(source: str | Path, reader: Callable[[Any], Iterator[Any]]) -> Iterato
     (``reader`` may refuse binary data: :func:`binary_reason`.)"""
     if str(source) == "-":
         stdin = sys.stdin.buffer
+        try:
+            descriptor = stdin.fileno()
+            mode = os.fstat(descriptor).st_mode
+        except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+            pass  # not a descriptor (a test's stream): nothing to check
+        else:
+            _refuse_endless(descriptor, mode, "<stdin>")
         yield from _streams("<stdin>", stdin if hasattr(stdin, "peek") else io.BufferedReader(stdin), reader)
         return
     with open_log(source) as handle:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import heapq
+import os
 import re
+import stat
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,6 +266,26 @@ def _pieces(path: str | Path, scan: Scan, jobs: int, children: list[parallel.Chi
     return [lambda: scan(read_marked_blocks(path, *first, text=text)), *pieces]
 
 
+def _identity(path: str | Path) -> tuple[int, int, int] | None:
+    """``(device, inode, size)`` of a regular file; None for stdin and anything else."""
+    if str(path) == "-":
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size) if stat.S_ISREG(info.st_mode) else None
+
+
+def _note_shrinking(summary: MatchSummary, source: str, before: tuple[int, int, int] | None,
+                    after: tuple[int, int, int] | None) -> None:
+    """A warning when a file was truncated while it was read: the lines past the cut were never seen (and the
+    line the cut fell in may be matched cut short)."""
+    if before is not None and after is not None and before[:2] == after[:2] and after[2] < before[2]:
+        summary.warn(f"{source}: shrank from {before[2]} to {after[2]} bytes while it was read: the lines past the "
+                     "cut were not matched")
+
+
 def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs: int, kb: KnowledgeBase,
             share: float = FIRST_SHARE, text: bool = False) -> Iterator[tuple[str, int, tuple[Any, ...]]]:
     """``(source, line offset, event)`` of every input in order, the summary's counts, cut lines and problems
@@ -273,6 +295,7 @@ def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs
         number = 0
         children: list[parallel.Child] = []
         summary.inputs += 1
+        before = _identity(path)
         try:
             for piece in _pieces(path, scan, jobs, children, share, kb, text):
                 offset = number
@@ -287,6 +310,7 @@ def _events(paths: Sequence[str | Path], scan: Scan, summary: MatchSummary, jobs
                         raise InputError(event[1])
                     else:
                         yield source, offset, event
+            _note_shrinking(summary, source, before, _identity(path))
         except InputError as exc:
             summary.problems.append(str(exc))
             summary.unread += not number
