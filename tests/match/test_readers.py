@@ -132,17 +132,18 @@ def test_binary_data_is_skipped_unless_read_as_text(tmp_path: Path, packing: str
 
 
 def test_text_is_binary_only_by_its_start(tmp_path: Path, kb: errdex.KnowledgeBase) -> None:
-    late = tmp_path / "late.log"  # bytes that are not UTF-8 after the first 32 KiB: replaced, as before
-    late.write_bytes(b"x\n" * (readers.SNIFF_BYTES // 2) + b"\xff\xfe " + SEED_MESSAGE.encode() + b"\n")
-    cut = tmp_path / "cut.log"  # a character cut by the end of the first read is not held against it
-    cut.write_bytes(b"\xc3\xa9" * (readers.SNIFF_BYTES // 2 - 1) + b"x\xc3\xa9 " + SEED_MESSAGE.encode() + b"\n")
-    latin = tmp_path / "latin.log"
+    late = tmp_path / "late.log"  # control bytes after the first 32 KiB: matched as text
+    late.write_bytes(b"x\n" * (readers.SNIFF_BYTES // 2) + b"\x01\x02" * 64 + b"\n\xff\xfe " + SEED_MESSAGE.encode()
+                     + b"\n")
+    latin = tmp_path / "latin.log"  # bytes that are not UTF-8 (a Latin-1 name in a real log) are text, replaced
     latin.write_bytes(b"caf\xe9 " + SEED_MESSAGE.encode() + b"\n")
+    controls = tmp_path / "controls.log"  # mostly control characters, as a database file or a core dump is
+    controls.write_bytes(b"\x01\x02\x03 " * 50 + SEED_MESSAGE.encode() + b"\n")
     summary = MatchSummary()
-    found = list(match_files([late, cut, latin], kb=kb, summary=summary))
-    assert [(f.source, f.number) for f in found] == [(str(late), readers.SNIFF_BYTES // 2 + 1), (str(cut), 1)]
-    assert found[0].text.startswith("\ufffd\ufffd ")
-    assert summary.problems == [f"{latin}: binary data (bytes that are not UTF-8 in its first 32 KiB): skipped "
+    found = list(match_files([late, latin, controls], kb=kb, summary=summary))
+    assert [(f.source, f.number) for f in found] == [(str(late), readers.SNIFF_BYTES // 2 + 2), (str(latin), 1)]
+    assert found[0].text.startswith("\ufffd\ufffd ") and found[1].text.startswith("caf\ufffd ")
+    assert summary.problems == [f"{controls}: binary data (mostly control characters in its first 32 KiB): skipped "
                                 "(--text matches it as text)"]
 
 

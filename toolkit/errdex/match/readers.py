@@ -12,7 +12,6 @@ followed by :mod:`~errdex.match.follow`; finding lines inside a block is
 
 from __future__ import annotations
 
-import codecs
 import functools
 import io
 import itertools
@@ -44,23 +43,22 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 BLOCK_BYTES = 1024 * 1024
 #: How long opening a named pipe (FIFO) waits for a writer to connect.
 FIFO_WAIT_SECONDS = 10.0
-#: The bytes at the start of an input (after decompression) that say whether it is text: as grep does, an input
-#: whose first read (up to this many bytes) holds a NUL byte or is not UTF-8 is binary, and skipped unless read
-#: as text (``text=True``, ``errdex match --text``). Later lines are matched with invalid sequences replaced.
+#: The bytes at the start of an input (after decompression) that say whether it is text: an input whose first read
+#: (up to this many bytes) holds a NUL byte, as grep's rule has it, or is more than a tenth control characters, is
+#: binary, and skipped unless read as text (``text=True``, ``errdex match --text``). Bytes that are not UTF-8 are not
+#: held against a log (a Latin-1 user name in a real log is text): they are matched with invalid sequences replaced.
 SNIFF_BYTES = 32 * 1024
+#: Control characters other than white space: more than a tenth of an input's start makes it binary.
+_CONTROL = bytes(c for c in range(32) if chr(c) not in "\t\n\v\f\r\x1b") + b"\x7f"
 
 
 def binary_reason(head: bytes) -> str | None:
-    """Why the start of an input (its first read, :data:`SNIFF_BYTES` at most) is binary data; None for text.
-    A character cut at the end of ``head`` is not held against it."""
+    """Why the start of an input (its first read, :data:`SNIFF_BYTES` at most) is binary data; None for text."""
     head = head[:SNIFF_BYTES]
     if b"\0" in head:
         return "a NUL byte"
-    if not head.isascii():
-        try:
-            codecs.getincrementaldecoder("utf-8")().decode(head, False)
-        except UnicodeDecodeError:
-            return "bytes that are not UTF-8"
+    if head and len(head) - len(head.translate(None, _CONTROL)) > len(head) // 10:
+        return "mostly control characters"
     return None
 
 
