@@ -9,7 +9,7 @@ whose lock is free and whose process is gone (a pid the kernel has given to anot
 count: its start time differs) and removes only what it can prove that run made:
 
 - an sshd: a process running the recorded binary with ``-f FOLDER/sshd_config`` of a recorded folder (and its
-  children), or the recorded pid with the recorded start time;
+  children; the recorded pid alone proves nothing);
 - the account: named ``errdex-<8 hex>``, and its comment (GECOS) is ``errdex prove RUN``, which useradd wrote;
   its processes are killed first;
 - a folder: named ``errdex-sshd-...``, a real folder (not a link) owned by root.
@@ -292,23 +292,22 @@ def _our_folder(name: str) -> bool:
 
 
 def _stop_sshd(server: dict[str, Any], found: Leftovers) -> None:
-    folder, binary, pid, started = (server.get(key) for key in ("folder", "binary", "pid", "start"))
+    """Kill the sshd running the recorded binary with the recorded folder's configuration, and its children. The
+    recorded pid is no proof by itself (a lease can name any pid): the command line is, its folder being random."""
+    folder, binary = server.get("folder"), server.get("binary")
     if not (isinstance(folder, str) and isinstance(binary, str) and _our_folder(folder)):
         found.kept.append(f"an sshd named {folder!r} ({binary!r}): not a folder errdex makes; left alone")
         return
     config = f"{folder}/sshd_config"
-    victims = set()
     for entry in os.listdir("/proc"):
-        if entry.isdigit() and exe_of(int(entry)) == binary:
-            argv = argv_of(int(entry))
-            if any(argv[i] == "-f" and argv[i + 1] == config for i in range(len(argv) - 1)):
-                victims.add(int(entry))
-    if isinstance(pid, int) and isinstance(started, int) and start_time(pid) == started and exe_of(pid) == binary:
-        victims.add(pid)
-    for victim in sorted(victims):
-        kill_all(children_of(victim))  # the connections' processes, each in a session of its own
-        kill_all([victim])
-        found.removed.append(f"sshd pid {victim} ({config})")
+        pid = int(entry) if entry.isdigit() else 0
+        if not pid or exe_of(pid) != binary:
+            continue
+        # sshd retitles itself ("sshd: /usr/sbin/sshd -D ... -f CONFIG [listener] ..."): one string, or argv
+        if f" -f {config} " in f" {' '.join(argv_of(pid))} ":
+            kill_all(children_of(pid))  # the connections' processes, each in a session of its own
+            kill_all([pid])
+            found.removed.append(f"sshd pid {pid} ({config})")
 
 
 def _remove_account(name: str, run: str, found: Leftovers) -> None:
