@@ -14,6 +14,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,8 +242,7 @@ def test_a_kill_while_useradd_runs_leaves_no_account(tmp_path: Path, signum: int
             cleaned = run("prove", "--cleanup", cwd=tmp_path)
             assert f"removed account {account}\n" in cleaned.stdout, cleaned.stdout + cleaned.stderr
         assert _account_lines(account) == []
-        assert not [p for p in Path("/tmp").glob("errdex-sshd-user-*/authorized_ed25519.pub")
-                    if p.read_text().split()[-1] == account], "the key folder is removed"
+        assert _key_folders(account) == [], "the key folder is removed"
     finally:
         prover.kill()
         prover.communicate()
@@ -250,7 +250,15 @@ def test_a_kill_while_useradd_runs_leaves_no_account(tmp_path: Path, signum: int
         if account is not None:
             wait_until(lambda: (bin_dir / "useradd.done").exists(), what="useradd to finish")
             subprocess.run(["userdel", account], capture_output=True)
+            for folder in _key_folders(account):
+                shutil.rmtree(folder)
         run("prove", "--cleanup", cwd=tmp_path)
+
+
+def _key_folders(account: str) -> list[Path]:
+    """The folders holding the account's keys (their public halves end in the account's name)."""
+    return [key.parent for key in Path(tempfile.gettempdir()).glob("errdex-sshd-user-*/authorized_ed25519.pub")
+            if key.read_text().split()[-1] == account]
 
 
 def test_a_sshd_started_after_its_prove_was_killed_is_found_by_cleanup(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 
 from errdex._files import clean_leftovers, write_atomic
 from errdex._locks import hold
-from errdex.errors import InputError
+from errdex.errors import InputError, os_reason
 from errdex.executor.sshd.errors import SshdError, SshdUnavailable
 from errdex.executor.sshd.procs import (
     argv_of,
@@ -243,6 +243,8 @@ def _read(path: Path) -> dict[str, Any] | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    except OSError as exc:  # a link (O_NOFOLLOW), or unreadable
+        raise SshdError(f"{path}: not a lease errdex wrote ({os_reason(exc)})") from exc
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_size > _LEASE_LIMIT:
