@@ -233,9 +233,28 @@ def remove_leftovers(state_dir: Path | None = None) -> Leftovers:
         try:
             with hold(folder / f"{run}.lock", what="removing a killed run's leftovers", wait=0):
                 _remove_run(folder / f"{run}.json", run, found)
-        except InputError:  # its lock is held: the run is going
-            found.kept.append(f"{folder / run}.json: its run is still going; left alone")
+        except InputError:  # its lock is held: the run is going (or another cleanup has it)
+            found.kept.append(f"{folder / run}.json: its run is still going (or another cleanup has it); left alone")
+    _unleased_accounts(folder, found)
     return found
+
+
+def _unleased_accounts(folder: Path, found: Leftovers) -> None:
+    """Report (never remove) accounts named like errdex's that no lease names: an older errdex made them without
+    a lease, or someone else did; nothing proves them errdex's."""
+    named = set()
+    for path in folder.glob("*.json"):
+        try:
+            lease = _read(path)
+        except SshdError:
+            continue
+        if lease is not None and isinstance(lease["account"], str):
+            named.add(lease["account"])
+    for account in pwd.getpwall():
+        if ACCOUNT.fullmatch(account.pw_name) and account.pw_name not in named:
+            found.kept.append(f"account {account.pw_name}: named like errdex's test accounts, but no lease names "
+                              f"it (an errdex older than leases?); left alone: 'userdel {account.pw_name}' if it "
+                              "is yours")
 
 
 def _read(path: Path) -> dict[str, Any] | None:
