@@ -18,6 +18,7 @@ import re2
 
 from errdex.errors import RecordNotFound, UsageError
 from errdex.executor.sshd import Leftovers, SshdError, SshdSession, remove_leftovers
+from errdex.executor.stopping import stop_on_signals
 from errdex.match import KnowledgeBase
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options
@@ -133,22 +134,23 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
     started = time.monotonic()
     report = ProofReport()
-    if os.geteuid() == 0:  # only root can have made an sshd and an account; anyone else has nothing to remove
-        report.leftovers = cleanup().removed
-    wanted = set(only or ())
-    loaded = list(load_records(paths))  # the loader every command uses: what validate refuses, prove refuses
-    run = _SshdRun(loaded)
-    try:
-        for item in loaded:
-            record = item.record
-            record_id, slug = record["id"], record["slug"]
-            if wanted and record_id not in wanted and slug not in wanted:
-                continue
-            proof = RecordProof(record_id, slug, item.path)
-            _prove_record(record, proof, timeout, run)
-            report.records.append(proof)
-    finally:
-        run.close()
+    with stop_on_signals():  # SIGTERM, SIGHUP: an exception, so that the run's servers and account are removed
+        if os.geteuid() == 0:  # only root can have made an sshd and an account; anyone else has nothing to remove
+            report.leftovers = cleanup().removed
+        wanted = set(only or ())
+        loaded = list(load_records(paths))  # the loader every command uses: what validate refuses, prove refuses
+        run = _SshdRun(loaded)
+        try:
+            for item in loaded:
+                record = item.record
+                record_id, slug = record["id"], record["slug"]
+                if wanted and record_id not in wanted and slug not in wanted:
+                    continue
+                proof = RecordProof(record_id, slug, item.path)
+                _prove_record(record, proof, timeout, run)
+                report.records.append(proof)
+        finally:
+            run.close()
     if wanted:
         found = {r.id for r in report.records} | {r.slug for r in report.records}
         missing = sorted(wanted - found)

@@ -218,9 +218,14 @@ def remove_leftovers(state_dir: Path | None = None) -> Leftovers:
     """
     if os.geteuid() != 0:
         raise SshdUnavailable("removing what a killed sshd proof left needs root, as making it did")
-    folder = state_dir or STATE_DIR
+    with stop_on_signals():  # a signal stops it between two steps (a lease half done is taken up next time)
+        return _remove_leftovers(state_dir or STATE_DIR)
+
+
+def _remove_leftovers(folder: Path) -> Leftovers:
     found = Leftovers()
     if not os.path.lexists(folder):
+        _unleased_accounts(folder, found)
         return found
     _trusted(folder)
     clean_leftovers(folder)  # a lease half-written by a killed run (never renamed into place)
