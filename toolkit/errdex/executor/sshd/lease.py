@@ -140,7 +140,7 @@ class Lease:
             self._write()
         except OSError as exc:
             stack.close()
-            raise SshdError(f"{self.state_dir}: cannot keep the run's lease there: {exc}") from exc
+            raise SshdError(f"{self.state_dir}: cannot keep the run's lease there: {os_reason(exc)}") from exc
         except BaseException:
             stack.close()
             raise

@@ -12,7 +12,6 @@ children have exited and its last line is written: a condition, not a fixed slee
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 
 from errdex.executor.sshd.client import HOST, ClientResult, Credential, connect, login
 from errdex.executor.sshd.lease import Lease, Leftovers, remove_leftovers
-from errdex.executor.sshd.server import SshdServer
+from errdex.executor.sshd.server import SshdServer, require_sshd
 from errdex.executor.sshd.users import TestUser, invalid_name
 from errdex.executor.stopping import critical
 from errdex.records.scenarios.sshd import CallSpec, check_scenario
@@ -77,9 +76,9 @@ class SshdSession:
         self.folders: list[Path] = []  # every server's own folder, in start order (what it owned)
 
     def __enter__(self) -> SshdSession:
+        require_sshd()  # before anything is made: not root, or no sshd, is said as such
         try:
-            if os.geteuid() == 0:  # elsewhere the user's creation says why it cannot be done
-                self.leftovers = remove_leftovers()
+            self.leftovers = remove_leftovers()
             self.lease.open()
             self.user.create()
         except BaseException:
