@@ -30,8 +30,12 @@ def _pids() -> list[int]:
 
 
 def boot_id() -> str:
-    """This boot's id (a new one after every boot)."""
-    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    """This boot's id (a new one after every boot); where the kernel gives none, the boot's time."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        btime = next((line for line in Path("/proc/stat").read_text().splitlines() if line.startswith("btime ")), "")
+        return btime.replace(" ", ":")
 
 
 def start_time(pid: int) -> int | None:
