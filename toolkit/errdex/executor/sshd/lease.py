@@ -137,14 +137,16 @@ class Lease:
             stack.enter_context(hold(self.state_dir / f"{self.run}.lock", what="an sshd proof run", wait=0))
             _OPEN.add(self.run)
             stack.callback(_OPEN.discard, self.run)
+            self._stack = stack
             self._write()
         except OSError as exc:
+            self._stack = None
             stack.close()
             raise SshdError(f"{self.state_dir}: cannot keep the run's lease there: {os_reason(exc)}") from exc
         except BaseException:
+            self._stack = None
             stack.close()
             raise
-        self._stack = stack
 
     def close(self) -> None:
         """Remove the lease if everything it names is gone, and let go of the lock. Safe to call twice."""
@@ -156,6 +158,8 @@ class Lease:
                 self.path.unlink(missing_ok=True)
 
     def _write(self) -> None:
+        if self._stack is None:  # a thing made with no lease held: nobody could find it after a kill
+            raise SshdError("the run's lease is not open; open it before making anything")
         pid = os.getpid()
         data = {"run": self.run, "pid": pid, "start": start_time(pid), "boot": boot_id(),
                 "account": self.account, "folders": self.folders, "servers": list(self.servers.values())}
