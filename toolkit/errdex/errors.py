@@ -22,7 +22,10 @@ errors (a proof that raises one reports it like any other), so they hang
 from the same root; an executor family adds its own branch the same way.
 
 The CLI prints ``str(error)`` as one line on stderr and exits 2 for a
-:class:`UsageError`, 1 for everything else. :func:`from_oserror` is the one
+:class:`UsageError`, 1 for everything else. :class:`Stopped` is no
+``ErrdexError`` (no ``except ErrdexError`` may swallow it): a signal that asks
+errdex to stop, raised so that every ``finally`` on the way out runs; the CLI
+exits 128 + the signal's number. :func:`from_oserror` is the one
 place an ``OSError`` becomes words a user reads.
 """
 
@@ -39,6 +42,7 @@ __all__ = [
     "FormatError",
     "InputError",
     "RecordNotFound",
+    "Stopped",
     "UsageError",
     "from_oserror",
     "os_reason",
@@ -75,6 +79,21 @@ class DataError(ErrdexError):
 
 class FormatError(DataError):
     """A record file is not in canonical form."""
+
+
+class Stopped(BaseException):
+    """A signal (SIGTERM, SIGHUP) asked errdex to stop while it held something to clean up (an sshd, an account).
+
+    A ``BaseException``, as ``KeyboardInterrupt`` is: it unwinds through every ``finally`` (which removes what
+    the run made) and past every handler of errdex's own errors, up to the CLI, which exits 128 + ``signum``.
+    """
+
+    def __init__(self, signum: int) -> None:
+        import signal  # here: start-up time of every command that never sees this
+
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        super().__init__(f"stopped by {self.name}")
 
 
 #: What an OS error number means, in errdex's words (the others fall back to the system's text, lowercased).

@@ -5,10 +5,14 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
 from errdex.executor.sshd import SshdUnavailable, TestUser, invalid_name
+from errdex.executor.sshd.users import NOLOGIN
 from tests.executor.sshd.helpers import need_sshd
 
 
@@ -41,3 +45,19 @@ def test_the_invalid_name_names_nobody() -> None:
     name = invalid_name()
     with pytest.raises(KeyError):
         pwd.getpwnam(name)
+
+
+def test_the_account_is_of_no_use_outside_the_run() -> None:
+    """No shell, an expiry date, no subordinate ids, and a comment that names the run's lease."""
+    need_sshd()
+    with TestUser() as user:
+        account = pwd.getpwnam(user.name)
+        assert account.pw_shell == NOLOGIN and account.pw_gecos == f"errdex prove {user.lease.run}"
+        shadow = next(line for line in Path("/etc/shadow").read_text().splitlines() if line.startswith(user.name + ":"))
+        expires = int(shadow.split(":")[7])
+        assert 0 < expires - time.time() // 86400 <= 2, "it expires by itself, after tomorrow"
+        assert shadow.split(":")[1].startswith("$"), "a password sshd checks, not locked"
+        for path in ("/etc/subuid", "/etc/subgid"):
+            assert not any(line.startswith(user.name + ":") for line in Path(path).read_text().splitlines())
+        refused = subprocess.run(["su", user.name, "-c", "true"], capture_output=True, text=True, timeout=30)
+        assert refused.returncode != 0 and "not available" in refused.stdout, "not even root gets it a shell"

@@ -17,7 +17,7 @@ import click
 
 from errdex._version import __version__
 from errdex.cli._common import Group
-from errdex.errors import ErrdexError, from_oserror
+from errdex.errors import ErrdexError, Stopped, from_oserror
 from errdex.terminal import safe
 
 __all__ = ["cli", "main"]
@@ -112,6 +112,9 @@ def _run(args: list[str]) -> None:
         _fail(exc.format_message(), exc.exit_code)
     except ErrdexError as exc:
         _fail(str(exc), exc.exit_code)
+    except Stopped as exc:  # a signal, after the run removed what it had made on the way out
+        sys.stderr.write(f"errdex: {exc}; what the run had started is stopped and removed\n")
+        sys.exit(128 + exc.signum)
     except (KeyboardInterrupt, click.Abort):
         sys.stderr.write("errdex: interrupted\n")
         sys.exit(130)

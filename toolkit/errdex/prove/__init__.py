@@ -3,10 +3,12 @@
 The family is the record's repository: sshd records (``openssh/openssh-portable``) are run against Debian's
 real sshd (:mod:`errdex.prove.sshd`), every other record against a fresh fake CreateOS server
 (:mod:`errdex.prove.createos`). :func:`prove` runs them all and returns the record x scenario matrix.
+:func:`cleanup` removes what a killed run left (an sshd, the test account, folders); :func:`prove` does it first.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +17,8 @@ from typing import Any
 import re2
 
 from errdex.errors import RecordNotFound, UsageError
-from errdex.executor.sshd import SshdError, SshdSession
+from errdex.executor.sshd import Leftovers, SshdError, SshdSession, remove_leftovers
+from errdex.executor.stopping import stop_on_signals
 from errdex.match import KnowledgeBase
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options
@@ -24,7 +27,15 @@ from errdex.prove.report import ProofReport, RecordProof, ScenarioProof
 from errdex.records.loader import LoadedRecord, load_records
 from errdex.records.scenarios.sshd import is_family
 
-__all__ = ["ProofReport", "RecordProof", "ScenarioProof", "pattern_problem", "prove", "prove_scenario"]
+__all__ = ["Leftovers", "ProofReport", "RecordProof", "ScenarioProof", "cleanup", "pattern_problem", "prove",
+           "prove_scenario"]
+
+
+def cleanup() -> Leftovers:
+    """Remove what killed proof runs left: each sshd, test account and folder a run's lease names and that can
+    be proved that run's, once the run's process is gone; a run still going is left alone. Needs root (only root
+    can have run the sshd proofs): :class:`~errdex.executor.sshd.SshdUnavailable` otherwise."""
+    return remove_leftovers()
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -123,20 +134,23 @@ def prove(paths: Sequence[str | Path] | None = None, *, only: Sequence[str] | No
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
     started = time.monotonic()
     report = ProofReport()
-    wanted = set(only or ())
-    loaded = list(load_records(paths))  # the loader every command uses: what validate refuses, prove refuses
-    run = _SshdRun(loaded)
-    try:
-        for item in loaded:
-            record = item.record
-            record_id, slug = record["id"], record["slug"]
-            if wanted and record_id not in wanted and slug not in wanted:
-                continue
-            proof = RecordProof(record_id, slug, item.path)
-            _prove_record(record, proof, timeout, run)
-            report.records.append(proof)
-    finally:
-        run.close()
+    with stop_on_signals():  # SIGTERM, SIGHUP: an exception, so that the run's servers and account are removed
+        if os.geteuid() == 0:  # only root can have made an sshd and an account; anyone else has nothing to remove
+            report.leftovers = cleanup().removed
+        wanted = set(only or ())
+        loaded = list(load_records(paths))  # the loader every command uses: what validate refuses, prove refuses
+        run = _SshdRun(loaded)
+        try:
+            for item in loaded:
+                record = item.record
+                record_id, slug = record["id"], record["slug"]
+                if wanted and record_id not in wanted and slug not in wanted:
+                    continue
+                proof = RecordProof(record_id, slug, item.path)
+                _prove_record(record, proof, timeout, run)
+                report.records.append(proof)
+        finally:
+            run.close()
     if wanted:
         found = {r.id for r in report.records} | {r.slug for r in report.records}
         missing = sorted(wanted - found)

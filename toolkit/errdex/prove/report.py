@@ -61,6 +61,8 @@ class ProofReport:
 
     records: list[RecordProof] = field(default_factory=list)
     seconds: float = 0.0
+    #: What killed runs had left and this run removed first (not part of the matrix: not in :meth:`as_dict`).
+    leftovers: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:

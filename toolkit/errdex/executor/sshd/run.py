@@ -1,7 +1,10 @@
 """One sshd scenario run: the server it needs, the client's call, and the log lines of that connection.
 
 :class:`SshdSession` owns what a proof run needs: the test user (created on entry, removed on exit) and one
-sshd at a time, reused while scenarios ask for an equal ``server`` block. :meth:`SshdSession.run` validates a
+sshd at a time, reused while scenarios ask for an equal ``server`` block. Both are written in the session's
+lease (:mod:`errdex.executor.sshd.lease`); entering a session first removes what killed runs left
+(:func:`~errdex.executor.sshd.lease.remove_leftovers`), and while it is open SIGTERM, SIGHUP and SIGINT unwind
+the run so that its exit removes the server, the account and the folders. :meth:`SshdSession.run` validates a
 scenario with the vocabulary, makes its call, waits until sshd is done with the connection (the connection's
 children have exited and its last line is written: a condition, not a fixed sleep) and returns a
 :class:`RunResult` with those lines and the placeholder values to compare captures against.
@@ -17,8 +20,10 @@ from types import TracebackType
 from typing import Any
 
 from errdex.executor.sshd.client import HOST, ClientResult, Credential, connect, login
-from errdex.executor.sshd.server import SshdServer
+from errdex.executor.sshd.lease import Lease, Leftovers, remove_leftovers
+from errdex.executor.sshd.server import SshdServer, require_sshd
 from errdex.executor.sshd.users import TestUser, invalid_name
+from errdex.executor.stopping import critical
 from errdex.records.scenarios.sshd import CallSpec, check_scenario
 
 __all__ = ["RunResult", "SshdSession", "substitute"]
@@ -62,14 +67,23 @@ class SshdSession:
     """Test user and servers of one proof run; ``with SshdSession() as session: session.run(scenario)``."""
 
     def __init__(self) -> None:
-        self.user = TestUser()
+        self.lease = Lease()
+        self.user = TestUser(self.lease)
         self.invalid = invalid_name()
+        self.leftovers = Leftovers()  # what killed runs left, removed on entry
         self.server: SshdServer | None = None
         self._server_key: tuple[tuple[str, str], ...] | None = None
         self.folders: list[Path] = []  # every server's own folder, in start order (what it owned)
 
     def __enter__(self) -> SshdSession:
-        self.user.create()
+        require_sshd()  # before anything is made: not root, or no sshd, is said as such
+        try:
+            self.leftovers = remove_leftovers()
+            self.lease.open()
+            self.user.create()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -77,13 +91,17 @@ class SshdSession:
         self.close()
 
     def close(self) -> None:
-        """Stop the server and remove the test user."""
-        try:
-            if self.server is not None:
-                self.server.stop()
-                self.server = None
-        finally:
-            self.user.remove()
+        """Stop the server, remove the test user and let go of the lease. Safe to call twice."""
+        with critical():
+            try:
+                if self.server is not None:
+                    self.server.stop()
+                    self.server = None
+            finally:
+                try:
+                    self.user.remove()
+                finally:
+                    self.lease.close()
 
     def values(self) -> dict[str, str]:
         """The placeholders known before a connection: user, invalid name, host, password."""
@@ -97,7 +115,7 @@ class SshdSession:
         if self.server is not None:
             self.server.stop()
             self.server = None
-        self.server = SshdServer(config, authorized_keys=self.user.authorized_keys)
+        self.server = SshdServer(config, authorized_keys=self.user.authorized_keys, lease=self.lease)
         self.server.start()
         if self.server.folder is not None:
             self.folders.append(self.server.folder)

@@ -5,6 +5,10 @@
 on a free port and waits until the log says ``Server listening``. :meth:`SshdServer.stop` kills the
 per-connection children first (sshd puts each in a session of its own, so they do not die with the listener),
 then the listener, reaps them and removes the folder; an ``atexit`` hook stops what a crashed run left.
+
+The folder and the process are written in the run's lease (:mod:`errdex.executor.sshd.lease`) before they are
+made, so the next run removes what a killed one left; and sshd is started with a parent-death signal
+(``setpriv --pdeathsig TERM``, when started from the main thread), so it stops at once when errdex is killed.
 """
 
 from __future__ import annotations
@@ -12,16 +16,18 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import signal
 import socket
 import subprocess
-import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
 from errdex.executor.sshd.errors import SshdStartError, SshdUnavailable
+from errdex.executor.sshd.lease import Lease
+from errdex.executor.sshd.procs import children_of, kill_all
+from errdex.executor.stopping import critical
 
 __all__ = ["BASE_CONFIG", "SSHD", "SshdServer", "children_of", "require_sshd"]
 
@@ -61,52 +67,27 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def children_of(pid: int) -> list[int]:
-    """Every living descendant of process ``pid`` (read from /proc), children before grandchildren."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if fields and fields[0] != "Z":
-            parents.setdefault(int(fields[1]), []).append(int(entry))
-    found: list[int] = []
-    queue = [pid]
-    while queue:
-        kids = parents.get(queue.pop(0), [])
-        found.extend(kids)
-        queue.extend(kids)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2:][:1] != "Z"
-
-
-def _wait_gone(pids: list[int], timeout: float = 2.0) -> None:
-    """Wait until the killed processes are gone (the listener or init reaps them)."""
-    deadline = time.monotonic() + timeout
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.005)  # a poll interval: the condition is the process table
+def _pdeathsig() -> list[str]:
+    """The prefix that makes sshd receive SIGTERM when errdex's thread that starts it ends (setpriv execs sshd in
+    its own place); none outside the main thread (a worker thread's end would stop a server still in use)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or threading.current_thread() is not threading.main_thread():
+        return []
+    return [setpriv, "--pdeathsig", "TERM", "--"]
 
 
 class SshdServer:
     """One sshd on 127.0.0.1; a context manager (``with SshdServer(config) as server:``).
 
     ``config``: extra sshd_config keywords (placeholders already replaced); ``authorized_keys``: a folder with
-    one file per user (``AuthorizedKeysFile FOLDER/%u``), default one in the server's own folder.
+    one file per user (``AuthorizedKeysFile FOLDER/%u``), default one in the server's own folder; ``lease``: the
+    run's lease (default: one of its own, opened on :meth:`start`, closed on :meth:`stop`).
     """
 
     def __init__(self, config: Mapping[str, str] | None = None, *, authorized_keys: Path | None = None,
-                 binary: str = SSHD) -> None:
+                 binary: str = SSHD, lease: Lease | None = None) -> None:
+        self.lease = lease or Lease()
+        self._own_lease = lease is None
         self.config = dict(config or {})
         self.binary = binary
         self.folder: Path | None = None
@@ -137,9 +118,19 @@ class SshdServer:
     def start(self) -> None:
         """Start sshd and wait until it listens; :class:`SshdStartError` with its last log line when it does not."""
         require_sshd(self.binary)
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         PRIVSEP_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-        self.folder = Path(tempfile.mkdtemp(prefix="errdex-sshd-"))
+        if self._own_lease:
+            self.lease.open()
         _LIVE.add(self)
+        self.folder = self.lease.folder("errdex-sshd-")
+        self.lease.add_server(self.folder, self.binary)
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(self.folder / "host_ed25519")],
                        check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         for _ in range(3):  # another program may take the free port between the probe and sshd's bind
@@ -148,13 +139,13 @@ class SshdServer:
             self.log_path = self.folder / "sshd.log"
             self.log_path.write_bytes(b"")
             self.process = subprocess.Popen(
-                [self.binary, "-D", "-E", str(self.log_path), "-f", str(config)],
+                [*_pdeathsig(), self.binary, "-D", "-E", str(self.log_path), "-f", str(config)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
             )
+            self.lease.add_server(self.folder, self.binary, self.process.pid)
             if self._wait_listening():
                 return
             self._stop_process()
-        self.stop()
         raise SshdStartError(f"sshd did not start: {self._last_words()}")
 
     def _wait_listening(self) -> bool:
@@ -198,13 +189,7 @@ class SshdServer:
         process, self.process = self.process, None
         if process is None:
             return
-        children = children_of(process.pid) if process.poll() is None else []
-        for pid in children:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        _wait_gone(children)
+        kill_all(children_of(process.pid) if process.poll() is None else [])
         if process.poll() is None:
             process.terminate()
             try:
@@ -217,11 +202,19 @@ class SshdServer:
 
     def stop(self) -> None:
         """Kill the connection children and the listener, reap them, remove the folder. Safe to call twice."""
-        self._stop_process()
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder = None
-        _LIVE.discard(self)
+        with critical():
+            try:
+                self._stop_process()
+            finally:
+                if self.folder is not None:
+                    shutil.rmtree(self.folder, ignore_errors=True)
+                    if self.lease.is_open:
+                        self.lease.forget_server(self.folder)
+                        self.lease.forget_folder(self.folder)
+                    self.folder = None
+                _LIVE.discard(self)
+                if self._own_lease:
+                    self.lease.close()
 
 
 @atexit.register
