@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errdex._files import JOURNAL, Change, all_or_nothing, clean_leftovers
+from errdex._files import clean_leftovers
+from errdex._journal import JOURNAL, Change, all_or_nothing
 from errdex._locks import records_lock
 from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
@@ -112,7 +113,7 @@ def cut_release(
     stamp = release_version(version)
     if check:
         return _cut(folder, stamp, out, changelog, check=True, allow_drafts=allow_drafts)
-    with records_lock([folder], what="release") as notes:
+    with records_lock([folder], what="release", say=False) as notes:
         report = _cut(folder, stamp, out, changelog, check=False, allow_drafts=allow_drafts)
     report.notes = notes + report.notes
     return report
