@@ -23,7 +23,7 @@ from errdex._files import clean_leftovers
 from errdex._journal import JOURNAL, drop_orphan, finish, is_part_of, journal_paths, read_journal
 from errdex.errors import InputError, from_oserror
 
-__all__ = ["LOCK_FILE", "LOCK_WAIT_S", "finish_pending", "hold", "journal_for", "records_lock", "settle"]
+__all__ = ["LOCK_FILE", "LOCK_WAIT_S", "finish_pending", "hold", "journal_for", "records_lock", "settle", "tidy"]
 
 LOCK_FILE = ".errdex.lock"
 #: How long a run waits for another to finish before it refuses (``$ERRDEX_LOCK_WAIT`` seconds overrides it).
@@ -180,6 +180,15 @@ def finish_pending(folders: Iterable[str | Path]) -> bool:
             _say(f"{folder}: {note}")
             finished = True
     return finished
+
+
+def tidy(folder: Path, *, what: str, recursive: bool = False) -> None:
+    """Finish (or drop) a change pending in ``folder``, then remove what killed runs left there: for a folder a
+    command writes beside the records (a release's bundle folder, the changelog's)."""
+    note = settle(folder, what=what)
+    if note:
+        _say(f"{folder}: {note}")
+    clean_leftovers(folder, recursive=recursive, keep=journal_paths(folder / JOURNAL))
 
 
 @contextmanager

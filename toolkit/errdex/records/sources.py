@@ -319,9 +319,19 @@ def _walk(folder: Path) -> _Walk:
     except OSError:
         return _Walk()
     walk = _Walker(folder, info).run()
-    if walk.journals and _finish_pending(walk.journals):
+    pending = [*_pending_above(folder), *walk.journals]
+    if pending and _finish_pending(pending):
         walk = _Walker(folder, info).run()  # what the finished change left
     return walk
+
+
+def _pending_above(path: Path) -> list[str]:
+    """The folders above ``path`` that hold a journal (a change of a records folder that holds ``path``)."""
+    found = []
+    for folder in Path(os.path.abspath(path)).parents:
+        if os.path.lexists(os.path.join(folder, JOURNAL)):
+            found.append(str(folder))
+    return found
 
 
 def _finish_pending(folders: Iterable[str | Path]) -> bool:
@@ -333,12 +343,13 @@ def _finish_pending(folders: Iterable[str | Path]) -> bool:
 
 
 def _settle_beside(path: Path, settled: set[str]) -> None:
-    """For a file named on its own: finish a change pending in its folder (once per folder in a run)."""
-    folder = str(path.parent)
+    """For a file named on its own: finish a change pending in its folder or one above (once per folder)."""
+    folder = os.path.dirname(os.path.abspath(path))
     if folder not in settled:
         settled.add(folder)
-        if os.path.lexists(os.path.join(folder, JOURNAL)):
-            _finish_pending([folder])
+        pending = _pending_above(Path(folder, path.name))
+        if pending:
+            _finish_pending(pending)
 
 
 def files_outside(folder: str | Path) -> list[str]:
