@@ -69,9 +69,9 @@ def test_a_killed_import_is_finished_in_its_own_folder_by_a_run_from_another(two
     other = _files(second / "recs")
     _killed_import(first, bundle)
     again = run("import", str(bundle), "--records", str(first / "recs"), cwd=second)
+    assert _files(second / "recs") == other  # the other folder's recs/ is untouched
     assert again.returncode == 0, again.stderr
     assert "finished a change that process" in again.stderr
-    assert _files(second / "recs") == other  # the other folder's recs/ is untouched
     changed = [data for data in _records(first / "recs").values() if b"Changed by the import." in data]
     assert len(changed) == len(bundle.read_text(encoding="utf-8").splitlines())  # every record: the killed import
     assert leftovers(first, second) == []
@@ -222,6 +222,9 @@ HOSTILE = {
     "old remove outside": lambda folder: (folder / JOURNAL).write_text(json.dumps(
         {"pid": 1, "renames": [[str(folder / ".a.json.1-abcdefgh.tmp"), "recs/a.json"]],
          "removes": ["recs/../victim.json"]})),
+    "old absolute elsewhere": lambda folder: (folder / JOURNAL).write_text(json.dumps(
+        {"pid": 1, "renames": [[str(folder / ".victim.json.1-abcdefgh.tmp"), str(folder.parent / "victim.json")]],
+         "removes": []})),
     "old relative remove alone": lambda folder: (folder / JOURNAL).write_text(json.dumps(
         {"pid": 1, "renames": [], "removes": ["a.json"]})),
 }
@@ -310,3 +313,76 @@ def test_a_part_left_by_a_change_never_made_is_dropped(tmp_path: Path) -> None:
     _journal(part, [[".b.json.1-abcdefgh.tmp", "b.json"]], main=str(tmp_path / "recs"))
     assert "killed before making" in str(settle(part, what="test"))
     assert not (part / "b.json").exists() and read_journal(part / JOURNAL) is None
+
+
+# ---- every command that changes records, killed at every point of its change ------------------------------------
+
+POINTS = ["change:staged-one", "change:parts-journaled", "change:journaled", "change:renamed-one",
+          "change:renamed-all"]
+
+
+def _import_case(work: Path) -> tuple[str, ...]:
+    shutil.copytree(ROOT / "records", work / "recs", ignore=shutil.ignore_patterns(".releases"))
+    run("export", "--to", "jsonl", "--records", "recs", "--output", "all.jsonl", cwd=work)
+    lines = (work / "all.jsonl").read_text(encoding="utf-8").splitlines()
+    changed = [json.loads(line) for line in lines]
+    for envelope in changed:
+        envelope["record"]["documentation"] += " Changed."
+    (work / "all.jsonl").write_text("".join(json.dumps(envelope) + "\n" for envelope in changed), encoding="utf-8")
+    return ("import", "all.jsonl", "--records", "recs", "--overwrite")
+
+
+def _migrate_case(work: Path) -> tuple[str, ...]:
+    shutil.copytree(ROOT / "records", work / "recs", ignore=shutil.ignore_patterns(".releases"))
+    return ("migrate", "--to", "4", "recs")
+
+
+def _harvest_case(work: Path) -> tuple[str, ...]:
+    repo = work / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "a.ts").write_text("".join(f'export function f{n}(ok: boolean) {{\n  if (!ok) throw new Error('
+                                       f'"Widget {n} broke.");\n}}\n' for n in range(5)), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    (work / "recs").mkdir()
+    return ("harvest", "repo", "--repo", "acme/app", "--rev", "HEAD", "--out", "recs")
+
+
+def _sync_case(work: Path) -> tuple[str, ...]:
+    _harvest_case(work)
+    done = run("harvest", "repo", "--repo", "acme/app", "--rev", "HEAD", "--out", "recs", cwd=work, **EPOCH)
+    assert done.returncode == 0, done.stderr
+    text = (work / "repo" / "a.ts").read_text(encoding="utf-8")
+    (work / "repo" / "a.ts").write_text("// moved\n" + text.replace("Widget 1 broke.", "Widget 1 broke badly."),
+                                        encoding="utf-8")
+    git(work / "repo", "commit", "-q", "-am", "two")
+    return ("sync", "--source", "repo", "--rev", "HEAD", "--records", "recs", "--accept-reworded")
+
+
+CASES = {"import": _import_case, "migrate": _migrate_case, "harvest": _harvest_case, "sync": _sync_case}
+
+
+@pytest.mark.parametrize("point", POINTS)
+@pytest.mark.parametrize("name", CASES)
+def test_a_change_killed_at_any_point_is_read_as_before_or_after_and_never_half(tmp_path: Path, name: str,
+                                                                                 point: str) -> None:
+    reference, work = tmp_path / "reference", tmp_path / "work"
+    for place in (reference, work):
+        place.mkdir()
+    command = CASES[name](reference)
+    assert CASES[name](work) == command
+    assert run(*command, cwd=reference, **EPOCH).returncode in (0, 1)
+    before = _records(work / "recs")
+    after = _records(reference / "recs")
+    assert before != after
+    killed = run(*command, cwd=work, ERRDEX_CRASH_AT=point, **EPOCH)
+    assert killed.returncode == -9, killed.stderr
+    read = run("validate", "recs", cwd=work)
+    assert "Traceback" not in read.stderr and not list(work.rglob(JOURNAL)), read.stderr
+    made = point not in ("change:staged-one", "change:parts-journaled")
+    assert _records(work / "recs") == (after if made else before)
+    assert ("finished a change that process" in read.stderr) == made
+    again = run(*command, cwd=work, **EPOCH)
+    assert again.returncode in (0, 1) and "Traceback" not in again.stderr, again.stderr
+    assert _records(work / "recs") == after and leftovers(work) == []

@@ -300,7 +300,9 @@ def _old(journal: Path, record: dict[str, Any], here: str) -> Journal:
         if not isinstance(tmp, str) or not os.path.isabs(tmp) or not isinstance(target, str) or not target:
             raise _refuse(journal, f"names a rename of {tmp!r} onto {target!r}, which errdex never stages")
         pairs.append((Path(tmp), target))
-    for tmp, _ in pairs:
+    for tmp, target in pairs:
+        if os.path.isabs(target) and _real(os.path.dirname(target)) != _real(tmp.parent):
+            raise _refuse(journal, f"names a rename of {str(tmp)!r} onto {target!r}, which is not beside it")
         if not _within(_real(tmp.parent), here):
             raise DataError(f"{journal}: the journal (of an earlier errdex) of a change killed in the middle in "
                             f"{tmp.parent}, not in this folder (a copy of it, or a folder moved); errdex touches "
