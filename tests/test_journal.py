@@ -17,7 +17,7 @@ from errdex._journal import JOURNAL, Change, read_journal
 from errdex._locks import settle
 from errdex.errors import DataError
 from tests.harvest.conftest import git
-from tests.processes import ROOT, leftovers, run
+from tests.processes import ROOT, leftovers, run, start
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}
 
@@ -386,3 +386,14 @@ def test_a_change_killed_at_any_point_is_read_as_before_or_after_and_never_half(
     again = run(*command, cwd=work, **EPOCH)
     assert again.returncode in (0, 1) and "Traceback" not in again.stderr, again.stderr
     assert _records(work / "recs") == after and leftovers(work) == []
+
+
+def test_two_readers_at_once_finish_a_pending_change_once(two_places) -> None:
+    first, _, bundle = two_places
+    _killed_import(first, bundle)
+    readers = [start("validate", "recs", cwd=first) for _ in range(2)]
+    errors = [reader.communicate(timeout=120)[1] for reader in readers]
+    assert [reader.returncode for reader in readers] == [0, 0], errors
+    assert sum("finished a change that process" in error for error in errors) == 1
+    changed = [data for data in _records(first / "recs").values() if b"Changed by the import." in data]
+    assert len(changed) == len(bundle.read_text(encoding="utf-8").splitlines()) and leftovers(first) == []
