@@ -214,7 +214,7 @@ HOSTILE = {
     "deep": lambda folder: (folder / JOURNAL).write_text("[" * 100_000 + "]" * 100_000),
     "later version": lambda folder: _journal(folder, [], errdexJournal=3),
     "no pid": lambda folder: (folder / JOURNAL).write_text(json.dumps({"renames": [], "removes": []})),
-    "huge": lambda folder: os.truncate(os.open(folder / JOURNAL, os.O_CREAT | os.O_WRONLY), 300 * 1024 * 1024),
+    "huge": lambda folder: os.truncate(os.open(folder / JOURNAL, os.O_CREAT | os.O_WRONLY), 65 * 1024 * 1024),
     "fifo": lambda folder: os.mkfifo(folder / JOURNAL),
     "link": lambda folder: os.symlink(folder.parent / "victim.json", folder / JOURNAL),
     "old parent": lambda folder: (folder / JOURNAL).write_text(json.dumps(
@@ -397,3 +397,14 @@ def test_two_readers_at_once_finish_a_pending_change_once(two_places) -> None:
     assert sum("finished a change that process" in error for error in errors) == 1
     changed = [data for data in _records(first / "recs").values() if b"Changed by the import." in data]
     assert len(changed) == len(bundle.read_text(encoding="utf-8").splitlines()) and leftovers(first) == []
+
+
+def test_a_run_killed_while_it_finishes_a_change_leaves_it_for_the_next(two_places) -> None:
+    first, _, bundle = two_places
+    _killed_import(first, bundle)
+    killed = run("validate", "recs", cwd=first, ERRDEX_CRASH_AT="recover:renamed-one")
+    assert killed.returncode == -9 and (first / "recs" / JOURNAL).exists()
+    done = run("export", "--to", "jsonl", "--records", "recs", "--output", "-", cwd=first)
+    assert done.returncode == 0 and "finished a change that process" in done.stderr, done.stderr
+    assert done.stdout.count("Changed by the import.") == len(bundle.read_text(encoding="utf-8").splitlines())
+    assert leftovers(first) == []

@@ -42,8 +42,8 @@ __all__ = ["JOURNAL", "MAX_JOURNAL_BYTES", "Change", "Journal", "all_or_nothing"
 
 #: The journal of a change of many files, in the folder that was locked for it.
 JOURNAL = ".errdex-journal.json"
-#: A journal larger than this is refused when read, and never written (about a million renames).
-MAX_JOURNAL_BYTES = 256 * 1024 * 1024
+#: A journal larger than this is refused when read, and never written (some 300,000 renames).
+MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 _VERSION = 2
 _STAGED = re.compile(r"^\.(?P<name>.+)\.[0-9]+-[a-z0-9_]{8}\.tmp$")  # what :func:`stage` makes beside NAME
 
@@ -369,6 +369,8 @@ def _roll_forward(journal: Journal) -> tuple[int, int]:
         if os.path.isfile(tmp) and not os.path.islink(tmp):  # a staged file is a regular file, never a link
             os.replace(tmp, target)
             done += 1
+            if done == 1:
+                crash_point("recover:renamed-one")
     for removed in journal.removes:
         removed.unlink(missing_ok=True)
     journal.path.unlink()

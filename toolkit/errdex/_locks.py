@@ -53,7 +53,7 @@ def _holder(fd: int) -> str:
 @contextmanager
 def hold(lock: Path, *, what: str, wait: float | None = None) -> Iterator[None]:
     """Hold the lock on ``lock`` (waiting up to ``wait`` seconds); InputError naming the holder otherwise."""
-    key = os.path.abspath(lock)
+    key = os.path.join(os.path.realpath(lock.parent), lock.name)  # one folder however it is named (a link)
     if key in _held:
         _held[key] += 1
         try:

@@ -326,10 +326,15 @@ def _walk(folder: Path) -> _Walk:
 
 
 def _pending_above(path: Path) -> list[str]:
-    """The folders above ``path`` that hold a journal (a change of a records folder that holds ``path``)."""
+    """The folders above ``path`` that hold a journal of this user's (a change of a records folder that holds
+    ``path``); another user's journal above (in a shared /tmp) is no change of these records, and ignored."""
     found = []
     for folder in Path(os.path.abspath(path)).parents:
-        if os.path.lexists(os.path.join(folder, JOURNAL)):
+        try:
+            owner = os.lstat(os.path.join(folder, JOURNAL)).st_uid
+        except OSError:
+            continue
+        if owner == os.getuid():
             found.append(str(folder))
     return found
 
