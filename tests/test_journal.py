@@ -16,6 +16,7 @@ import pytest
 from errdex._journal import JOURNAL, Change, read_journal
 from errdex._locks import settle
 from errdex.errors import DataError
+from tests.conftest import write_envelope
 from tests.harvest.conftest import git
 from tests.processes import ROOT, leftovers, run, start
 
@@ -214,7 +215,7 @@ HOSTILE = {
     "deep": lambda folder: (folder / JOURNAL).write_text("[" * 100_000 + "]" * 100_000),
     "later version": lambda folder: _journal(folder, [], errdexJournal=3),
     "no pid": lambda folder: (folder / JOURNAL).write_text(json.dumps({"renames": [], "removes": []})),
-    "huge": lambda folder: os.truncate(os.open(folder / JOURNAL, os.O_CREAT | os.O_WRONLY), 65 * 1024 * 1024),
+    "huge": lambda folder: ((folder / JOURNAL).write_bytes(b"{"), os.truncate(folder / JOURNAL, 65 * 1024 * 1024)),
     "fifo": lambda folder: os.mkfifo(folder / JOURNAL),
     "link": lambda folder: os.symlink(folder.parent / "victim.json", folder / JOURNAL),
     "old parent": lambda folder: (folder / JOURNAL).write_text(json.dumps(
@@ -408,3 +409,17 @@ def test_a_run_killed_while_it_finishes_a_change_leaves_it_for_the_next(two_plac
     assert done.returncode == 0 and "finished a change that process" in done.stderr, done.stderr
     assert done.stdout.count("Changed by the import.") == len(bundle.read_text(encoding="utf-8").splitlines())
     assert leftovers(first) == []
+
+
+def test_a_journal_above_the_records_is_finished_when_it_is_the_users_and_ignored_when_not(tmp_path: Path,
+                                                                                             seed) -> None:
+    write_envelope(tmp_path / "recs", seed)
+    (tmp_path / JOURNAL).write_text("{not json")
+    mine = run("validate", "recs", cwd=tmp_path)
+    assert mine.returncode == 1 and f"{tmp_path / JOURNAL}: not the journal of an errdex change" in mine.stderr
+    try:
+        os.chown(tmp_path / JOURNAL, 65534, 65534)  # another user's, as in a shared /tmp
+    except PermissionError:
+        pytest.skip("only root can give a file to another user")
+    theirs = run("validate", "recs", cwd=tmp_path)
+    assert theirs.returncode == 0, theirs.stderr
