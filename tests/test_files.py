@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from errdex._files import Change, clean_leftovers, recover, replacing, stage, write_atomic
+from errdex._files import clean_leftovers, replacing, stage, write_atomic
+from errdex._journal import Change, read_journal
+from errdex._locks import settle
 
 
 def _dead_pid() -> int:
@@ -66,7 +68,7 @@ def test_a_change_is_all_or_nothing(tmp_path: Path) -> None:
         change.write(target, b"new")
     change.commit()
     assert [t.read_text() for t in targets] == ["new"] * 3 and sorted(tmp_path.iterdir()) == targets
-    assert recover(tmp_path / ".errdex-journal.json") is None
+    assert read_journal(tmp_path / ".errdex-journal.json") is None
 
 
 def test_replacing_renames_the_written_temporary_over_the_target(tmp_path: Path) -> None:
@@ -138,5 +140,5 @@ def test_recover_finishes_the_removals_of_a_killed_change(tmp_path: Path) -> Non
     journal = tmp_path / ".errdex-journal.json"
     journal.write_text(json.dumps({"pid": _dead_pid(), "renames": [[str(staged), str(new)]],
                                    "removes": [str(old)]}))
-    assert recover(journal) is not None
+    assert settle(tmp_path, what="test") is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"] and new.read_text() == "record, renamed"

@@ -338,9 +338,7 @@ def test_a_migration_killed_half_way_is_finished_by_the_next_run(tmp_path: Path)
         write_envelope(folder, variant(SEED_V2, number))
     killed = run("migrate", "--to", "3", "records", cwd=tmp_path, ERRDEX_CRASH_AT="change:renamed-one")
     assert killed.returncode == -9
-    versions = sorted(r.record["schemaVersion"] for r in load_records([folder]))
-    assert versions == [3, 3, 3, 3]  # the loader upgrades; the files are half migrated:
-    assert on_disk() == [2, 2, 2, 3] and leftovers(folder)
+    assert on_disk() == [2, 2, 2, 3] and leftovers(folder)  # half migrated (any command reading them finishes it)
     again = run("migrate", "--to", "3", "records", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "finished a change that process" in again.stderr and "3 of 4 file(s)" in again.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex import _files
+from errdex import _journal
 from errdex.checks.runner import validate
 from errdex.drift.outcomes import NewSite
 from errdex.errors import InputError
@@ -64,7 +64,7 @@ def test_a_failure_midway_leaves_the_old_file_and_no_new_one(tmp_path: Path, mon
     write_folder(folder, [record])
     write_bundle(folder / "more.jsonl", [other])
     before = snapshot(folder)
-    real, staged = _files.stage, list[Path]()
+    real, staged = _journal.stage, list[Path]()
 
     def failing(path: Path, data: bytes) -> Path:
         if staged:
@@ -72,7 +72,7 @@ def test_a_failure_midway_leaves_the_old_file_and_no_new_one(tmp_path: Path, mon
         staged.append(real(path, data))
         return staged[-1]
 
-    monkeypatch.setattr(_files, "stage", failing)
+    monkeypatch.setattr(_journal, "stage", failing)
     drift = report([drifted(record, "reworded", message=REWORDED), drifted(other, "moved")])
     with pytest.raises(InputError, match="nothing was written"):
         sync(drift=drift, records=[folder], accept_reworded=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from errdex import _files
+from errdex import _journal
 from errdex.drift.outcomes import DriftReport, NewSite
 from errdex.errors import DataError, InputError, UsageError
 from errdex.releases.diffing import diff
@@ -112,7 +112,7 @@ def test_a_failure_in_the_middle_leaves_every_file_as_it_was(tmp_path: Path,
     write_bundle(bundle, [hand_record() | {"id": "00000000000000bb", "slug": "in-bundle"}])
     extra = drifted(hand_record() | {"id": "00000000000000bb"}, "moved")
     before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
-    real, staged = _files.stage, list[Path]()
+    real, staged = _journal.stage, list[Path]()
 
     def failing(path: Path, data: bytes) -> Path:
         if len(staged) == 2:
@@ -120,12 +120,12 @@ def test_a_failure_in_the_middle_leaves_every_file_as_it_was(tmp_path: Path,
         staged.append(real(path, data))
         return staged[-1]
 
-    monkeypatch.setattr(_files, "stage", failing)
+    monkeypatch.setattr(_journal, "stage", failing)
     drift = report([*_drift(*records).drifted, extra])
     with pytest.raises(InputError, match="nothing was written"):
         sync(drift=drift, records=[folder], accept_reworded=True, retire_vanished=True)
     assert {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()} == before
-    monkeypatch.setattr(_files, "stage", real)
+    monkeypatch.setattr(_journal, "stage", real)
     done = sync(drift=drift, records=[folder], accept_reworded=True, retire_vanished=True)
     assert len(done.changes) == 4
     line = json.loads(bundle.read_text().splitlines()[0])["record"]

@@ -7,36 +7,28 @@ index being built). :func:`clean_leftovers` removes the ones whose process is
 gone (killed before it could clean up), and never anything else.
 
 A change of many files (a release, a migration, a sync) is all or nothing with
-:class:`Change`: every new file is staged beside its target, then a journal
-naming every rename (and every file to remove) is written atomically, then the
-renames happen, then the removals, then the journal goes. A run killed before the journal leaves only temporary files
-(cleaned up later, the old files untouched); a run killed after it leaves a
-journal that :func:`recover` rolls forward.
+:class:`errdex._journal.Change`, which stages its files here.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import ConfigError, DataError, ErrdexError, InputError, UsageError, from_oserror
+from errdex.errors import ConfigError, ErrdexError, UsageError, from_oserror
 
-__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replace_marked",
-           "replacing", "rewrite_marked",
+__all__ = ["alive", "clean_leftovers", "crash_point", "read_regular", "replace_marked", "replacing", "rewrite_marked",
            "stage", "write_atomic"]
 
-#: The journal of a change of many files, in the folder that was locked for it.
-JOURNAL = ".errdex-journal.json"
 _TEMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)(?:-[a-z0-9_]{8}\.tmp|\.tmp|\.tmp\.wal)$")
 _OLD_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # before the owner's pid was in the name
 _OLD_AGE_S = 3600.0
@@ -180,7 +172,8 @@ def stage(path: Path, data: bytes) -> Path:
     return Path(tmp)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one does)."""
     if pid == os.getpid():
         return True
     try:
@@ -212,7 +205,7 @@ def _leftover(entry: os.DirEntry[str]) -> bool:
         return False
     found = _TEMP.match(entry.name)
     if found is not None:
-        return not _alive(int(found["pid"])) and _unowned(Path(entry.path))
+        return not alive(int(found["pid"])) and _unowned(Path(entry.path))
     if _OLD_TEMP.match(entry.name):
         try:
             old = time.time() - entry.stat(follow_symlinks=False).st_mtime > _OLD_AGE_S
@@ -246,125 +239,6 @@ def clean_leftovers(folder: Path, *, recursive: bool = False, keep: frozenset[st
                 except OSError:
                     pass
     return removed
-
-
-class Change:
-    """Many files replaced all or nothing (see the module's docstring); ``journal`` is where the journal goes.
-
-    A file can also be removed (a record moved to a new name): the removal is named in the journal and done
-    after the renames, so until the journal is written the file is untouched and a rollback has nothing to
-    restore; a killed run's journal finishes it. A file both removed and written in one change is written.
-    """
-
-    def __init__(self, journal: Path) -> None:
-        self.journal = journal
-        self.journaled = False  # from here on the change is made: a failure leaves it to be rolled forward
-        self._staged: list[tuple[Path, Path]] = []
-        self._removed: list[Path] = []
-
-    def write(self, path: Path, data: bytes) -> None:
-        """Stage ``data`` as the new content of ``path`` (written when the change is committed)."""
-        self._staged.append((stage(path, data), path))
-        crash_point("change:staged-one")
-
-    def remove(self, path: Path) -> None:
-        """Remove ``path`` when the change is committed (nothing is touched before)."""
-        self._removed.append(path)
-
-    def commit(self) -> None:
-        """Write the journal, rename every staged file onto its target, remove what was to go, remove the
-        journal."""
-        written = {os.path.abspath(target) for _, target in self._staged}
-        removed = [path for path in self._removed if os.path.abspath(path) not in written]
-        if not self._staged and not removed:
-            return
-        record = {"pid": os.getpid(), "renames": [[str(tmp), str(target)] for tmp, target in self._staged],
-                  "removes": [str(path) for path in removed]}
-        write_atomic(self.journal, json.dumps(record, indent=1).encode("utf-8"))
-        self.journaled = True
-        crash_point("change:journaled")
-        for number, (tmp, target) in enumerate(self._staged, start=1):
-            os.replace(tmp, target)
-            if number == 1:
-                crash_point("change:renamed-one")
-        for path in removed:
-            path.unlink(missing_ok=True)
-        self.journal.unlink()
-        self._staged, self._removed = [], []
-
-    def abandon(self) -> None:
-        """Remove every staged file (the targets, and the files to remove, were never touched); nothing once the
-        journal is written."""
-        if self.journaled:
-            return
-        for tmp, _ in self._staged:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-        self._staged, self._removed = [], []
-
-
-@contextmanager
-def all_or_nothing(journal: Path, *, command: str, untouched: str,
-                   describe: Callable[[OSError], str]) -> Iterator[Change]:
-    """A :class:`Change` to stage files in, committed when the block ends.
-
-    An OSError on the way (a full disk, a read-only folder) becomes one
-    InputError: ``describe(exc)``, then whether the next ``command`` finishes
-    the change (the journal was written) or ``untouched`` (it was not). Any
-    failure before the journal removes what was staged.
-    """
-    change = Change(journal)
-    try:
-        yield change
-        change.commit()
-    except OSError as exc:
-        change.abandon()
-        outcome = f"the next {command} finishes the change" if change.journaled else untouched
-        raise InputError(f"{describe(exc)}; {outcome}") from exc
-    except BaseException:
-        change.abandon()
-        raise
-
-
-def journal_paths(journal: Path) -> frozenset[str]:
-    """The staged files a journal still needs (empty when there is no readable journal)."""
-    try:
-        record = json.loads(journal.read_text(encoding="utf-8"))
-        return frozenset(str(tmp) for tmp, _ in record["renames"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return frozenset()
-
-
-def recover(journal: Path) -> str | None:
-    """Finish the change a killed run left in ``journal`` (roll it forward); what was done, or None."""
-    try:
-        text = journal.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise from_oserror(exc, journal, action="read the journal of an interrupted change") from exc
-    try:
-        record = json.loads(text)
-        renames = [(Path(tmp), Path(target)) for tmp, target in record["renames"]]
-        removes = [Path(path) for path in record.get("removes", [])]  # a journal before removals has none
-        pid = int(record["pid"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise DataError(f"{journal}: not the journal of an errdex change; remove it once you have "
-                        "checked the files it names") from exc
-    if _alive(pid) and pid != os.getpid():
-        raise InputError(f"{journal}: process {pid} is still making this change; wait for it to finish")
-    done = 0
-    for tmp, target in renames:
-        if tmp.exists():
-            os.replace(tmp, target)
-            done += 1
-    for removed in removes:
-        removed.unlink(missing_ok=True)
-    journal.unlink()
-    return (f"finished a change that process {pid} was killed in the middle of: "
-            f"{done} of {len(renames)} file(s) were still to be renamed into place")
 
 
 def replace_marked(text: str, start_marker: str, end_marker: str, body: str) -> str:

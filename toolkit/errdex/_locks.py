@@ -19,10 +19,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from errdex._files import JOURNAL, clean_leftovers, journal_paths, recover
+from errdex._files import clean_leftovers
+from errdex._journal import JOURNAL, drop_orphan, finish, is_part_of, journal_paths, read_journal
 from errdex.errors import InputError, from_oserror
 
-__all__ = ["LOCK_FILE", "LOCK_WAIT_S", "hold", "journal_for", "records_lock"]
+__all__ = ["LOCK_FILE", "LOCK_WAIT_S", "finish_pending", "hold", "journal_for", "records_lock", "settle", "tidy"]
 
 LOCK_FILE = ".errdex.lock"
 #: How long a run waits for another to finish before it refuses (``$ERRDEX_LOCK_WAIT`` seconds overrides it).
@@ -52,7 +53,7 @@ def _holder(fd: int) -> str:
 @contextmanager
 def hold(lock: Path, *, what: str, wait: float | None = None) -> Iterator[None]:
     """Hold the lock on ``lock`` (waiting up to ``wait`` seconds); InputError naming the holder otherwise."""
-    key = os.path.abspath(lock)
+    key = os.path.join(os.path.realpath(lock.parent), lock.name)  # one folder however it is named (a link)
     if key in _held:
         _held[key] += 1
         try:
@@ -126,13 +127,79 @@ def journal_for(paths: Iterable[str | Path]) -> Path:
     return _roots(paths)[0] / JOURNAL
 
 
+def _finishing(folder: Path, what: str, wait: float | None) -> ExitStack:
+    """The lock of ``folder``, to finish a change there: refused in one line when the folder cannot be written."""
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{folder}: a run killed in the middle of a change left its journal ({JOURNAL}) here, "
+                         "and this folder cannot be written to finish it; run an errdex command on it with write "
+                         "access (it finishes the change), then this one")
+    stack = ExitStack()
+    stack.enter_context(hold(folder / LOCK_FILE, what=what, wait=wait))
+    return stack
+
+
+def settle(folder: Path, *, what: str, wait: float | None = None) -> str | None:
+    """Finish the change a killed run left in ``folder`` (its journal there, the main one or a part), holding the
+    lock of the folder the change was made under; what was done, or None when nothing was pending.
+
+    The journal is read and checked first (:func:`~errdex._journal.read_journal`): one that is damaged, hostile
+    or not in the folder it names is refused before any lock is taken or any file touched."""
+    journal = folder / JOURNAL
+    found = read_journal(journal)
+    if found is None:
+        return None
+    if found.main is None:
+        with _finishing(folder, what, wait):
+            found = read_journal(journal)  # again, under the lock: another run may have finished it meanwhile
+            return finish(found) if found is not None else None
+    main = read_journal(found.main / JOURNAL)
+    if main is not None and is_part_of(found, main):
+        with _finishing(found.main, what, wait):
+            main, part = read_journal(found.main / JOURNAL), read_journal(journal)
+            if part is None:
+                return None
+            if main is not None and is_part_of(part, main):
+                return finish(main)
+            found = part
+    return drop_orphan(found)
+
+
+def _say(note: str) -> None:
+    from errdex.terminal import safe  # only when a change was pending (start-up time)
+
+    sys.stderr.write(safe(f"errdex: {note}\n"))
+
+
+def finish_pending(folders: Iterable[str | Path]) -> bool:
+    """Finish the change pending in each of these folders (see :func:`settle`), saying so on stderr; whether one
+    was. For what reads records: a folder is read as the change left it, never half made."""
+    finished = False
+    for folder in folders:
+        note = settle(Path(folder), what="finishing an interrupted change")
+        if note:
+            _say(f"{folder}: {note}")
+            finished = True
+    return finished
+
+
+def tidy(folder: Path, *, what: str, recursive: bool = False) -> None:
+    """Finish (or drop) a change pending in ``folder``, then remove what killed runs left there: for a folder a
+    command writes beside the records (a release's bundle folder, the changelog's)."""
+    note = settle(folder, what=what)
+    if note:
+        _say(f"{folder}: {note}")
+    clean_leftovers(folder, recursive=recursive, keep=journal_paths(folder / JOURNAL))
+
+
 @contextmanager
-def records_lock(paths: Iterable[str | Path], *, what: str, wait: float | None = None) -> Iterator[list[str]]:
+def records_lock(paths: Iterable[str | Path], *, what: str, wait: float | None = None,
+                 say: bool = True) -> Iterator[list[str]]:
     """Lock the folders of these records for a change, finish a change a killed run left, clean its leftovers.
 
     Yields the notes to show the user (an interrupted change that was
-    finished). Folders are locked in a fixed order, so two runs never wait
-    for each other in a circle.
+    finished), which are also written to stderr unless ``say`` is false (a
+    caller that puts them in its report). Folders are locked in a fixed
+    order, so two runs never wait for each other in a circle.
     """
     notes: list[str] = []
     with ExitStack() as stack:
@@ -140,9 +207,11 @@ def records_lock(paths: Iterable[str | Path], *, what: str, wait: float | None =
         for root in roots:
             stack.enter_context(hold(root / LOCK_FILE, what=what, wait=wait))
         for root in roots:
-            done = recover(root / JOURNAL)
+            done = settle(root, what=what, wait=wait)
             if done:
                 notes.append(f"{root}: {done}")
+                if say:
+                    _say(notes[-1])
         for root in roots:
             clean_leftovers(root, recursive=True, keep=journal_paths(root / JOURNAL))
         yield notes

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from errdex._files import JOURNAL, all_or_nothing
+from errdex._journal import JOURNAL, all_or_nothing
 from errdex._locks import records_lock
 from errdex.bundles.existing import Dataset, read_dataset, unreadable
 from errdex.bundles.reports import ImportEntry, ImportReport

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import JOURNAL, all_or_nothing, write_atomic
+from errdex._files import write_atomic
+from errdex._journal import JOURNAL, all_or_nothing
 from errdex._locks import records_lock
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.harvest.drafts import DOCUMENTED_FIELDS, DRAFT_STATUS, MECHANICAL_FIELDS, drafted_trigger, record_id

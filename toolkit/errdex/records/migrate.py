@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import all_or_nothing
+from errdex._journal import all_or_nothing
 from errdex._locks import journal_for, records_lock
 from errdex.errors import DataError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
@@ -213,7 +213,7 @@ def migrate(paths: Sequence[str | Path] | None, to: int, *, allow_loss: bool = F
         return plan(paths, to)
     _check_arguments(paths, to)
     places = list(paths) if paths else [bundled_records_dir()]
-    with records_lock(places, what="migrate") as notes:
+    with records_lock(places, what="migrate", say=False) as notes:
         report = plan(paths, to)
         report.notes = notes
         if report.losses and not allow_loss:

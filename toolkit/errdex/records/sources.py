@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
+from errdex._journal import JOURNAL
 from errdex.errors import os_reason
 
 if TYPE_CHECKING:  # the parser is imported where a document is read: a cached start only walks (start-up time)
@@ -223,6 +224,8 @@ class _Walk:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     #: Every folder read, in the order read (what the loader's cache watches for changes).
     folders: list[str] = field(default_factory=list)
+    #: The folders that hold the journal of a change a killed run left (finished before the walk is used).
+    journals: list[str] = field(default_factory=list)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -277,6 +280,8 @@ class _Walker:
         folders: list[tuple[str, bool]] = []
         for entry in listed:
             if entry.name.startswith("."):
+                if entry.name == JOURNAL:
+                    self.walk.journals.append(current)
                 continue
             name = prefix + entry.name
             try:
@@ -313,7 +318,43 @@ def _walk(folder: Path) -> _Walk:
         info = os.stat(folder)
     except OSError:
         return _Walk()
-    return _Walker(folder, info).run()
+    walk = _Walker(folder, info).run()
+    pending = [*_pending_above(folder), *walk.journals]
+    if pending and _finish_pending(pending):
+        walk = _Walker(folder, info).run()  # what the finished change left
+    return walk
+
+
+def _pending_above(path: Path) -> list[str]:
+    """The folders above ``path`` that hold a journal of this user's (a change of a records folder that holds
+    ``path``); another user's journal above (in a shared /tmp) is no change of these records, and ignored."""
+    found = []
+    for folder in Path(os.path.abspath(path)).parents:
+        try:
+            owner = os.lstat(os.path.join(folder, JOURNAL)).st_uid
+        except OSError:
+            continue
+        if owner == os.getuid():
+            found.append(str(folder))
+    return found
+
+
+def _finish_pending(folders: Iterable[str | Path]) -> bool:
+    """Finish a change a killed run left in any of these folders (the one place every read of records passes:
+    no command reads a change half made); whether one was."""
+    from errdex._locks import finish_pending  # only when a journal is there (start-up time)
+
+    return finish_pending(folders)
+
+
+def _settle_beside(path: Path, settled: set[str]) -> None:
+    """For a file named on its own: finish a change pending in its folder or one above (once per folder)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in settled:
+        settled.add(folder)
+        pending = _pending_above(Path(folder, path.name))
+        if pending:
+            _finish_pending(pending)
 
 
 def files_outside(folder: str | Path) -> list[str]:
@@ -326,6 +367,7 @@ def record_files(paths: Iterable[str | Path] | None = None, *,
     """Every record file the paths name (folders walked), or None when one is stdin or missing; ``folders``,
     when given, receives every folder walked."""
     found: list[str] = []
+    settled: set[str] = set()
     for target in list(paths) if paths else [bundled_records_dir()]:
         if str(target) == "-":
             return None
@@ -336,6 +378,7 @@ def record_files(paths: Iterable[str | Path] | None = None, *,
             if folders is not None:
                 folders.extend(walk.folders)
         elif path.is_file():
+            _settle_beside(path, settled)
             found.append(str(path))
         else:
             return None
@@ -374,6 +417,10 @@ def iter_documents(paths: Iterable[str | Path] | None = None, *, stdin: BinaryIO
     ``walks``: :func:`walked_folders` of these paths, made just before (each folder is walked here otherwise).
     """
     targets = list(paths) if paths else [bundled_records_dir()]
+    settled: set[str] = set()
+    for target in targets:  # a file named on its own: its folder may hold a change half made (folders: _walk)
+        if str(target) != "-" and Path(target).is_file():
+            _settle_beside(Path(target), settled)
     read: set[tuple[int, int]] = set()
     stdin_read = False
     position = -1  # of the last record file met

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errdex._files import JOURNAL, Change, all_or_nothing, clean_leftovers
-from errdex._locks import records_lock
+from errdex._journal import JOURNAL, Change, all_or_nothing
+from errdex._locks import records_lock, tidy
 from errdex.errors import DataError, InputError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
 from errdex.records.hashing import changed_fields, content_hash, field_hashes
@@ -112,7 +112,7 @@ def cut_release(
     stamp = release_version(version)
     if check:
         return _cut(folder, stamp, out, changelog, check=True, allow_drafts=allow_drafts)
-    with records_lock([folder], what="release") as notes:
+    with records_lock([folder], what="release", say=False) as notes:
         report = _cut(folder, stamp, out, changelog, check=False, allow_drafts=allow_drafts)
     report.notes = notes + report.notes
     return report
@@ -207,7 +207,7 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
         path = changelog_path
         successors = {e.record["id"]: e.record["slug"] for e in entries}
         changelog_text = updated_changelog(path, report, successors)
-        clean_leftovers(path.parent if str(path.parent) else Path("."))
+        tidy(path.parent if str(path.parent) else Path("."), what="release")
     for entry in entries:
         text = canonical_text(entry.envelope).encode("utf-8", "surrogatepass")
         if entry.path.read_bytes() != text:
@@ -218,7 +218,7 @@ def _write_release(report: ReleaseReport, folder: Path, entries: list[_Entry], b
     change.write(folder / RELEASES / f"{stamp.replace(':', '')}.json", manifest_text)
     target = Path(out) if out is not None else Path("build") / "releases" / stamp.replace(":", "")
     target.mkdir(parents=True, exist_ok=True)
-    clean_leftovers(target)
+    tidy(target, what="release")
     change.write(target / bundle_name, bundle)
     change.write(target / f"{bundle_name}.sha256", f"{report.manifest['bundle']['sha256']}  {bundle_name}\n".encode())
     change.write(target / "manifest.json", manifest_text)

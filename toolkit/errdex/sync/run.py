@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdex._files import all_or_nothing
+from errdex._journal import all_or_nothing
 from errdex._locks import journal_for, records_lock
 from errdex.drift.outcomes import Drifted, DriftReport
 from errdex.errors import DataError, UsageError, from_oserror
@@ -182,7 +182,7 @@ def sync(source: str | Path | None = None, *, drift: DriftReport | DriftFunction
     if check:
         _plan(found, targets, report, **options)
         return report
-    with records_lock(targets, what="sync") as notes:  # what is compared is what is written over
+    with records_lock(targets, what="sync", say=False) as notes:  # what is compared is what is written over
         report.notes.extend(notes)
         plan = _plan(found, targets, report, **options)
         if plan.files or plan.bundles:
