@@ -367,6 +367,9 @@ def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target
 
     if to_bundle:
         merge = merged()
+        if not merge.envelopes:  # a bundle of no record is refused where bundles are read (EDX005): none written
+            report.changed, report.no_bundle = False, True
+            return
         data = None  # the bundle's bytes, built once (their JSON and gzip are most of the merge's cost)
         if target.exists():
             try:
