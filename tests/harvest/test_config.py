@@ -139,7 +139,7 @@ def test_a_config_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
 
 def test_a_pyproject_that_is_not_toml_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_bytes(b"\x00\x01 not [toml\n")
-    with pytest.raises(ConfigError, match="pyproject.toml: not valid TOML") as caught:
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: not valid TOML") as caught:
         load_harvest_config(folder=tmp_path)
     assert "\n" not in str(caught.value)
 
@@ -150,7 +150,7 @@ def test_a_pyproject_linked_from_outside_the_folder_is_refused(tmp_path: Path) -
     folder = tmp_path / "app"
     folder.mkdir()
     (folder / "pyproject.toml").symlink_to(outside)
-    with pytest.raises(ConfigError, match="outside .*--config"):
+    with pytest.raises(ConfigError, match=r"outside .*--config"):
         load_harvest_config(folder=folder)
     (folder / "pyproject.toml").unlink()
     (folder / "real.toml").write_text("[[tool.errdex.harvest.sinks]]\nname = 'kept'\n")

@@ -175,7 +175,7 @@ def test_a_path_prefix_skips_by_the_repository_path(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("prefix", "message"), [("/abs/src", "absolute"), ("a/../b", "'..'"),
-                                                 ("a\\b", "'/'")])
+                                                 ("a\\b", "'/'"), ("a\nb", "U\\+000A"), ("x\udcff", "UTF-8")])
 def test_a_path_prefix_outside_the_repository_is_refused(tmp_path: Path, prefix: str, message: str) -> None:
     write_tree(tmp_path, {"a.py": "x\n"})
     with pytest.raises(UsageError, match=message):

@@ -69,12 +69,14 @@ def test_a_commit_whose_tree_holds_a_dot_dot_entry_never_puts_it_in_a_record(tmp
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "first")
     first = git(repo, "rev-parse", "HEAD")
-    assert run("harvest", "repo", "--repo", "acme/app", "--rev", first, "--out", "records", cwd=tmp_path).returncode == 0
-    urls = sorted(json.loads(path.read_text())["record"]["githubUrl"] for path in (tmp_path / "records").rglob("*.json"))
+    done = run("harvest", "repo", "--repo", "acme/app", "--rev", first, "--out", "records", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    records = list((tmp_path / "records").rglob("*.json"))
+    urls = sorted(json.loads(path.read_text())["record"]["githubUrl"] for path in records)
     assert urls == [f"https://github.com/acme/app/blob/{first}/app.py#L1-L2",
                     f"https://github.com/acme/app/blob/{first}/pct%2520and%23hash%3F.py#L1-L2"]
-    crafted_commit(repo, {b"../app.py": code.encode(), b"pct%20and#hash?.py": code.replace("app", "other app").encode()},
-                   parent=first)
+    other = code.replace("app", "other app").encode()
+    crafted_commit(repo, {b"../app.py": code.encode(), b"pct%20and#hash?.py": other}, parent=first)
     done = run("sync", "--source", "repo", "--rev", "HEAD", "--records", "records", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "kept vanished" in done.stdout

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from errdex._git import run_git
 from errdex.errors import InputError, UsageError, from_oserror
-from errdex.records.source_paths import NOT_UTF8, unsafe_path
+from errdex.records.source_paths import NOT_UTF8, shown_path, unsafe_path
 
 __all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "path_prefix_of", "read_source", "skip_reason"]
 
@@ -263,6 +263,9 @@ def path_prefix_of(given: str) -> str:
     if ".." in parts:
         raise UsageError(f"--path-prefix {given!r} climbs out with '..': give the folder's path inside its "
                          "repository")
+    unsafe = unsafe_path("/".join(parts)) if parts else None
+    if unsafe is not None:  # every file's path would hold it: none could be harvested
+        raise UsageError(f"--path-prefix {shown_path(given)!r} {unsafe}")
     return "".join(f"{part}/" for part in parts)
 
 
