@@ -14,7 +14,7 @@ from errdex.errors import DataError, UsageError
 from errdex.harvest import run as run_module
 from errdex.harvest.drafts import record_id
 from errdex.harvest.languages.python import FINDER
-from errdex.harvest.run import harvest
+from errdex.harvest.run import harvest, harvest_sites
 from errdex.records.models import RECORD_MODELS
 from tests.harvest.conftest import write_tree
 from tests.processes import run
@@ -320,6 +320,8 @@ def test_a_harvest_where_every_file_parsed_failed_stops_and_writes_nothing(tmp_p
     with pytest.raises(DataError, match=r"every file parsed failed \(2; the first: a.fake: syntax error") as caught:
         harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
     assert "\n" not in str(caught.value) and not (tmp_path / "records").exists()
+    with pytest.raises(DataError, match="every file parsed failed"):  # drift's view: not every site taken for gone
+        harvest_sites(tmp_path / "app", repo="acme/app", sha="c" * 40)
     write_tree(tmp_path / "app", {"c.fake": 'throw Error "one file is read"\n'})
     report = harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
     assert report.site_count == 1 and len(report.parse_failures) == 2

@@ -205,8 +205,8 @@ class _Finding:
         failed = [(path, error) for path, error in parsed if error is not None]
         if failed and len(failed) == len(parsed):
             path, error = failed[0]
-            raise DataError(f"every file parsed failed ({len(failed)}; the first: {shown_path(path)}: {error}); "
-                            "nothing was harvested")
+            raise DataError(f"every file parsed failed ({len(failed)}; the first: {shown_path(path)}: {error}): "
+                            "the tree's sites are unknown, nothing is written")
         return found
 
 
