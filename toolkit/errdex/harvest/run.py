@@ -6,7 +6,7 @@
    process (the trees it keeps then serve the next pass in every process);
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
    that names no sink of its language (nor ``throw``...: ``Finder.site_words``) is not parsed, only counted;
-   a file that fails to parse is listed, never a reason to stop;
+   a file that fails to parse is listed, never a reason to stop (unless every file parsed failed);
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
    literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
 5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
