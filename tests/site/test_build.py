@@ -22,6 +22,7 @@ from jinja2 import nodes
 import errdex
 from errdex import build_site, parallel
 from errdex.errors import DataError, InputError
+from errdex.harvest.run import harvest
 from errdex.records.loader import load_records
 from errdex.releases import cut_release
 from errdex.site import build as build_module
@@ -462,7 +463,7 @@ def test_a_source_link_names_its_file_percent_encoded_and_a_path_out_of_the_repo
     (folder / "pct%20and#hash?.py").write_text(code.replace("MESSAGE", "an encoded name failed"))
     (folder / "plain.py").write_text(code.replace("MESSAGE", "a climbing path failed"))
     bundle = tmp_path / "drafts.jsonl"
-    errdex.harvest(folder, repo="acme/app", sha="c" * 40, bundle=bundle)
+    harvest(folder, repo="acme/app", sha="c" * 40, bundle=bundle)
     lines = [json.loads(line) for line in bundle.read_text(encoding="utf-8").splitlines()]
     climbing = next(envelope for envelope in lines if envelope["record"]["filePath"] == "plain.py")
     climbing["record"].update(filePath="../plain.py", githubUrl=f"https://github.com/acme/app/blob/{'c' * 40}/"
