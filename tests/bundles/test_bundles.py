@@ -329,3 +329,18 @@ def test_overwrite_through_a_link_inside_the_folder_rewrites_the_file_it_points_
     import_bundle(write_bundle(tmp_path / "dump.jsonl", [envelope]), records_dir=folder, overwrite=True)
     assert link.is_symlink()
     assert json.loads(real.read_text())["record"]["documentation"].endswith(" Seen upstream too.")
+
+
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "a\\..\\..\\b.ts", "src/a\nb.ts"])
+def test_a_file_path_outside_the_repository_is_never_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               path: str) -> None:
+    # whatever the configuration ignores (here EDX130 itself), such a filePath is invalid
+    (tmp_path / "errdex.toml").write_text('ignore = ["EDX130", "EDX131"]\n')
+    monkeypatch.chdir(tmp_path)
+    envelope = dataset_envelopes()[CHANGED_ID]
+    envelope["record"]["filePath"] = path
+    bundle = write_bundle(tmp_path / "dump.jsonl", [envelope])
+    report = import_bundle(bundle, records_dir=tmp_path / "records", overwrite=True)
+    [entry] = report.entries
+    assert entry.status == "invalid" and "EDX130" in entry.reasons[0] and not (tmp_path / "records").exists()
+    assert "\n" not in entry.reasons[0]

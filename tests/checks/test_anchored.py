@@ -157,3 +157,19 @@ def test_the_cli_refuses_a_sha_without_a_source_and_a_folder_without_a_commit(tm
     plain.mkdir()
     unknown = cli("validate", "--source", str(plain))
     assert unknown.exit_code == 2 and "pass --sha" in unknown.stderr
+
+
+def test_a_file_path_outside_the_repository_is_never_read(repo: tuple[Path, str, str], tmp_path: Path) -> None:
+    # EDX137 quoted the file's line in its finding: a filePath climbing out of the source read any file
+    folder, _, second = repo
+    (tmp_path / "secret.py").write_text("TOP SECRET\n" * 5, encoding="utf-8")
+    climbing = "src/../../secret.py"
+    records = _write(tmp_path, {"out": _record(second, "out", filePath=climbing, githubUrl=f"https://github.com/"
+                                               f"acme/app/blob/{second}/{climbing}#L3-L3")})
+    for source in (folder / "src", folder):
+        report = _run(records, source)
+        assert "SECRET" not in json.dumps([finding.as_dict() for finding in report.findings] + report.notes)
+        assert report.findings == []
+    report = validate([str(records)], select=["EDX130"], config=ValidationConfig())
+    assert [finding.code for finding in report.findings] == ["EDX130"]
+    assert "'src/../../secret.py' has a '.' or '..' part" in report.findings[0].message

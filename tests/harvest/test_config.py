@@ -76,6 +76,28 @@ def test_no_config_is_empty_settings(tmp_path: Path) -> None:
     ("include-tests = 'yes'\n", "include-tests"),
     ("log-levels = 'loud'\n", "log-levels"),
     ("sinks = [\n", "not valid TOML"),
+    ('[[sinks]]\nname = "a\\nb"\n', "sinks[0].name"),
+    ("[[sinks]]\nname = 'a b'\n", "sinks[0].name"),
+    ("[[sinks]]\nname = 'a..b'\n", "sinks[0].name"),
+    ("[[sinks]]\nname = '1st'\n", "sinks[0].name"),
+    ("[[sinks]]\nname = 'log('\n", "sinks[0].name"),
+    ("[[sinks]]\nname = ' x'\n", "sinks[0].name"),
+    ("[[sinks]]\nname = ['x']\n", "sinks[0].name"),
+    (f"[[sinks]]\nname = '{'x' * 201}'\n", "sinks[0].name"),
+    ("[[sinks]]\nname = 'x'\nformat-arg = 256\n", "sinks[0].format-arg"),
+    ("[[sinks]]\nname = 'x'\nformat-arg = 1.5\n", "sinks[0].format-arg"),
+    ("[[sinks]]\nname = 'x'\nstyle = ['printf']\n", "sinks[0].style"),
+    ("[[sinks]]\nname = 'x'\nlevel = 'from-arg'\nlevel-arg = 'first'\n", "sinks[0].level-arg"),
+    ('[[sinks]]\nname = "x"\n"a\\nb" = 1\n', "sinks[0].'a\\nb'"),
+    ('"a\\nb" = 1\n', "unknown key 'a\\nb'"),
+    ("sinks = [1]\n", "sinks[0]"),
+    ("exclude = ['ok', 3]\n", "exclude[1]"),
+    ('exclude = ["a\\nb"]\n', "exclude[0]"),
+    ("exclude = ['']\n", "exclude[0]"),
+    (f"exclude = [{', '.join(['1'] * 1001)}]\n", "exclude"),
+    ("log-levels = ['error', 3]\n", "log-levels"),
+    ("log-levels = 3\n", "log-levels"),
+    ("include-tests = 1\n", "include-tests"),
 ])
 def test_a_bad_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str, where: str) -> None:
     path = tmp_path / "bad.toml"
@@ -97,3 +119,40 @@ def test_a_config_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"name = '\xff'\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         load_harvest_config(config=path)
+
+
+@pytest.mark.parametrize("name", ["do_log2", "log.Printf", "self.logger.warn", "$log", "_x", "\u00e9crire"])
+def test_a_sink_name_is_an_identifier_or_a_dotted_name(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "sinks.toml"
+    path.write_text(f"[[sinks]]\nname = '{name}'\n", encoding="utf-8")
+    assert load_harvest_config(config=path).sinks == (Sink(name),)
+
+
+def test_a_config_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "big.toml"
+    with path.open("wb") as handle:  # 100 MB of holes: the size alone refuses it
+        handle.truncate(100 * 1024 * 1024)
+    with pytest.raises(ConfigError, match="holds at most") as caught:
+        load_harvest_config(config=path)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_pyproject_that_is_not_toml_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(b"\x00\x01 not [toml\n")
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: not valid TOML") as caught:
+        load_harvest_config(folder=tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_pyproject_linked_from_outside_the_folder_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text("[[tool.errdex.harvest.sinks]]\nname = 'planted'\n")
+    folder = tmp_path / "app"
+    folder.mkdir()
+    (folder / "pyproject.toml").symlink_to(outside)
+    with pytest.raises(ConfigError, match=r"outside .*--config"):
+        load_harvest_config(folder=folder)
+    (folder / "pyproject.toml").unlink()
+    (folder / "real.toml").write_text("[[tool.errdex.harvest.sinks]]\nname = 'kept'\n")
+    (folder / "pyproject.toml").symlink_to("real.toml")  # a link inside the folder is read
+    assert load_harvest_config(folder=folder).sinks == (Sink("kept"),)

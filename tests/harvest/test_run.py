@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,10 @@ from errdex.errors import DataError, UsageError
 from errdex.harvest import run as run_module
 from errdex.harvest.drafts import record_id
 from errdex.harvest.languages.python import FINDER
-from errdex.harvest.run import harvest
+from errdex.harvest.run import harvest, harvest_sites
 from errdex.records.models import RECORD_MODELS
 from tests.harvest.conftest import write_tree
+from tests.processes import run
 
 Repo = Callable[[dict[str, str]], tuple[Path, str]]
 pytestmark = pytest.mark.usefixtures("fake_finder")
@@ -251,3 +254,74 @@ def test_a_finder_that_overflows_the_stack_on_one_file_is_a_listed_failure(tmp_p
     report = harvest(tmp_path / "src", repo="acme/app", sha="0" * 40, bundle=tmp_path / "b.jsonl", jobs=1)
     assert report.parse_failures == [("deep.py", "RecursionError: the file is too deeply nested or too large")]
     assert report.sites == {"python": {"throw": 1}}
+
+
+def _errdex(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = run(*args, cwd=cwd, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS refuses file names that are not UTF-8")
+def test_a_file_whose_name_is_not_utf8_is_skipped_and_every_command_reads_the_folder(tmp_path: Path) -> None:
+    # issue 24, break 6: its name gave lone surrogates in filePath and githubUrl, and then match, site build and
+    # the next harvest refused the whole folder
+    folder = tmp_path / "app"
+    write_tree(folder, {"ok.py": 'raise ValueError("the good file is read")\n'})
+    with open(os.path.join(os.fsencode(folder), b"bad\xff.py"), "wb") as handle:
+        handle.write(b'raise ValueError("a file whose name is no text")\n')
+    (folder / "content.py").write_bytes(b'raise ValueError("bytes \xff\xfe in the message")\n')
+    args = ("harvest", str(folder), "--repo", "acme/app", "--sha", "c" * 40, "--out", str(tmp_path / "records"))
+    done = _errdex(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "files skipped: undecodable-name 1" in done.stderr and "skipped bad\\xff.py: its path is not UTF-8" \
+        in done.stderr
+    texts = [path.read_bytes() for path in (tmp_path / "records").rglob("*.json")]
+    assert len(texts) == 2 and not any(b"\\ud" in text for text in texts)  # no surrogate escape anywhere
+    assert any("bytes \ufffd\ufffd in the message".encode() in text for text in texts)
+    assert _errdex(*args, "--check", cwd=tmp_path).returncode == 0
+    (tmp_path / "app.log").write_text("the good file is read\n")
+    for command in (("validate", "records"), ("match", "--records", "records", "app.log"),
+                    ("site", "build", "--records", "records", "--out", "site")):
+        result = _errdex(*command, cwd=tmp_path)
+        assert result.returncode == 0, (command, result.stderr)
+
+
+def test_a_tree_without_sites_writes_no_bundle_and_the_same_harvest_runs_again(tmp_path: Path) -> None:
+    # issue 24, break 7: a 0-byte bundle was written, which the identical second run refused (EDX005)
+    write_tree(tmp_path / "app", {"quiet.py": "x = 1\n"})
+    bundle = tmp_path / "drafts.jsonl"
+    args = ("harvest", "app", "--repo", "acme/app", "--sha", "c" * 40, "--bundle", str(bundle))
+    for _ in range(2):
+        done = _errdex(*args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "drafts.jsonl is not written" in done.stderr and not bundle.exists()
+    bundle.write_bytes(b"")  # what an earlier errdex wrote: taken as no record, and left alone
+    done = _errdex(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _errdex(*args, "--check", cwd=tmp_path).returncode == 0
+    write_tree(tmp_path / "app", {"loud.py": 'raise ValueError("now there is a site")\n'})
+    assert _errdex(*args, cwd=tmp_path).returncode == 0
+    assert _errdex("validate", str(bundle), cwd=tmp_path).returncode == 0
+
+
+def test_a_hostile_sink_name_in_pyproject_is_refused_before_anything_is_read(tmp_path: Path) -> None:
+    # issue 24, break 9: name = "a\nb" made every Python file fail (QueryError), 0 sites, exit 0
+    write_tree(tmp_path / "app", {"a.py": 'raise ValueError("a site")\n',
+                                  "pyproject.toml": '[[tool.errdex.harvest.sinks]]\nname = "a\\nb"\n'})
+    done = _errdex("harvest", "app", "--repo", "acme/app", "--sha", "c" * 40, "--out", "records", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "app/pyproject.toml [tool.errdex.harvest] sinks[0].name" in done.stderr and "'a\\nb'" in done.stderr
+    assert not (tmp_path / "records").exists()
+
+
+def test_a_harvest_where_every_file_parsed_failed_stops_and_writes_nothing(tmp_path: Path) -> None:
+    write_tree(tmp_path / "app", {"a.fake": "bad\n", "b.fake": "bad\n", "notes.txt": "not harvested\n"})
+    with pytest.raises(DataError, match=r"every file parsed failed \(2; the first: a.fake: syntax error") as caught:
+        harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
+    assert "\n" not in str(caught.value) and not (tmp_path / "records").exists()
+    with pytest.raises(DataError, match="every file parsed failed"):  # drift's view: not every site taken for gone
+        harvest_sites(tmp_path / "app", repo="acme/app", sha="c" * 40)
+    write_tree(tmp_path / "app", {"c.fake": 'throw Error "one file is read"\n'})
+    report = harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
+    assert report.site_count == 1 and len(report.parse_failures) == 2

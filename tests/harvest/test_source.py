@@ -9,7 +9,7 @@ import pytest
 from errdex.errors import InputError, UsageError
 from errdex.harvest import source as source_module
 from errdex.harvest.source import Source, read_source, skip_reason
-from tests.harvest.conftest import git, write_tree
+from tests.harvest.conftest import crafted_commit, git, write_tree
 
 Repo = Callable[[dict[str, str]], tuple[Path, str]]
 FILES = {"src/a.py": "raise ValueError('a')\n", "src/b.go": "package b\n", "tests/test_a.py": "x\n",
@@ -175,7 +175,7 @@ def test_a_path_prefix_skips_by_the_repository_path(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("prefix", "message"), [("/abs/src", "absolute"), ("a/../b", "'..'"),
-                                                 ("a\\b", "'/'")])
+                                                 ("a\\b", "'/'"), ("a\nb", "U\\+000A"), ("x\udcff", "UTF-8")])
 def test_a_path_prefix_outside_the_repository_is_refused(tmp_path: Path, prefix: str, message: str) -> None:
     write_tree(tmp_path, {"a.py": "x\n"})
     with pytest.raises(UsageError, match=message):
@@ -186,3 +186,23 @@ def test_a_path_prefix_is_for_a_folder_not_a_repository(git_repo: Repo) -> None:
     repo, _ = git_repo(FILES)
     with pytest.raises(UsageError, match="--path-prefix"):
         read_source(repo, rev="HEAD", path_prefix="src")
+
+
+def test_a_tree_entry_named_dot_dot_or_not_utf8_is_skipped_as_an_unsafe_path(git_repo: Repo) -> None:
+    repo, _ = git_repo({"app.py": "x\n"})
+    sha = crafted_commit(repo, {b"../app.py": b"x\n", b"x\xff.py": b"x\n", b"a\nb.py": b"x\n", b"a\\b.py": b"x\n",
+                                b"src/ok.py": b"x\n"})
+    found = read_source(repo, rev=sha)
+    assert _paths(found) == ["src/ok.py"]
+    assert found.skipped == {"unsafe-path": ["../app.py", "a\nb.py", "a\\b.py"], "undecodable-name": ["x\udcff.py"]}
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS refuses file names that are not UTF-8")
+def test_a_folder_file_whose_name_is_not_utf8_or_holds_a_newline_is_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    write_tree(folder, {"ok.py": "x\n", "a\nb.py": "x\n", "tab\there.py": "x\n"})
+    with open(os.path.join(os.fsencode(folder), b"x\xff.py"), "wb") as handle:
+        handle.write(b"x\n")
+    found = read_source(folder, sha="b" * 40)
+    assert _paths(found) == ["ok.py"]
+    assert found.skipped == {"undecodable-name": ["x\udcff.py"], "unsafe-path": ["a\nb.py", "tab\there.py"]}

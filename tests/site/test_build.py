@@ -22,6 +22,7 @@ from jinja2 import nodes
 import errdex
 from errdex import build_site, parallel
 from errdex.errors import DataError, InputError
+from errdex.harvest.run import harvest
 from errdex.records.loader import load_records
 from errdex.releases import cut_release
 from errdex.site import build as build_module
@@ -452,3 +453,26 @@ def test_the_site_shows_the_findings_it_is_given_and_none_without(tmp_path: Path
     build_pages(tmp_path / "without", records=[source], search=False)
     assert "EDX999" not in (tmp_path / "without" / page).read_text()
     assert "EDX" not in (tmp_path / "without" / "quality/index.html").read_text()
+
+
+def test_a_source_link_names_its_file_percent_encoded_and_a_path_out_of_the_repository_has_none(
+        tmp_path: Path, site_cache: Path) -> None:
+    code = 'def f():\n    raise ValueError("MESSAGE")\n'
+    folder = tmp_path / "app"
+    folder.mkdir()
+    (folder / "pct%20and#hash?.py").write_text(code.replace("MESSAGE", "an encoded name failed"))
+    (folder / "plain.py").write_text(code.replace("MESSAGE", "a climbing path failed"))
+    bundle = tmp_path / "drafts.jsonl"
+    harvest(folder, repo="acme/app", sha="c" * 40, bundle=bundle)
+    lines = [json.loads(line) for line in bundle.read_text(encoding="utf-8").splitlines()]
+    climbing = next(envelope for envelope in lines if envelope["record"]["filePath"] == "plain.py")
+    climbing["record"].update(filePath="../plain.py", githubUrl=f"https://github.com/acme/app/blob/{'c' * 40}/"
+                                                                 "../plain.py#L1-L2")
+    bundle.write_text("".join(json.dumps(envelope) + "\n" for envelope in lines), encoding="utf-8")
+    out = tmp_path / "site"
+    build_site(out, records=[bundle], search=False)
+    pages_ = {page.name: page.read_text(encoding="utf-8") for page in (out / "records/acme/app").glob("*.html")}
+    encoded = pages_["an-encoded-name-failed.html"]
+    assert f'href="https://github.com/acme/app/blob/{"c" * 40}/pct%2520and%23hash%3F.py#L1-L2"' in encoded
+    assert "github.com" not in pages_["a-climbing-path-failed.html"].split("<code>../plain.py</code>", 1)[1] \
+        .split("</p>", 1)[0]

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from errdex.drift.outcomes import Drifted, DriftReport, Place
+from errdex.errors import DataError
 from errdex.harvest.drafts import source_lines
 from errdex.harvest.run import harvest
 from errdex.sync import sync
 from tests.harvest import _fake
-from tests.harvest.conftest import git, write_tree
+from tests.harvest.conftest import crafted_commit, git, write_tree
+from tests.processes import run
 
 OLD = 'fn main\nthrow Error "boom {x}"\n'
 NEW = 'fn main\nlog info "starting"\nlog info "still starting"\nthrow Error "kaboom {x}"\n'
@@ -54,3 +56,50 @@ def test_a_reworded_draft_synced_then_harvested_again_stays_one_record(tmp_path:
     again = harvest(repo, repo="acme/app", rev=second, out=out)
     assert not again.new and not again.gone and list(out.rglob("*.json")) == [moved]
     assert again.unchanged == 1
+
+
+def test_a_commit_whose_tree_holds_a_dot_dot_entry_never_puts_it_in_a_record(tmp_path: Path) -> None:
+    # issue 24, break 12: the file moved into a tree entry named '..'; sync wrote filePath "../app.py" and
+    # validate took it
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    code = 'def f():\n    raise ValueError("the app failed to start")\n'
+    write_tree(repo, {"app.py": code, "pct%20and#hash?.py": code.replace("app", "other app")})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    first = git(repo, "rev-parse", "HEAD")
+    done = run("harvest", "repo", "--repo", "acme/app", "--rev", first, "--out", "records", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    records = list((tmp_path / "records").rglob("*.json"))
+    urls = sorted(json.loads(path.read_text())["record"]["githubUrl"] for path in records)
+    assert urls == [f"https://github.com/acme/app/blob/{first}/app.py#L1-L2",
+                    f"https://github.com/acme/app/blob/{first}/pct%2520and%23hash%3F.py#L1-L2"]
+    other = code.replace("app", "other app").encode()
+    crafted_commit(repo, {b"../app.py": code.encode(), b"pct%20and#hash?.py": other}, parent=first)
+    done = run("sync", "--source", "repo", "--rev", "HEAD", "--records", "records", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "kept vanished" in done.stdout
+    paths = {json.loads(path.read_text())["record"]["filePath"] for path in (tmp_path / "records").rglob("*.json")}
+    assert paths == {"app.py", "pct%20and#hash?.py"}
+    assert run("validate", "records", cwd=tmp_path).returncode == 0
+
+
+def test_sync_refuses_a_place_outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake.install(monkeypatch)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    first = _commit(repo, OLD)
+    out = tmp_path / "records"
+    harvest(repo, repo="acme/app", rev=first, out=out)
+    [path] = out.rglob("*.json")
+    before = path.read_bytes()
+    record = json.loads(before)["record"]
+    item = Drifted(record["id"], "moved", Place("src/a.fake", 2, 2), Place("../a.fake", 2, 2),
+                   record["errorMessage"], how="diff")
+    found = DriftReport("acme/app", "e" * 40, "HEAD", record["analyzedAt"], [item],
+                        lines=lambda name: source_lines(OLD.encode()))
+    with pytest.raises(DataError, match=r"drift placed it at '../a.fake', which has a '.' or '..' part"):
+        sync(drift=found, records=[out])
+    assert path.read_bytes() == before

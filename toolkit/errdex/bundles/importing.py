@@ -31,6 +31,7 @@ from errdex.records.envelope import is_envelope, unwrap
 from errdex.records.hashing import content_hash, differing_fields
 from errdex.records.jsontext import without_surrogates
 from errdex.records.paths import UnsafeRecordPath, inside, record_path
+from errdex.records.source_paths import shown_path, unsafe_path
 from errdex.records.sources import (
     Document,
     bundled_records_dir,
@@ -103,6 +104,9 @@ def _classify(doc: Document, dataset: Dataset, records_dir: Path) -> ImportEntry
         if not isinstance(record.get("id"), str):
             raise UnsafeRecordPath(f"id {record.get('id')!r} is not a string")
         target = record_path(records_dir, record.get("repo"), record.get("slug"))
+        unsafe = unsafe_path(record.get("filePath")) if "filePath" in record else None
+        if unsafe is not None:  # read against a checkout by validate --source, drift and sync
+            raise UnsafeRecordPath(f"filePath {shown_path(str(record['filePath']))!r} {unsafe} (EDX130)")
     except UnsafeRecordPath as exc:  # whatever checks the configuration selects, a path never leaves the folder
         texts = [value if isinstance(value, str) else None for value in (record.get(k) for k in ("id", "repo", "slug"))]
         record_id, repo, slug = texts

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex.patterns.translate import python_regex
+from errdex.records.source_paths import unsafe_path, url_path
 
 __all__ = ["NOTES_KEY", "SOURCE_KEY", "AnchorSource", "AnchoredLine", "AnchoredUrl", "SourceExcerpt", "Statement"]
 
@@ -64,8 +65,8 @@ def _anchor(ctx: RecordContext) -> tuple[AnchorSource, str, str] | None:
     """(source, filePath, analyzedSha) when the record can be checked; a note when the source lacks it."""
     source = ctx.extra.get(SOURCE_KEY)
     path, sha = ctx.text("filePath"), ctx.text("analyzedSha")
-    if source is None or path is None or sha is None:
-        return None
+    if source is None or path is None or sha is None or unsafe_path(path) is not None:
+        return None  # a path outside the repository is never read (EDX130 reports it)
     reason = source.unavailable(path, sha)
     if reason is not None:
         notes = ctx.extra.get(NOTES_KEY)
@@ -169,10 +170,11 @@ class AnchoredUrl(Check):
             yield Problem("githubUrl", "githubUrl does not name a commit and a file (https://github.com/{repo}"
                                        "/blob/{analyzedSha}/{filePath}#L{start}-L{end})")
             return
-        url_sha, url_path = found.groups()
+        url_sha, url_file = found.groups()
         if url_sha != sha:
             yield Problem("githubUrl", f"githubUrl names commit {url_sha}, the record was analyzed at {sha}")
-        elif url_path != path:
-            yield Problem("githubUrl", f"githubUrl names file {url_path}, the record's filePath is {path}")
-        elif source.lines(url_path, url_sha) is None:
-            yield Problem("githubUrl", f"githubUrl names {url_path}, which is not there at {sha[:12]}")
+        elif url_file != url_path(path):
+            yield Problem("githubUrl", f"githubUrl names file {url_file}, the record's filePath is {url_path(path)} "
+                                       "(percent-encoded)")
+        elif source.lines(path, url_sha) is None:
+            yield Problem("githubUrl", f"githubUrl names {url_file}, which is not there at {sha[:12]}")

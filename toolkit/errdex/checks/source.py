@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from errdex.checks.base import Check, Problem, RecordContext, register
 from errdex.checks.pattern import pattern_analysis
+from errdex.records.source_paths import github_url, shown_path, unsafe_path
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 #: How far from lineNumber the message's text may sit (messages built over several lines).
@@ -22,18 +23,36 @@ _TEMPLATE_CHOICE = re.compile(r"\$\{[^`{}]*\?\s*`")
 
 
 def expected_github_url(ctx: RecordContext) -> str | None:
+    """The githubUrl the record's own fields give (:func:`~errdex.records.source_paths.github_url`); None when
+    one is missing."""
     repo, sha, path = ctx.text("repo"), ctx.text("analyzedSha"), ctx.text("filePath")
     start, end = ctx.integer("sourceCodeStart"), ctx.integer("sourceCodeEnd")
-    if None in (repo, sha, path, start, end):
+    if repo is None or sha is None or path is None or start is None or end is None:
         return None
-    return f"https://github.com/{repo}/blob/{sha}/{path}#L{start}-L{end}"
+    return github_url(repo, sha, path, start, end)
+
+
+@register
+class FilePath(Check):
+    code, name = "EDX130", "file-path"
+    rule = ("`filePath` is a path from the repository's top: `/`-separated, not absolute, no `.`/`..` or empty "
+            "part, no backslash, control or bidirectional character, UTF-8")
+    summary = "filePath names a file inside the repository: no '..', absolute path, backslash or control character."
+
+    def check(self, ctx: RecordContext) -> Iterable[Problem]:
+        path = ctx.text("filePath")
+        reason = unsafe_path(path) if path else None  # an empty or missing one is the schema's finding
+        if reason is not None:
+            yield Problem("filePath", f"filePath {shown_path(path or '')!r} {reason}")
 
 
 @register
 class GithubUrl(Check):
     code, name = "EDX131", "github-url"
-    rule = "`githubUrl` is `https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{start}-L{end}`"
-    summary = "githubUrl is https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{sourceCodeStart}-L{sourceCodeEnd}."
+    rule = ("`githubUrl` is `https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{start}-L{end}`, each path "
+            "part percent-encoded")
+    summary = ("githubUrl is https://github.com/{repo}/blob/{analyzedSha}/{filePath}#L{sourceCodeStart}-L{sourceCodeEnd}"
+               ", each part of the path percent-encoded.")
 
     def check(self, ctx: RecordContext) -> Iterable[Problem]:
         url, expected = ctx.text("githubUrl"), expected_github_url(ctx)

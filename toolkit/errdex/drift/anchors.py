@@ -31,6 +31,7 @@ from errdex.harvest.pattern import build
 from errdex.harvest.run import harvest_sites
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site
+from errdex.records.source_paths import unsafe_path
 
 __all__ = ["FolderAnchors", "GitAnchors", "open_anchors", "statements_of"]
 
@@ -121,6 +122,10 @@ class _Files:
         raise NotImplementedError
 
     def data(self, path: str, sha: str) -> bytes | None:
+        """The file's bytes at ``sha``; None when it is not there, or when ``path`` could name a file outside the
+        repository (:func:`~errdex.records.source_paths.unsafe_path`): such a path is never read."""
+        if unsafe_path(path) is not None:
+            return None
         key = (path, sha)
         if key not in self._read:
             self._read[key] = self._data(path, sha)

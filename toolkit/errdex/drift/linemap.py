@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errdex._git import run_git
+from errdex.records.source_paths import unsafe_path
 
 __all__ = ["FileMap", "LineMap", "Mapped", "git_repository", "has_commit", "line_map", "read_files"]
 
@@ -151,15 +152,16 @@ def line_map(repo: Path, old: str, new: str) -> LineMap:
 
 
 def read_files(repo: Path, sha: str, paths: Iterable[str]) -> dict[str, bytes]:
-    """The bytes of each of ``paths`` at commit ``sha`` (a path not there is left out)."""
-    wanted = list(dict.fromkeys(paths))
+    """The bytes of each of ``paths`` at commit ``sha`` (a path not there is left out, and so is one that could
+    name a file outside the repository: :func:`~errdex.records.source_paths.unsafe_path`)."""
+    wanted = [path for path in dict.fromkeys(paths) if unsafe_path(path) is None]
     if not wanted:
         return {}
-    request = "".join(f"{sha}:{path}\n" for path in wanted if "\n" not in path).encode("utf-8", "surrogateescape")
+    request = "".join(f"{sha}:{path}\n" for path in wanted).encode("utf-8")
     done = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), "cat-file", "--batch"], input=request,
                           capture_output=True, check=False)
     out, at, found = done.stdout, 0, {}
-    for path in (path for path in wanted if "\n" not in path):
+    for path in wanted:
         end = out.find(b"\n", at)
         if end < 0:
             break

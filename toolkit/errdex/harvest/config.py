@@ -14,12 +14,18 @@ Read from ``[tool.errdex.harvest]`` of the harvested folder's ``pyproject.toml``
     level-arg = 0
     style = "printf"
 
-A sink's keys are those of :class:`~errdex.harvest.sinks.Sink` (see :mod:`errdex.harvest.sinks`). Anything
-else is a :class:`~errdex.errors.ConfigError` of one line naming the file and the key.
+A sink's keys are those of :class:`~errdex.harvest.sinks.Sink` (see :mod:`errdex.harvest.sinks`). Every value is
+checked: a sink's ``name`` is an identifier or a dotted name (``do_log2``, ``log.Printf``, ``$log``; at most
+:data:`MAX_NAME` characters), ``format-arg`` and ``level-arg`` argument indexes from 0 to :data:`MAX_ARG`, levels
+and styles known ones, ``exclude`` a list of at most :data:`MAX_GLOBS` globs of printable characters. Anything else
+is a :class:`~errdex.errors.ConfigError` of one line naming the file and the key (exit 2). A harvested folder's
+``pyproject.toml`` is read only when it lies in that folder (not through a symbolic link out of it).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, get_args
@@ -31,6 +37,10 @@ from errdex.harvest.sinks import FormatStyle, Sink, normal_level, parse_levels
 __all__ = ["HarvestConfig", "load_harvest_config"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Bounds of a sink's values and of the exclude list.
+MAX_NAME, MAX_ARG, MAX_GLOBS, MAX_GLOB = 200, 255, 1000, 1000
+#: A sink's name: identifiers (letters, digits, ``_``, ``$``; not starting with a digit), joined by dots.
+_NAME = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:\.(?:[^\W\d]|\$)[\w$]*)*")
 _KEYS = frozenset({"sinks", "log-levels", "exclude", "include-tests"})
 _SINK_KEYS = frozenset({"name", "format-arg", "level", "level-arg", "style"})
 _STYLES: tuple[str, ...] = get_args(FormatStyle)
@@ -51,9 +61,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return read_toml(path, limit=MAX_CONFIG_BYTES, what="a harvest configuration")
 
 
+def _shown(value: Any) -> str:
+    """A value as one short line of a message (a hostile one may be long, or hold line breaks)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
 def _index(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{where}: must be an argument index, 0 or more (got {value!r})")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ARG:
+        raise ConfigError(f"{where}: must be an argument index from 0 to {MAX_ARG} (got {_shown(value)})")
     return value
 
 
@@ -62,14 +78,16 @@ def _sink(value: Any, where: str) -> Sink:
         raise ConfigError(f"{where}: must be a table with name, format-arg, level, style")
     unknown = sorted(set(value) - _SINK_KEYS)
     if unknown:
-        raise ConfigError(f"{where}.{unknown[0]}: unknown key; known keys: {', '.join(sorted(_SINK_KEYS))}")
+        key = unknown[0] if unknown[0].isprintable() and len(unknown[0]) <= 80 else _shown(unknown[0])
+        raise ConfigError(f"{where}.{key}: unknown key; known keys: {', '.join(sorted(_SINK_KEYS))}")
     name = value.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ConfigError(f"{where}.name: must be the name of the function called (a non-empty string)")
+    if not isinstance(name, str) or len(name) > MAX_NAME or not _NAME.fullmatch(name):
+        raise ConfigError(f"{where}.name: must be the name of the function called, an identifier or a dotted name "
+                          f"of at most {MAX_NAME} characters (got {_shown(name)})")
     format_arg = _index(value.get("format-arg", 0), f"{where}.format-arg")
     style = value.get("style", "printf")
-    if style not in _STYLES:
-        raise ConfigError(f"{where}.style: {style!r} is not one of {', '.join(_STYLES)}")
+    if not isinstance(style, str) or style not in _STYLES:
+        raise ConfigError(f"{where}.style: {_shown(style)} is not one of {', '.join(_STYLES)}")
     level_text = value.get("level", "error")
     level_arg = None
     if level_text == "from-arg":
@@ -79,17 +97,17 @@ def _sink(value: Any, where: str) -> Sink:
     else:
         level = normal_level(level_text) if isinstance(level_text, str) else None
         if level is None:
-            raise ConfigError(f"{where}.level: {level_text!r} is no level (fatal, error, warning, info, debug, "
+            raise ConfigError(f"{where}.level: {_shown(level_text)} is no level (fatal, error, warning, info, debug, "
                               "trace, or \"from-arg\")")
         if "level-arg" in value:
             raise ConfigError(f"{where}.level-arg: only with level = \"from-arg\"")
-    return Sink(name.strip(), format_arg, level, cast(FormatStyle, style), level_arg)
+    return Sink(name, format_arg, level, cast(FormatStyle, style), level_arg)
 
 
 def _levels(value: Any, where: str) -> str:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         value = ",".join(value)
-    if not isinstance(value, str):
+    if not isinstance(value, str) or len(value) > MAX_NAME:
         raise ConfigError(f"{where}: must be a string (\"all\", \"warning\") or a list of levels")
     try:
         parse_levels(value)
@@ -101,13 +119,17 @@ def _levels(value: Any, where: str) -> str:
 def _table(data: dict[str, Any], where: str) -> HarvestConfig:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(_KEYS))}")
+        raise ConfigError(f"{where}: unknown key {_shown(unknown[0])}; known keys: {', '.join(sorted(_KEYS))}")
     sinks = data.get("sinks", [])
     if not isinstance(sinks, list):
         raise ConfigError(f"{where} sinks: must be an array of tables ([[sinks]])")
     exclude = data.get("exclude", [])
-    if not isinstance(exclude, list) or not all(isinstance(glob, str) and glob for glob in exclude):
-        raise ConfigError(f"{where} exclude: must be a list of globs (strings)")
+    if not isinstance(exclude, list) or len(exclude) > MAX_GLOBS:
+        raise ConfigError(f"{where} exclude: must be a list of at most {MAX_GLOBS} globs (strings)")
+    for number, glob in enumerate(exclude):
+        if not isinstance(glob, str) or not glob or len(glob) > MAX_GLOB or not glob.isprintable():
+            raise ConfigError(f"{where} exclude[{number}]: must be a glob of 1 to {MAX_GLOB} printable characters "
+                              f"(got {_shown(glob)})")
     include_tests = data.get("include-tests")
     if include_tests is not None and not isinstance(include_tests, bool):
         raise ConfigError(f"{where} include-tests: must be true or false")
@@ -142,8 +164,12 @@ def load_harvest_config(*, config: Path | None = None, folder: Path | None = Non
         if section is not None:
             return _from_section(path, section)
         return _table({key: value for key, value in data.items() if key != "tool"}, str(path))
-    if folder is None or not (Path(folder) / "pyproject.toml").is_file():
+    path = Path(folder or ".") / "pyproject.toml"
+    if folder is None or not path.is_file():
         return HarvestConfig()
-    path = Path(folder) / "pyproject.toml"
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    if not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise ConfigError(f"{path}: a symbolic link to {real}, outside {folder}; harvest reads the folder's own "
+                          "settings (name that file with --config)")
     section = _section(_read_toml(path))
     return HarvestConfig() if section is None else _from_section(path, section)

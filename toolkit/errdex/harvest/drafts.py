@@ -21,6 +21,7 @@ from typing import Any
 from errdex.harvest.sinks import LEVELS, normal_level, severity_of
 from errdex.harvest.sites import Choice, Hole, Part, Site, Template, Text
 from errdex.records.slug import derive_slug
+from errdex.records.source_paths import github_url
 
 __all__ = ["CONTEXT_LINES", "DOCUMENTED_FIELDS", "DRAFT_STATUS",
            "DRAFT_VERSION", "MECHANICAL_FIELDS", "PLACEHOLDER", "draft_record",
@@ -147,7 +148,7 @@ def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Se
         "sourceCode": code,
         "sourceCodeStart": start,
         "sourceCodeEnd": end,
-        "githubUrl": f"https://github.com/{repo}/blob/{sha}/{site.path}#L{start}-L{end}",
+        "githubUrl": github_url(repo, sha, site.path, start, end),
         "documentation": "",
         "triggerScenarios": trigger_draft(site),
         "commonSituations": "",

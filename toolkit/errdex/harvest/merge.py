@@ -15,7 +15,8 @@
 - nothing is deleted: a harvested record of the repository whose site is no longer found is reported *gone*.
 
 A folder is written all or nothing (a journal, as ``import`` does), under the records folder's lock; a bundle
-is written whole through a temporary file. Files are in canonical form, so the same harvest writes the same
+is written whole through a temporary file, and not at all when it would hold no record (an empty bundle is
+no dataset: EDX005). Files are in canonical form, so the same harvest writes the same
 bytes.
 """
 
@@ -77,9 +78,10 @@ class Merge:
 
 def read_existing(paths: Iterable[Path]) -> dict[str, Existing]:
     """The records of these folders or bundles by id; an unreadable record stops the harvest (it could hide an
-    id or a slug that a draft would then take)."""
+    id or a slug that a draft would then take). An empty (0-byte) bundle file holds no record: what a harvest
+    of a tree without sites wrote before it wrote no bundle at all."""
     found: dict[str, Existing] = {}
-    targets = [path for path in paths if path.exists()]
+    targets = [path for path in paths if path.exists() and not (is_bundle(path.name) and _empty_file(path))]
     if not targets:
         return found
     for doc in iter_documents(targets):
@@ -95,6 +97,13 @@ def read_existing(paths: Iterable[Path]) -> dict[str, Existing]:
             raise DataError(f"{doc.path}: id {record_id_} is already used by {found[record_id_].path}")
         found[record_id_] = Existing(doc.value, doc.fs_path, is_bundle(doc.fs_path.name))
     return found
+
+
+def _empty_file(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == 0
+    except OSError:
+        return False  # read, and reported, as any other unreadable file
 
 
 def _harvested(record: dict[str, Any]) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from errdex.harvest.sites import Skipped
+from errdex.records.source_paths import shown_path, unsafe_path
 
 __all__ = ["HarvestReport"]
 
@@ -20,7 +21,8 @@ class HarvestReport:
     ``skipped_files``: reason -> paths; ``skipped``: messages that could not be harvested;
     ``unparsed``: files read but not parsed, for they name no sink (nor ``throw``/``raise``...), so they hold
     no site; ``parse_failures``: (path, why) of the files parsed.
-    ``changed``: whether the output differs (what ``--check`` exits 1 on).
+    ``changed``: whether the output differs (what ``--check`` exits 1 on). ``no_bundle``: a bundle was asked
+    for and no record is there to write: none is written.
     """
 
     source: str
@@ -42,6 +44,7 @@ class HarvestReport:
     parse_failures: list[tuple[str, str]] = field(default_factory=list)
     elapsed_s: float = 0.0
     changed: bool = False
+    no_bundle: bool = False
 
     @property
     def site_count(self) -> int:
@@ -90,6 +93,8 @@ class HarvestReport:
             f"unchanged; {verb} {len(self.new) + len(self.updated)}" + (
                 f"; {len(self.gone)} gone (site no longer found, kept)" if self.gone else ""),
         ]
+        if self.no_bundle:
+            lines.append(f"no record to hold: {self.output} is not written (a bundle holds one record or more)")
         if self.in_bundle:
             lines.append(f"{len(self.in_bundle)} record(s) to refresh sit in a bundle of the folder: not written")
         if self.skipped:
@@ -98,6 +103,8 @@ class HarvestReport:
         if self.skipped_files:
             reasons = ", ".join(f"{reason} {len(paths)}" for reason, paths in sorted(self.skipped_files.items()))
             lines.append(f"files skipped: {reasons}")
+        for path in (*self.skipped_files.get("undecodable-name", ()), *self.skipped_files.get("unsafe-path", ())):
+            lines.append(f"skipped {shown_path(path)}: its path {unsafe_path(path)}")  # no record may name it
         if self.unparsed:
             lines.append(f"{self.unparsed:,} file(s) read but not parsed (no sink name)")
         for path, error in self.parse_failures:

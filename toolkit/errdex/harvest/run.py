@@ -6,7 +6,7 @@
    process (the trees it keeps then serve the next pass in every process);
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
    that names no sink of its language (nor ``throw``...: ``Finder.site_words``) is not parsed, only counted;
-   a file that fails to parse is listed, never a reason to stop;
+   a file that fails to parse is listed, never a reason to stop (unless every file parsed failed);
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
    literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
 5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from errdex import parallel
-from errdex.errors import UsageError
+from errdex.errors import DataError, UsageError
 from errdex.harvest.config import HarvestConfig, load_harvest_config
 from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
 from errdex.harvest.languages import FileSites, Finder, TreeFacts, finder_for
@@ -44,6 +44,7 @@ from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
 from errdex.harvest.source import Source, SourceFile, read_source
 from errdex.patterns import refusal
+from errdex.records.source_paths import shown_path
 from errdex.records.sources import bundled_records_dir
 
 __all__ = ["harvest", "harvest_sites"]
@@ -196,8 +197,17 @@ class _Finding:
 
     def run(self, jobs: int,
             progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
-        """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles."""
-        return _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
+        """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles. A
+        :class:`DataError` when every file parsed failed: what the tree holds is not known, and a harvest or a
+        drift that went on would take every site for gone."""
+        found = _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
+        parsed = [(file.path, one[1]) for (file, _), one in zip(self.files, found, strict=True) if one is not None]
+        failed = [(path, error) for path, error in parsed if error is not None]
+        if failed and len(failed) == len(parsed):
+            path, error = failed[0]
+            raise DataError(f"every file parsed failed ({len(failed)}; the first: {shown_path(path)}: {error}): "
+                            "the tree's sites are unknown, nothing is written")
+        return found
 
 
 def _file_constants(file: SourceFile, finder: Finder) -> TreeFacts:
@@ -367,6 +377,9 @@ def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target
 
     if to_bundle:
         merge = merged()
+        if not merge.envelopes:  # a bundle of no record is refused where bundles are read (EDX005): none written
+            report.changed, report.no_bundle = False, True
+            return
         data = None  # the bundle's bytes, built once (their JSON and gzip are most of the merge's cost)
         if target.exists():
             try:

@@ -11,7 +11,9 @@ Skipped by default (each counted under a reason): test code (``tests/``, ``test_
 ``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
 ``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``), generated files (a
 ``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and minified JavaScript; symbolic
-links, submodules, and files over :data:`MAX_FILE_BYTES`.
+links, submodules, and files over :data:`MAX_FILE_BYTES`. A file whose path no record may name
+(:func:`~errdex.records.source_paths.unsafe_path`) is skipped as ``undecodable-name`` (not UTF-8) or
+``unsafe-path`` (a ``..`` entry of a git tree, control characters, a backslash...).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from errdex._git import run_git
 from errdex.errors import InputError, UsageError, from_oserror
+from errdex.records.source_paths import NOT_UTF8, shown_path, unsafe_path
 
 __all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "path_prefix_of", "read_source", "skip_reason"]
 
@@ -260,6 +263,9 @@ def path_prefix_of(given: str) -> str:
     if ".." in parts:
         raise UsageError(f"--path-prefix {given!r} climbs out with '..': give the folder's path inside its "
                          "repository")
+    unsafe = unsafe_path("/".join(parts)) if parts else None
+    if unsafe is not None:  # every file's path would hold it: none could be harvested
+        raise UsageError(f"--path-prefix {shown_path(given)!r} {unsafe}")
     return "".join(f"{part}/" for part in parts)
 
 
@@ -318,6 +324,9 @@ def read_source(root: Path, *, rev: str | None = None, sha: str | None = None, e
     def keep(path: str) -> str | None:
         if not supported(path):
             return "unsupported"
+        unsafe = unsafe_path(path)
+        if unsafe is not None:
+            return "undecodable-name" if unsafe == NOT_UTF8 else "unsafe-path"
         return skip_reason(path, include_tests=include_tests, exclude=exclude)
 
     if rev is None and root.is_dir() and sha is None and _git(root, "rev-parse", "--is-bare-repository",

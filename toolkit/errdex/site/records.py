@@ -14,6 +14,7 @@ from errdex.cache import usable_cache
 from errdex.patterns import normalize_escapes
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
 from errdex.records.placement import placement_pattern
+from errdex.records.source_paths import github_url, unsafe_path
 from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
     DEFAULT_STATUS,
@@ -210,11 +211,14 @@ def _blob_url(record: dict[str, Any]) -> str | None:
     repo, sha, path = record.get("repo", ""), record.get("analyzedSha", ""), record.get("filePath", "")
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo) or not re.fullmatch(r"[0-9a-f]{7,40}", sha):
         return None
-    return safe_url(f"https://github.com/{repo}/blob/{sha}/{path.lstrip('/')}")
+    return safe_url(github_url(repo, sha, path))
 
 
 def _source_url(record: dict[str, Any]) -> str | None:
-    """The throwing lines on GitHub at the analysed commit."""
+    """The throwing lines on GitHub at the analysed commit; None when filePath names no file of the repository
+    (its githubUrl would lead to another)."""
+    if unsafe_path(record.get("filePath")) is not None:
+        return None
     base = _blob_url(record)
     if base is None:
         return safe_url(record.get("githubUrl"))

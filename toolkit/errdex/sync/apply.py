@@ -25,6 +25,7 @@ from errdex.drift.outcomes import Drifted, DriftReport, Place
 from errdex.errors import DataError
 from errdex.harvest.drafts import drafted_trigger, excerpt
 from errdex.harvest.merge import is_harvested
+from errdex.records.source_paths import shown_path, unsafe_path
 from errdex.records.timestamps import parse_rfc3339
 from errdex.records.vocabulary import DRAFT_STATUS, RETIRED_STATUSES
 
@@ -69,6 +70,9 @@ def _placed(record: dict[str, Any], item: Drifted, report: DriftReport) -> dict[
     """The place fields of the record at the new commit."""
     new = item.new
     assert new is not None  # only a vanished record has no new place
+    unsafe = unsafe_path(new.path)
+    if unsafe is not None:  # harvest skips such files: a place there is a bug, never written
+        raise DataError(f"record {item.record_id}: drift placed it at {shown_path(new.path)!r}, which {unsafe}")
     line = _line(record, item.old, new)
     if item.draft is not None and is_harvested(record):
         code, start, end = item.draft["sourceCode"], item.draft["sourceCodeStart"], item.draft["sourceCodeEnd"]
