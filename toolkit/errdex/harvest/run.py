@@ -27,7 +27,7 @@ from errdex import parallel
 from errdex.errors import UsageError
 from errdex.harvest.config import HarvestConfig, load_harvest_config
 from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
-from errdex.harvest.languages import FileSites, Finder, TreeFacts, finder_for
+from errdex.harvest.languages import FileSites, Finder, TreeFacts, Unparsable, finder_for
 from errdex.harvest.merge import (
     Merge,
     bundle_bytes,
@@ -71,17 +71,21 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
           facts: TreeFacts) -> FileSites:
     try:
         return finder.find(file.data, file.path, sinks=sinks, levels=levels, facts=facts)
+    except Unparsable as exc:  # a file the parser must not see, or gave up on
+        return FileSites(parse_error=str(exc), unread=True)
     except (RecursionError, MemoryError) as exc:
-        return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large")
+        return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large",
+                         unread=True)
     except Exception as exc:  # a finder's bug on one file must not stop the harvest of the tree
-        return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
+        return FileSites(parse_error=f"{type(exc).__name__}: {exc}", unread=True)
 
 
 #: What a file's pass returns, no more than the report needs (a child pickles it to the parent): the messages
-#: its finder skipped, its parse error, and per site in (line, end line) order its language, its kind, why it
-#: is skipped (None when it is not) and its draft record (None when skipped).
+#: its finder skipped, its parse error, per site in (line, end line) order its language, its kind, why it is
+#: skipped (None when it is not) and its draft record (None when skipped), and whether the file was not read
+#: at all (:attr:`FileSites.unread`).
 Found = tuple[list[Skipped], str | None,
-              list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]]]
+              list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]], bool]
 
 
 def _chunks(sizes: Sequence[int]) -> list[range]:
@@ -192,7 +196,7 @@ class _Finding:
             draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
                                  lines=lines, pattern=pattern, ordinal=seen[message])
             found.append((site.language, site.kind, None, draft, site if self.keep_sites else None))
-        return sites.skipped, sites.parse_error, found
+        return sites.skipped, sites.parse_error, found, sites.unread
 
     def run(self, jobs: int,
             progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
@@ -271,7 +275,7 @@ def _drafts(found: Sequence[tuple[SourceFile, Found | None]], report: HarvestRep
         if one is None:
             report.unparsed += 1
             continue
-        skipped, parse_error, sites = one
+        skipped, parse_error, sites, _ = one
         report.skipped.extend(skipped)
         if parse_error is not None:
             report.parse_failures.append((file.path, parse_error))
@@ -329,14 +333,17 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
 def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
                   log_levels: str | None = None, config: str | Path | None = None, exclude: Sequence[str] = (),
                   include_tests: bool = False, jobs: int | None = None,
-                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]]]:
+                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]], list[tuple[str, str]]]:
     """What :func:`harvest` would draft from ``source``, without reading or writing any records: the files
-    read, and every harvestable site with its draft, in file and line order (drift's view of a commit)."""
+    read, every harvestable site with its draft, in file and line order (drift's view of a commit), and the
+    files that could not be read at all, with why (path, why): a file with a few syntax errors is read."""
     files, finding = _finding(Path(source), repo=repo, rev=rev, sha=sha, log_levels=log_levels, config=config,
                               exclude=exclude, include_tests=include_tests, keep_sites=True)
     found = finding.run(jobs or 1)
+    failed = [(file.path, one[1]) for (file, _), one in zip(finding.files, found, strict=True)
+              if one is not None and one[3] and one[1] is not None]
     return files, [(site, draft) for one in found if one is not None for *_, draft, site in one[2]
-                   if draft is not None and site is not None]
+                   if draft is not None and site is not None], failed
 
 
 def _finding(root: Path, *, repo: str, rev: str | None, sha: str | None, log_levels: str | None,

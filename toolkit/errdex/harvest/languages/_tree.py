@@ -1,16 +1,53 @@
 """Small tree-sitter helpers the language finders share (node text, the first syntax error, sink lists, the
-trees kept from the constants pass)."""
+trees kept from the constants pass, and the one guarded way to parse a file)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 
 import tree_sitter
 
+from errdex.harvest.languages import Unparsable
 from errdex.harvest.sinks import Sink
 
-__all__ = ["KeptTrees", "compact", "first_error", "merged_sinks", "query_strings", "text"]
+__all__ = ["PARSE_SECONDS", "KeptTrees", "compact", "first_error", "merged_sinks", "parse",
+           "query_strings", "text"]
+
+#: CPU seconds one file's parse may take; past them the parser gives up and the file is skipped. Files
+#: under the harvest's size bound parse in well under a second each.
+PARSE_SECONDS = 20.0
+
+
+#: (id of the parser, id of the source) -> (source, why): files already refused, so that the sites pass does
+#: not spend the time bound again on a file the constants pass gave up on. Few, and bounded.
+_REFUSED: dict[tuple[int, int], tuple[bytes, str]] = {}
+
+
+def parse(parser: tree_sitter.Parser, source: bytes,
+          check: Callable[[bytes], str | None] | None = None) -> tree_sitter.Tree:
+    """The tree of ``source``, or :class:`Unparsable`: when ``check(source)`` names why the parser must not
+    see it (a shape that crashes the grammar's own code, which no Python handler could catch), or when the
+    parse takes more than :data:`PARSE_SECONDS` of CPU time."""
+    key = (id(parser), id(source))
+    refused = _REFUSED.get(key)
+    if refused is not None and refused[0] is source:
+        raise Unparsable(refused[1])
+    why = check(source) if check is not None else None
+    if why is None:
+        clock = time.process_time
+        deadline = clock() + PARSE_SECONDS
+        try:  # the progress callback is only called when the source is read through a callable
+            return parser.parse(lambda at, _point: source[at:at + (1 << 20)],
+                                progress_callback=lambda _at, _error: clock() > deadline)
+        except ValueError:  # py-tree-sitter's "Parsing failed": the callback cancelled the parse
+            parser.reset()  # or the next parse would resume this one
+            why = f"the parser gave up after {PARSE_SECONDS:g} s of CPU time"
+    if len(_REFUSED) >= 64:
+        del _REFUSED[next(iter(_REFUSED))]
+    _REFUSED[key] = (source, why)
+    raise Unparsable(why)
 
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n[ \t]*")
 
@@ -56,8 +93,9 @@ class KeptTrees:
     passes), and is handed out once. At most ``budget`` bytes of source are kept: the oldest trees go first.
     """
 
-    def __init__(self, parser: tree_sitter.Parser, budget: int = 8 << 20) -> None:
-        self._parser, self._budget = parser, budget
+    def __init__(self, parser: tree_sitter.Parser, budget: int = 8 << 20,
+                 check: Callable[[bytes], str | None] | None = None) -> None:
+        self._parser, self._budget, self._check = parser, budget, check
         self._trees: dict[int, tuple[bytes, tree_sitter.Tree]] = {}
         self._held = 0
 
@@ -68,14 +106,15 @@ class KeptTrees:
             self._held -= len(kept[0])
 
     def parse(self, source: bytes, *, keep: bool = False) -> tree_sitter.Tree:
-        """The tree of ``source``: the kept one if there is one (and it is then let go), else parsed, and kept
-        when ``keep``."""
+        """The tree of ``source``: the kept one if there is one (and it is then let go), else parsed (by
+        :func:`parse`, with the ``check`` given: :class:`Unparsable` when it is refused), and kept when
+        ``keep``."""
         kept = self._trees.pop(id(source), None)
         if kept is not None:
             self._held -= len(kept[0])
             if kept[0] is source:
                 return kept[1]
-        tree = self._parser.parse(source)
+        tree = parse(self._parser, source, self._check)
         if keep and len(source) <= self._budget:
             while self._trees and self._held + len(source) > self._budget:
                 oldest = next(iter(self._trees))
