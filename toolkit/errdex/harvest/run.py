@@ -38,7 +38,7 @@ from errdex.harvest.merge import (
     write_folder,
 )
 from errdex.harvest.pattern import build as build_pattern
-from errdex.harvest.pattern import has_literal
+from errdex.harvest.pattern import PatternRefused, has_literal
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -242,6 +242,8 @@ def _checked(template: Template, build: Callable[[Template], str]) -> str | tupl
     """The template's pattern, or why a matcher would refuse it (reason, detail)."""
     try:
         pattern = build(template)
+    except PatternRefused as exc:
+        return exc.reason, str(exc)
     except ValueError as exc:
         return "not-portable", str(exc)
     if build is build_pattern:

@@ -39,8 +39,12 @@ def parse(parser: tree_sitter.Parser, source: bytes,
         clock = time.process_time
         deadline = clock() + PARSE_SECONDS
         try:  # the progress callback is only called when the source is read through a callable
-            return parser.parse(lambda at, _point: source[at:at + (1 << 20)],
-                                progress_callback=lambda _at, _error: clock() > deadline)
+            timed = parser.parse(lambda at, _point: source[at:at + (1 << 20)],
+                                 progress_callback=lambda _at, _error: clock() > deadline)
+            # A tree read through a callable calls it again for each node's text (slow, and from C: deep in
+            # a finder's recursion, that overflowed the stack). Parsed again from the bytes with the old tree,
+            # which is all reused, it holds them.
+            return parser.parse(source, old_tree=timed)
         except ValueError:  # py-tree-sitter's "Parsing failed": the callback cancelled the parse
             parser.reset()  # or the next parse would resume this one
             why = f"the parser gave up after {PARSE_SECONDS:g} s of CPU time"
