@@ -37,8 +37,8 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.pattern import PatternRefused, has_literal
+from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text

@@ -12,8 +12,8 @@ import tree_sitter
 from errdex.harvest.languages import Unparsable
 from errdex.harvest.sinks import Sink
 
-__all__ = ["PARSE_SECONDS", "KeptTrees", "compact", "first_error", "merged_sinks", "parse",
-           "query_strings", "text"]
+__all__ = ["MAX_SITE_NODES", "PARSE_SECONDS", "KeptTrees", "compact", "first_error", "merged_sinks", "oversized",
+           "parse", "query_strings", "text"]
 
 #: CPU seconds one file's parse may take; past them the parser gives up and the file is skipped. Files
 #: under the harvest's size bound parse in well under a second each.
@@ -87,6 +87,21 @@ def merged_sinks(defaults: Sequence[Sink], given: Sequence[Sink]) -> list[Sink]:
 def query_strings(names: Iterable[str]) -> str:
     """Names as the quoted strings of a tree-sitter ``#any-of?`` predicate, sorted."""
     return " ".join('"' + n.replace("\\", "\\\\").replace('"', '\\"') + '"' for n in sorted(set(names)))
+
+
+#: Syntax nodes a statement that writes a message may hold for errdex to read it (its call with every argument,
+#: or its throw). A real one holds a few dozen; one with thousands (an f-string of 64,000 holes, a call of
+#: 10,000 arguments) could not give a pattern the matchers take, and reading it would cost time that grows
+#: faster than its size. The site is skipped as ``too-large`` instead.
+MAX_SITE_NODES = 2000
+
+
+def oversized(node: tree_sitter.Node) -> str | None:
+    """Why the statement at ``node`` is not read (the detail of its ``too-large`` skip), or None."""
+    count = node.descendant_count
+    if count <= MAX_SITE_NODES:
+        return None
+    return f"the statement holds {count:,} syntax nodes, over the {MAX_SITE_NODES:,} errdex reads: {compact(node)[:80]}"
 
 
 class KeptTrees:

@@ -21,7 +21,7 @@ import tree_sitter_go
 
 from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
-from errdex.harvest.languages._tree import KeptTrees
+from errdex.harvest.languages._tree import KeptTrees, oversized
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
 
@@ -169,8 +169,12 @@ class _File:
         level = sink.level if kind == "log" else None
         if kind == "log" and (level or "info") not in self.levels:
             return
-        args = _arguments(node)
         line = node.start_point[0] + 1
+        too_large = oversized(node)
+        if too_large is not None:
+            self.result.skipped.append(Skipped(self.path, line, "too-large", too_large))
+            return
+        args = _arguments(node)
         message = args[sink.format_arg] if len(args) > sink.format_arg else None
         parts = self.pieces(message, sink.style) if message is not None else []
         if kind == "log" and sink.name.endswith("ln"):

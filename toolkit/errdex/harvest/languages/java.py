@@ -19,7 +19,7 @@ import tree_sitter_java
 
 from errdex.harvest.languages import FileSites, Parameter, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
-from errdex.harvest.languages._tree import KeptTrees
+from errdex.harvest.languages._tree import KeptTrees, oversized
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
@@ -138,6 +138,10 @@ class _File:
         line = node.start_point[0] + 1
         if message is None:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
+            return
+        too_large = oversized(node)
+        if too_large is not None:
+            self.result.skipped.append(Skipped(self.path, line, "too-large", too_large))
             return
         parts = self.pieces(message, locals_)
         if kind == "log":

@@ -51,7 +51,7 @@ from errdex.harvest.languages._jssinks import (
     writes_text,
 )
 from errdex.harvest.languages._pyreturns import pick
-from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, text
+from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, oversized, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -180,7 +180,7 @@ class _File:
         literal text of its own left out)."""
         if self._own_returns is None:
             self._own_returns = {}  # a function calling itself reads this while it is built: unknown
-            found = returned(self.root, lambda value: join(self.message(value, 1)))
+            found = returned(self.root, lambda value: () if oversized(value) else join(self.message(value, 1)))
             self._own_returns = found
         return self._own_returns
 
@@ -238,6 +238,10 @@ class _File:
         (``console.error("failed:", err)``); ``title``: written first, then a space, unless it is empty
         (npmlog's and proc-log's ``log.verbose("title", message)``)."""
         line = statement.start_point.row + 1
+        too_large = oversized(node)
+        if too_large is not None:
+            self.found.skipped.append(Skipped(self.path, line, "too-large", too_large))
+            return
         template = self.formatted(message, after, style, appends=appends)
         if title is not None:
             heading = join(self.message(title))

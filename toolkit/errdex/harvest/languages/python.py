@@ -27,7 +27,7 @@ from errdex.harvest.languages._pycontext import (
 from errdex.harvest.languages._pymessages import Messages
 from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrappers
 from errdex.harvest.languages._pytext import first_line
-from errdex.harvest.languages._tree import first_error, merged_sinks, parse, query_strings, text
+from errdex.harvest.languages._tree import first_error, merged_sinks, oversized, parse, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Site, Skipped, Template
@@ -80,6 +80,10 @@ class _File(Messages):
             level: str | None, error_class: str, arguments: Sequence[Node] = ()) -> None:
         line = statement.start_point.row + 1
         if message is None:
+            return
+        too_large = oversized(node)
+        if too_large is not None:
+            self.found.skipped.append(Skipped(self.path, line, "too-large", too_large))
             return
         if style is not None:
             template = self.formatted(message, style, 0)
