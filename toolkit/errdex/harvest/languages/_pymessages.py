@@ -26,7 +26,7 @@ from errdex.harvest.languages._pycontext import (
 )
 from errdex.harvest.languages._pyreturns import pick, returned
 from errdex.harvest.languages._pytext import TEXT_METHODS, applied, formatted_each, hole
-from errdex.harvest.languages._tree import oversized, text
+from errdex.harvest.languages._tree import oversized, plus_operands, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
@@ -112,8 +112,9 @@ class Messages:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             operator = node.child_by_field_name("operator")
             if left is not None and right is not None and operator is not None:
-                if operator.type == "+":
-                    return join((*self.message(left, depth + 1), *self.message(right, depth + 1)))
+                operands = plus_operands(node, "binary_operator")
+                if operands is not None:
+                    return join(part for operand in operands for part in self.message(operand, depth + 1))
                 if operator.type == "%":
                     return self.formatted(left, "python-percent", depth)
         if kind == "call":

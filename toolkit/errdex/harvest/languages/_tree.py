@@ -13,7 +13,7 @@ from errdex.harvest.languages import Unparsable
 from errdex.harvest.sinks import Sink
 
 __all__ = ["MAX_SITE_NODES", "PARSE_SECONDS", "KeptTrees", "compact", "first_error", "merged_sinks", "oversized",
-           "parse", "query_strings", "text"]
+           "parse", "plus_operands", "query_strings", "text"]
 
 #: CPU seconds one file's parse may take; past them the parser gives up and the file is skipped. Files
 #: under the harvest's size bound parse in well under a second each.
@@ -76,6 +76,22 @@ def first_error(root: tree_sitter.Node) -> str:
             return f"syntax error at line {node.start_point.row + 1}"
         stack.extend(reversed(node.children))
     return "syntax error"
+
+
+def plus_operands(node: tree_sitter.Node, kind: str) -> list[tree_sitter.Node] | None:
+    """The operands of a chain of ``+`` (``"a " + x + "b"``, a tree of ``kind`` nodes that leans left), left to
+    right: read along the left side in a loop, so that a chain of any length is read whole, at one depth, and
+    no recursion grows with it. None when ``node`` is not a ``+``."""
+    rights: list[tree_sitter.Node] = []
+    while node.type == kind:
+        left, operator, right = (node.child_by_field_name(name) for name in ("left", "operator", "right"))
+        if left is None or right is None or operator is None or operator.type != "+":
+            break
+        rights.append(right)
+        node = left
+    if not rights:
+        return None
+    return [node, *reversed(rights)]
 
 
 def merged_sinks(defaults: Sequence[Sink], given: Sequence[Sink]) -> list[Sink]:
