@@ -31,7 +31,7 @@ TARGET_S = 10.0
 
 def _by_message(records: list[dict[str, Any]]) -> dict[str, tuple[str, int] | None]:
     """The alternative: a fresh harvest of NEW, each record paired with the first free site of its message."""
-    _, pairs = harvest_sites(REPO, repo="openssh/openssh-portable", rev=NEW, log_levels="all", config=CONFIG)
+    _, pairs, _ = harvest_sites(REPO, repo="openssh/openssh-portable", rev=NEW, log_levels="all", config=CONFIG)
     free: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for site, draft in pairs:
         free[draft["errorMessage"]].append((site.path, site.line))

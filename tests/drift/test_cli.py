@@ -36,7 +36,8 @@ def test_json_and_github(moved_repo: tuple[Path, Path, str, str]) -> None:  # no
     root, bundle, _, new = moved_repo
     out = _run("--source", str(root), "--rev", new, "--records", str(bundle), "--format", "json")
     report = json.loads(out.stdout)
-    assert list(report) == ["repo", "rev", "sha", "analyzedAt", "clean", "counts", "drifted", "newSites"]
+    assert list(report) == ["repo", "rev", "sha", "analyzedAt", "clean", "counts", "drifted", "newSites",
+                            "unparsedFiles"]
     assert report["counts"] == {"unchanged": 1, "moved": 2, "reworded": 1, "vanished": 1, "new": 1}
     github = _run("--source", str(root), "--rev", new, "--records", str(bundle), "--format", "github")
     assert github.returncode == 1

@@ -2,7 +2,8 @@
 
 One statement a line: ``fn NAME`` opens a function, ``if COND`` guards the following statements until
 ``end``, ``throw CLASS "message {hole}"``, ``log LEVEL "message"``, ``const NAME "text"`` (offered to the
-tree), ``throw CLASS $NAME`` (a constant), ``bad`` (the file fails to parse), ``throw CLASS "{x}"`` (no text).
+tree), ``throw CLASS $NAME`` (a constant), ``bad`` (the file fails to parse), ``broken`` (the finder itself fails, as a setting its queries cannot hold
+made every finder fail), ``throw CLASS "{x}"`` (no text).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class FakeFinder:
                 continue
             if words[0] == "bad":
                 return FileSites(parse_error=f"syntax error at line {number}")
+            if words[0] == "broken":
+                raise RuntimeError(f"the finder broke at line {number}")
             if words[0] == "fn":
                 function = words[1].strip()
             elif words[0] == "if":

@@ -315,13 +315,22 @@ def test_a_hostile_sink_name_in_pyproject_is_refused_before_anything_is_read(tmp
     assert not (tmp_path / "records").exists()
 
 
-def test_a_harvest_where_every_file_parsed_failed_stops_and_writes_nothing(tmp_path: Path) -> None:
-    write_tree(tmp_path / "app", {"a.fake": "bad\n", "b.fake": "bad\n", "notes.txt": "not harvested\n"})
-    with pytest.raises(DataError, match=r"every file parsed failed \(2; the first: a.fake: syntax error") as caught:
+def test_a_harvest_where_the_finder_failed_on_every_file_stops_and_writes_nothing(tmp_path: Path) -> None:
+    write_tree(tmp_path / "app", {"a.fake": "broken\n", "b.fake": "broken\n", "notes.txt": "not harvested\n"})
+    with pytest.raises(DataError, match=r"harvest failed on every file parsed \(2; the first: a.fake: RuntimeError: "
+                                        "the finder broke at line 1") as caught:
         harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
     assert "\n" not in str(caught.value) and not (tmp_path / "records").exists()
-    with pytest.raises(DataError, match="every file parsed failed"):  # drift's view: not every site taken for gone
+    with pytest.raises(DataError, match="harvest failed on every file parsed"):  # drift's: not every site gone
         harvest_sites(tmp_path / "app", repo="acme/app", sha="c" * 40)
+
+
+def test_files_that_cannot_be_parsed_are_listed_never_a_reason_to_stop(tmp_path: Path) -> None:
+    # the tree's own syntax errors, or a file the parser is not given, even when they are all it holds
+    write_tree(tmp_path / "app", {"a.fake": "bad\n", "deep.py": "".join(" " * n + "if x:\n" for n in range(720))
+                                  + " " * 720 + "raise ValueError(\"deep down\")\n"})
+    report = harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
+    assert report.site_count == 0 and [path for path, _ in report.parse_failures] == ["a.fake", "deep.py"]
     write_tree(tmp_path / "app", {"c.fake": 'throw Error "one file is read"\n'})
     report = harvest(tmp_path / "app", repo="acme/app", sha="c" * 40, out=tmp_path / "records")
     assert report.site_count == 1 and len(report.parse_failures) == 2

@@ -26,7 +26,7 @@ from errdex.checks.anchored import AnchorSource, Statement
 from errdex.errors import InputError, UsageError, from_oserror
 from errdex.harvest.config import load_harvest_config
 from errdex.harvest.drafts import message_text, source_lines
-from errdex.harvest.languages import finder_for
+from errdex.harvest.languages import Unparsable, finder_for
 from errdex.harvest.pattern import build
 from errdex.harvest.run import harvest_sites
 from errdex.harvest.sinks import Sink, parse_levels
@@ -91,12 +91,16 @@ def _statements(sites: Sequence[Site], data: bytes) -> list[Statement]:
 
 def statements_of(path: str, data: bytes, sinks: Sequence[Sink] = ()) -> list[Statement] | None:
     """Every statement of the file that raises or logs a message (the language's sinks and ``sinks``, the
-    file's own constants); None when errdex reads no such language."""
+    file's own constants); None when errdex reads no such language, or the file is one its parser cannot take
+    (:class:`~errdex.harvest.languages.Unparsable`: nesting, time)."""
     finder = finder_for(path)
     if finder is None:
         return None
-    found = finder.find(data, path, sinks=(*finder.default_sinks, *sinks), levels=_LEVELS,
-                        facts=finder.survey(data))
+    try:
+        found = finder.find(data, path, sinks=(*finder.default_sinks, *sinks), levels=_LEVELS,
+                            facts=finder.survey(data))
+    except (Unparsable, RecursionError):  # a file the parser cannot take: read as a language errdex does not
+        return None
     return _statements(found.sites, data)
 
 
@@ -156,7 +160,7 @@ class GitAnchors(_Files):
         """The sites of a harvest of the whole tree at ``sha``, by file (one harvest per commit and config)."""
         key = (sha, config)
         if key not in self._trees:
-            _, found = harvest_sites(self.repo, repo="validate/source", rev=sha, log_levels="all", config=config)
+            _, found, _ = harvest_sites(self.repo, repo="validate/source", rev=sha, log_levels="all", config=config)
             by_path: dict[str, list[Site]] = {}
             for site, _draft in found:
                 by_path.setdefault(site.path, []).append(site)

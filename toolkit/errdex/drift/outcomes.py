@@ -36,7 +36,8 @@ class Drifted:
 
     ``old``: where the record says its statement is; ``new``: where it is now (None when vanished).
     ``how``: what found it (``diff``: the git diff maps the old lines there; ``content``: the same message
-    found by its text; ``fingerprint``: the same call and function with another message), for the report.
+    found by its text; ``fingerprint``: the same call and function with another message), for the report;
+    for a vanished record, ``unparsed`` when its file at the new commit failed to parse (nothing is known).
     ``site``/``draft``: the harvested site at the new commit and the draft record harvest makes of it (None
     when vanished); for a reworded record the draft's ``errorMessage``/``messagePattern`` are the new ones.
     """
@@ -73,6 +74,8 @@ class DriftReport:
 
     ``lines(path)`` gives the file's lines at ``sha`` (None when the file is not there), for excerpts.
     ``new_sites`` is empty unless the repository was harvested (some record of it is a harvested one).
+    ``unparsed``: (path, why) of the files at ``sha`` that failed to parse (too deeply nested, too slow, or
+    mostly syntax errors): their sites are unknown.
     """
 
     repo: str
@@ -82,6 +85,7 @@ class DriftReport:
     drifted: list[Drifted] = field(default_factory=list)
     new_sites: list[NewSite] = field(default_factory=list)
     lines: Callable[[str], Sequence[str] | None] = field(default=lambda path: None, repr=False)
+    unparsed: list[tuple[str, str]] = field(default_factory=list)
 
     def of_kind(self, kind: Kind) -> list[Drifted]:
         return [item for item in self.drifted if item.kind == kind]

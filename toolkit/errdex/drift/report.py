@@ -39,7 +39,8 @@ def as_dict(report: DriftReport) -> dict[str, Any]:
     """The whole report as JSON values."""
     return {"repo": report.repo, "rev": report.rev, "sha": report.sha, "analyzedAt": report.analyzed_at,
             "clean": report.clean, "counts": counts(report), "drifted": [_drifted(item) for item in report.drifted],
-            "newSites": [_new(item) for item in report.new_sites]}
+            "newSites": [_new(item) for item in report.new_sites],
+            "unparsedFiles": [{"path": path, "error": why} for path, why in report.unparsed]}
 
 
 def _quoted(text: str | None) -> str:
@@ -47,7 +48,8 @@ def _quoted(text: str | None) -> str:
 
 
 def text_lines(report: DriftReport) -> list[str]:
-    """Counts per kind, then one line per record that is not unchanged, then the new sites."""
+    """Counts per kind, then one line per record that is not unchanged, then the new sites, then the files
+    that failed to parse."""
     lines = ["  ".join(f"{kind} {count}" for kind, count in counts(report).items())]
     for item in report.drifted:
         old = f"{item.old.path}:{item.old.line}"
@@ -57,9 +59,11 @@ def text_lines(report: DriftReport) -> list[str]:
             lines.append(f"reworded  {item.record_id}  {item.new.path}:{item.new.line}  {_quoted(item.old_message)}"
                          f" -> {_quoted(item.new_message)}  pattern {_quoted(item.new_pattern)}")
         elif item.kind == "vanished":
-            lines.append(f"vanished  {item.record_id}  {old}  {_quoted(item.old_message)}")
+            unread = "  (its file failed to parse)" if item.how == "unparsed" else ""
+            lines.append(f"vanished  {item.record_id}  {old}  {_quoted(item.old_message)}{unread}")
     for new in report.new_sites:
         lines.append(f"new       {new.site.path}:{new.site.line}  {_quoted(new.draft['errorMessage'])}")
+    lines.extend(f"failed to parse {path}: {why}" for path, why in report.unparsed)
     return lines
 
 

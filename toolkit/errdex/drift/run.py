@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from errdex.drift.linemap import LineMap, Mapped, git_repository, has_commit, line_map, read_files
 from errdex.drift.old import from_excerpt, old_statements
-from errdex.drift.outcomes import DriftReport, NewSite
+from errdex.drift.outcomes import Drifted, DriftReport, NewSite
 from errdex.drift.relocate import Moving, SitesAt, relocate
 from errdex.errors import UsageError
 from errdex.harvest.config import load_harvest_config
@@ -108,6 +109,16 @@ def _moving(records: Sequence[dict[str, Any]], git: Path | None, sha: str, sinks
     return [item for item in moving if item is not None]
 
 
+def _unread(drifted: list[Drifted], moving: Sequence[Moving], unparsed: Mapping[str, str]) -> list[Drifted]:
+    """The records found vanished whose file at the new commit (where the diff maps them) failed to parse:
+    marked ``how="unparsed"``, for nothing is known of them (sync never retires them)."""
+    if not unparsed:
+        return drifted
+    mapped = {item.record_id: item.mapped.path for item in moving}
+    return [replace(item, how="unparsed") if item.kind == "vanished" and mapped.get(item.record_id) in unparsed
+            else item for item in drifted]
+
+
 def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
           records: Sequence[str | Path] = (), repo: str | None = None, config: str | Path | None = None,
           jobs: int | None = None) -> DriftReport:
@@ -120,8 +131,8 @@ def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
     git = root if git_repository(root) else None  # a bare repository without --rev is read at HEAD by harvest
     chosen = _select(_records(records), repo, git)
     name = repo or Counter(str(record.get("repo")) for record in chosen).most_common(1)[0][0] if chosen else repo
-    files, pairs = harvest_sites(root, repo=name or "", rev=rev, sha=sha, log_levels="all", config=config,
-                                 jobs=jobs)
+    files, pairs, unparsed = harvest_sites(root, repo=name or "", rev=rev, sha=sha, log_levels="all",
+                                           config=config, jobs=jobs)
     data = {file.path: file.data for file in files.files}
     cache: dict[str, list[str] | None] = {}
 
@@ -139,10 +150,11 @@ def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
         return sinks_cache[key]
 
     sites = SitesAt(pairs, lines)
-    drifted, claimed = relocate(_moving(chosen, git, files.sha, sinks_of), sites)
+    moving = _moving(chosen, git, files.sha, sinks_of)
+    drifted, claimed = relocate(moving, sites)
     report = DriftReport(repo=name or "", rev=rev or sha or files.sha, sha=files.sha,
-                         analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), drifted=drifted,
-                         lines=lines)
+                         analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")),
+                         drifted=_unread(drifted, moving, dict(unparsed)), lines=lines, unparsed=unparsed)
     if any(harvested(record) for record in chosen):
         report.new_sites = [NewSite(site, draft) for index, (site, draft) in enumerate(pairs)
                             if index not in claimed]

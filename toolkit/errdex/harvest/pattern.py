@@ -170,15 +170,22 @@ def _has_text(parts: tuple[Part, ...]) -> bool:
                for p in parts)
 
 
+#: Where a part stands: its sequence, its index there, and where that sequence stands (the choice it is an
+#: option of; None at the top).
+_Place = tuple[list[Part], int, "_Place | None"]
+
+
 @dataclass
 class _Writer:
-    """Writes the pattern, remembering where each narrowable hole's body starts and what text follows it."""
+    """Writes the pattern, remembering where each narrowable hole's body starts and where it stands (its
+    sequence, its index in it and what follows that sequence: :meth:`follow` reads the text after it only for
+    the few holes a repair narrows, so that writing stays linear in the parts)."""
 
     exclusions: dict[int, str] = field(default_factory=dict)
     placeholders: bool = False
     sources: dict[int, str] = field(default_factory=dict)
     offsets: dict[int, int] = field(default_factory=dict)
-    follows: dict[int, str] = field(default_factory=dict)
+    places: dict[int, _Place] = field(default_factory=dict)
     befores: dict[int, str] = field(default_factory=dict)
     shapes: dict[int, Shape] = field(default_factory=dict)
     chunks: list[str] = field(default_factory=list)
@@ -189,23 +196,28 @@ class _Writer:
         self.chunks.append(text)
         self.length += len(text)
 
-    def sequence(self, parts: list[Part], after: str) -> None:
+    def follow(self, number: int) -> str:
+        """The literal text that can come right after hole ``number``."""
+        parts, index, after = self.places[number]
+        return _follow(parts, index + 1, after)
+
+    def sequence(self, parts: list[Part], after: _Place | None) -> None:
         for i, part in enumerate(parts):
             if isinstance(part, Text):
                 self.put(_escape(part.text))
             elif isinstance(part, Hole):
                 previous = parts[i - 1] if i else None
                 self.befores[self.holes] = previous.text if isinstance(previous, Text) else ""
-                self.hole(part, _follow(parts[i + 1:], after))
+                self.places[self.holes] = (parts, i, after)
+                self.hole(part)
             else:
-                self.choice(part, _follow(parts[i + 1:], after))
+                self.choice(part, (parts, i, after))
 
-    def hole(self, hole: Hole, follow: str) -> None:
+    def hole(self, hole: Hole) -> None:
         number = self.holes
         self.holes += 1
         self.shapes[number] = hole.shape
         self.sources[number] = hole.source
-        self.follows[number] = follow
         self.put("(")
         self.offsets[number] = self.length
         excluded = self.exclusions.get(number, "")
@@ -219,32 +231,37 @@ class _Writer:
             body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
         self.put(body + ")")
 
-    def choice(self, choice: Choice, after: str) -> None:
+    def choice(self, choice: Choice, place: _Place) -> None:
         options = [_merge(o) for o in choice.options]
         filled = [o for o in options if o]
         self.put("(?:")
         for i, option in enumerate(filled):
             if i:
                 self.put("|")
-            self.sequence(option, after)
+            self.sequence(option, place)  # what follows each option is what follows the choice
         self.put(")?" if len(filled) < len(options) else ")")
 
 
-def _follow(rest: list[Part], after: str) -> str:
-    """The literal text that can come right after a part: the next text, or the first text of the next
-    choice's options and what follows it, or (at the end) what follows the enclosing sequence."""
-    for part in rest:
-        if isinstance(part, Text):
-            return part.text
-        if isinstance(part, Choice):
-            firsts = [_follow(_merge(o), "") for o in part.options]
-            return "".join(firsts) + _follow(rest[rest.index(part) + 1:], after)
-    return after
+def _follow(parts: list[Part], start: int, after: _Place | None) -> str:
+    """The literal text that can come right after ``parts[start - 1]``: the next text, or the first text of
+    each option of the next choice and what follows that choice, or (at the end) what follows the enclosing
+    choice. A loop over the choices in a row, not a call per choice (a message may hold thousands)."""
+    found: list[str] = []
+    place: _Place | None = (parts, start - 1, after)
+    while place is not None:
+        parts, index, place = place
+        for part in parts[index + 1:]:
+            if isinstance(part, Text):
+                found.append(part.text)
+                return "".join(found)
+            if isinstance(part, Choice):
+                found.extend(_follow(_merge(o), 0, None) for o in part.options)
+    return "".join(found)
 
 
 def _write(parts: list[Part], exclusions: dict[int, str], placeholders: bool) -> _Writer:
     writer = _Writer(exclusions=dict(exclusions), placeholders=placeholders)
-    writer.sequence(parts, "")
+    writer.sequence(parts, None)
     return writer
 
 
@@ -258,7 +275,7 @@ def _narrow(writer: _Writer, offsets: list[int], exclusions: dict[int, str]) -> 
             continue
         taken = exclusions.get(number, "")
         held = _may_hold(writer.sources[number], writer.befores.get(number, ""))
-        candidates = [c for c in dict.fromkeys(writer.follows[number]) if c not in taken and c not in held
+        candidates = [c for c in dict.fromkeys(writer.follow(number)) if c not in taken and c not in held
                       and not c.isalnum() and c != "_"]
         if writer.shapes[number] == "word":
             candidates = [c for c in candidates if c != " "]
@@ -315,6 +332,12 @@ def _may_be_too_large(pattern: str) -> bool:
     return len(pattern) > MAX_LENGTH or pattern.count("|") > MAX_ALTERNATIONS
 
 
+def _refuse_too_large(pattern: str) -> None:
+    too_large = size_problems(pattern) if _may_be_too_large(pattern) else []
+    if too_large:
+        raise PatternRefused("too-large", too_large[0].message)
+
+
 def build(template: Template, *, placeholders: bool = True) -> str:
     """The portable ``messagePattern`` of ``template``.
 
@@ -336,6 +359,7 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     except ValueError as error:
         raise PatternRefused("not-portable", str(error)) from None
     pattern = "".join(writer.chunks)
+    _refuse_too_large(pattern)  # before any analysis: a repair only makes the pattern longer
     plain = _plain(parts)
     for _ in range(0 if plain else _MAX_REPAIRS):
         problems = backtracking_problems(pattern)
@@ -343,9 +367,7 @@ def build(template: Template, *, placeholders: bool = True) -> str:
             break
         writer = _write(parts, exclusions, placeholders)
         pattern = "".join(writer.chunks)
-    too_large = size_problems(pattern) if _may_be_too_large(pattern) else []
-    if too_large:
-        raise PatternRefused("too-large", too_large[0].message)
+        _refuse_too_large(pattern)
     unportable = [] if plain else portability_problems(pattern)
     if unportable:
         raise PatternRefused("not-portable", unportable[0].message)

@@ -6,7 +6,7 @@
    process (the trees it keeps then serve the next pass in every process);
 3. the sites of each file (with ``jobs`` > 1 in forked processes, the same result in the same order); a file
    that names no sink of its language (nor ``throw``...: ``Finder.site_words``) is not parsed, only counted;
-   a file that fails to parse is listed, never a reason to stop (unless every file parsed failed);
+   a file that fails to parse is listed, never a reason to stop (unless the finders failed on every file);
 4. a draft per site (:mod:`.drafts`), its pattern from :mod:`errdex.harvest.pattern`; a message without
    literal text, or whose pattern a matcher would refuse, is counted as skipped with its reason;
 5. the merge with the records folder or bundle (:mod:`.merge`), written unless ``check``.
@@ -27,7 +27,7 @@ from errdex import parallel
 from errdex.errors import DataError, UsageError
 from errdex.harvest.config import HarvestConfig, load_harvest_config
 from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
-from errdex.harvest.languages import FileSites, Finder, TreeFacts, finder_for
+from errdex.harvest.languages import FileSites, Finder, TreeFacts, Unparsable, finder_for
 from errdex.harvest.merge import (
     Merge,
     bundle_bytes,
@@ -37,8 +37,8 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
+from errdex.harvest.pattern import PatternRefused, has_literal
 from errdex.harvest.pattern import build as build_pattern
-from errdex.harvest.pattern import has_literal
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site, Skipped, Template, Text
@@ -72,17 +72,22 @@ def _find(file: SourceFile, finder: Finder, sinks: Sequence[Sink], levels: froze
           facts: TreeFacts) -> FileSites:
     try:
         return finder.find(file.data, file.path, sinks=sinks, levels=levels, facts=facts)
+    except Unparsable as exc:  # a file the parser must not see, or gave up on
+        return FileSites(parse_error=str(exc), unread=True)
     except (RecursionError, MemoryError) as exc:
-        return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large")
+        return FileSites(parse_error=f"{type(exc).__name__}: the file is too deeply nested or too large",
+                         unread=True)
     except Exception as exc:  # a finder's bug on one file must not stop the harvest of the tree
-        return FileSites(parse_error=f"{type(exc).__name__}: {exc}")
+        return FileSites(parse_error=f"{type(exc).__name__}: {exc}", unread=True, fault=True)
 
 
 #: What a file's pass returns, no more than the report needs (a child pickles it to the parent): the messages
-#: its finder skipped, its parse error, and per site in (line, end line) order its language, its kind, why it
-#: is skipped (None when it is not) and its draft record (None when skipped).
+#: its finder skipped, its parse error, per site in (line, end line) order its language, its kind, why it is
+#: skipped (None when it is not) and its draft record (None when skipped), and whether the file was not read
+#: at all (:attr:`FileSites.unread`): "refused" when the file could not be parsed, "fault" when errdex's finder
+#: failed on it (:attr:`FileSites.fault`), None when it was read.
 Found = tuple[list[Skipped], str | None,
-              list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]]]
+              list[tuple[str, str, Skipped | None, dict[str, Any] | None, Site | None]], str | None]
 
 
 def _chunks(sizes: Sequence[int]) -> list[range]:
@@ -193,19 +198,24 @@ class _Finding:
             draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
                                  lines=lines, pattern=pattern, ordinal=seen[message])
             found.append((site.language, site.kind, None, draft, site if self.keep_sites else None))
-        return sites.skipped, sites.parse_error, found
+        unread = ("fault" if sites.fault else "refused") if sites.unread else None
+        return sites.skipped, sites.parse_error, found, unread
 
     def run(self, jobs: int,
             progress: Callable[[Iterable[Any]], Iterator[Any]] | None = None) -> list[Found | None]:
         """Every file's sites, patterns and drafts; ``progress`` wraps the files this process handles. A
-        :class:`DataError` when every file parsed failed: what the tree holds is not known, and a harvest or a
-        drift that went on would take every site for gone."""
+        :class:`DataError` when errdex's finders failed on every file parsed (a setting that breaks them, such
+        as a sink name their queries cannot hold): what the tree holds is not known, and a harvest or a drift
+        that went on would take every site for gone. Files that could not be parsed (syntax errors, a file
+        the parser is not given) are listed, never a reason to stop: they are the tree's, not errdex's."""
         found = _chunked_map([len(file.data) for file, _ in self.files], self.one, jobs, progress)
-        parsed = [(file.path, one[1]) for (file, _), one in zip(self.files, found, strict=True) if one is not None]
-        failed = [(path, error) for path, error in parsed if error is not None]
+        parsed = [(file.path, one[1], one[3]) for (file, _), one in zip(self.files, found, strict=True)
+                  if one is not None]
+        failed = [(path, error) for path, error, unread in parsed if unread == "fault"]
         if failed and len(failed) == len(parsed):
             path, error = failed[0]
-            raise DataError(f"every file parsed failed ({len(failed)}; the first: {shown_path(path)}: {error}): "
+            raise DataError(f"harvest failed on every file parsed ({len(failed)}; the first: {shown_path(path)}: "
+                            f"{error}): "
                             "the tree's sites are unknown, nothing is written")
         return found
 
@@ -248,6 +258,8 @@ def _checked(template: Template, build: Callable[[Template], str]) -> str | tupl
     """The template's pattern, or why a matcher would refuse it (reason, detail)."""
     try:
         pattern = build(template)
+    except PatternRefused as exc:
+        return exc.reason, str(exc)
     except ValueError as exc:
         return "not-portable", str(exc)
     if build is build_pattern:
@@ -281,7 +293,7 @@ def _drafts(found: Sequence[tuple[SourceFile, Found | None]], report: HarvestRep
         if one is None:
             report.unparsed += 1
             continue
-        skipped, parse_error, sites = one
+        skipped, parse_error, sites, _ = one
         report.skipped.extend(skipped)
         if parse_error is not None:
             report.parse_failures.append((file.path, parse_error))
@@ -339,14 +351,17 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
 def harvest_sites(source: str | Path, *, repo: str, rev: str | None = None, sha: str | None = None,
                   log_levels: str | None = None, config: str | Path | None = None, exclude: Sequence[str] = (),
                   include_tests: bool = False, jobs: int | None = None,
-                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]]]:
+                  ) -> tuple[Source, list[tuple[Site, dict[str, Any]]], list[tuple[str, str]]]:
     """What :func:`harvest` would draft from ``source``, without reading or writing any records: the files
-    read, and every harvestable site with its draft, in file and line order (drift's view of a commit)."""
+    read, every harvestable site with its draft, in file and line order (drift's view of a commit), and the
+    files that could not be read at all, with why (path, why): a file with a few syntax errors is read."""
     files, finding = _finding(Path(source), repo=repo, rev=rev, sha=sha, log_levels=log_levels, config=config,
                               exclude=exclude, include_tests=include_tests, keep_sites=True)
     found = finding.run(jobs or 1)
+    failed = [(file.path, one[1]) for (file, _), one in zip(finding.files, found, strict=True)
+              if one is not None and one[3] and one[1] is not None]
     return files, [(site, draft) for one in found if one is not None for *_, draft, site in one[2]
-                   if draft is not None and site is not None]
+                   if draft is not None and site is not None], failed
 
 
 def _finding(root: Path, *, repo: str, rev: str | None, sha: str | None, log_levels: str | None,

@@ -7,7 +7,8 @@
   excerpt window: as many lines before its ``lineNumber`` and after the statement's last line as it had,
   clamped to the file; a harvested record's window is the harvest's, taken from the draft drift made of it;
 - *reworded*: nothing, unless accepted; then as moved, and ``errorMessage``/``messagePattern`` from the draft;
-- *vanished*: nothing, unless retired; then ``status`` withdrawn and a ``statusReason`` naming the commit.
+- *vanished*: nothing, unless retired; then ``status`` withdrawn and a ``statusReason`` naming the commit (never
+  when its file at the new commit failed to parse: drift knows nothing of it).
 
 Nothing else is ever touched: prose (a contributor's ``triggerScenarios`` too), status (but for retiring), tags,
 scenarios stay byte for byte.
@@ -96,7 +97,7 @@ def applied(record: dict[str, Any], item: Drifted, report: DriftReport, *, accep
             retire_vanished: bool = False) -> tuple[dict[str, Any], list[str]]:
     """The record as sync leaves it, and the names of the fields that changed (none: the record itself)."""
     if item.kind == "vanished":
-        if not retire_vanished or record.get("status") in RETIRED_STATUSES:
+        if not retire_vanished or record.get("status") in RETIRED_STATUSES or item.how == "unparsed":
             return record, []
         retired = dict(record, status=RETIRED, statusReason=retire_reason(report.sha))
         return retired, [name for name in ("status", "statusReason") if retired[name] != record.get(name)]

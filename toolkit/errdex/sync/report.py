@@ -29,7 +29,8 @@ class Change:
 
 @dataclass(frozen=True)
 class Kept:
-    """A record drift found changed that sync leaves as it is, and the flag that would change it."""
+    """A record drift found changed that sync leaves as it is, and the flag that would change it ("" when
+    none would: a record in a file that failed to parse)."""
 
     record_id: str
     kind: str
@@ -78,7 +79,8 @@ class SyncReport:
                f"({item.old} -> {item.new})" + (f", file renamed from {item.renamed_from}" if item.renamed_from
                                                  else "") for item in self.changes]
         out += [f"{verbs['new']:<14} {key} {where}" for key, where in self.added]
-        out += [f"{'kept ' + item.kind:<14} {item.record_id} {item.detail} (give {item.flag})" for item in self.kept]
+        out += [f"{'kept ' + item.kind:<14} {item.record_id} {item.detail}" + (f" (give {item.flag})" if item.flag
+                                                                                  else "") for item in self.kept]
         return out
 
     def summary_lines(self) -> list[str]:

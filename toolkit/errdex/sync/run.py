@@ -67,6 +67,8 @@ def _where(item: Drifted) -> tuple[str, str]:
 def _kept(item: Drifted, accept_reworded: bool, retire_vanished: bool) -> Kept | None:
     if item.kind == "reworded" and not accept_reworded:
         return Kept(item.record_id, item.kind, "--accept-reworded", f"{item.old_message!r} -> {item.new_message!r}")
+    if item.kind == "vanished" and item.how == "unparsed":
+        return Kept(item.record_id, item.kind, "", f"{item.old.path}:{item.old.line}: its file failed to parse")
     if item.kind == "vanished" and not retire_vanished:
         return Kept(item.record_id, item.kind, "--retire-vanished", f"{item.old.path}:{item.old.line}")
     return None

@@ -15,6 +15,9 @@ A language module defines ``FINDER``, an object with:
   file holding none of them nor a sink's name is not handed to ``find`` (and ``release(source)``, if defined,
   lets go of what ``survey`` kept for it). A finder without ``site_words`` sees every file.
 
+Both parse through :func:`._tree.parse`, and raise :class:`Unparsable` for a file the parser must not see (a
+shape that crashes its grammar's code) or gave up on (time): the file is listed with the reason, not read.
+
 Modules load only when a file of their language is harvested (the grammar wheels are imported there).
 """
 
@@ -28,7 +31,7 @@ from typing import NamedTuple, Protocol
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "Unparsable", "finder_for"]
 
 
 class Parameter(NamedTuple):
@@ -74,14 +77,23 @@ class TreeFacts:
             kept.extend(t for t in templates if t not in kept)
 
 
+class Unparsable(ValueError):
+    """A file the parser is not given (its grammar's parser would crash on it) or gave up on (time): the
+    file is listed with this reason, never a reason to stop."""
+
+
 @dataclass
 class FileSites:
     """What a finder found in one file; ``parse_error`` when tree-sitter could not parse it (the file is then
-    listed in the summary, never a reason to stop)."""
+    listed in the summary, never a reason to stop); ``unread`` when the file was not read at all (refused by
+    the parser, or its finder failed), so that its sites are unknown rather than none; ``fault`` when it was
+    errdex's finder that failed on it, not the file that could not be parsed."""
 
     sites: list[Site] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     parse_error: str | None = None
+    unread: bool = False
+    fault: bool = False
 
 
 class Finder(Protocol):

@@ -26,7 +26,7 @@ from errdex.harvest.languages._pycontext import (
 )
 from errdex.harvest.languages._pyreturns import pick, returned
 from errdex.harvest.languages._pytext import TEXT_METHODS, applied, formatted_each, hole
-from errdex.harvest.languages._tree import text
+from errdex.harvest.languages._tree import oversized, plus_operands, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
@@ -112,8 +112,9 @@ class Messages:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             operator = node.child_by_field_name("operator")
             if left is not None and right is not None and operator is not None:
-                if operator.type == "+":
-                    return join((*self.message(left, depth + 1), *self.message(right, depth + 1)))
+                operands = plus_operands(node, "binary_operator")
+                if operands is not None:
+                    return join(part for operand in operands for part in self.message(operand, depth + 1))
                 if operator.type == "%":
                     return self.formatted(left, "python-percent", depth)
         if kind == "call":
@@ -165,7 +166,8 @@ class Messages:
         """What this file's functions return, by name (empty while it is being read: no recursion)."""
         if self._own_returns is None:
             self._own_returns = {}
-            self._own_returns = returned(self.root, lambda value: join(self.message(value, 1)))
+            self._own_returns = returned(self.root, lambda value: () if oversized(value)
+                                        else join(self.message(value, 1)))
         return self._own_returns
 
     def spliced(self, template: Template, arguments: Sequence[Node], style: str = "python-percent") -> Template:
@@ -240,7 +242,11 @@ class Messages:
         return formatted_each(join(self.message(node, depth + 1)), style)
 
     def literal(self, node: Node) -> tuple[Part, ...]:
-        """A string literal (implicitly concatenated, f-strings too) read by Python's own parser."""
+        """A string literal (implicitly concatenated, f-strings too) read by Python's own parser; a hole when
+        it is too large to read (:func:`oversized`: a constant of 64,000 holes), for Python's parser takes
+        time that grows faster than the number of holes."""
+        if oversized(node) is not None:
+            return hole(node)
         try:
             value = ast.parse("(" + text(node) + "\n)", mode="eval").body  # a literal may span lines
         except (SyntaxError, ValueError):

@@ -21,7 +21,7 @@ import tree_sitter_c
 
 from errdex.harvest.languages import FileSites, TreeFacts, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
-from errdex.harvest.languages._tree import KeptTrees
+from errdex.harvest.languages._tree import KeptTrees, oversized
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, Skipped, Template, Text
@@ -163,6 +163,10 @@ class _File:
         if level not in self.levels:
             return
         line = node.start_point[0] + 1
+        too_large = oversized(node)
+        if too_large is not None:
+            self.result.skipped.append(Skipped(self.path, line, "too-large", too_large))
+            return
         if len(args) <= sink.format_arg:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
             return

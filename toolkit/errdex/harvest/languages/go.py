@@ -21,7 +21,7 @@ import tree_sitter_go
 
 from errdex.harvest.languages import FileSites, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
-from errdex.harvest.languages._tree import KeptTrees
+from errdex.harvest.languages._tree import KeptTrees, oversized, plus_operands
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Hole, Site, SiteKind, Skipped, Text
 
@@ -109,11 +109,10 @@ def _literal(node: Node, known: Mapping[str, str]) -> str | None:
         return _text(node)[1:-1].replace("\r", "")
     if node.type == "identifier":
         return known.get(_text(node))
-    if node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        a = _literal(left, known) if left is not None else None
-        b = _literal(right, known) if right is not None else None
-        return a + b if a is not None and b is not None else None
+    operands = plus_operands(node, "binary_expression") if node.type == "binary_expression" else None
+    if operands is not None:
+        texts = [_literal(operand, known) for operand in operands]
+        return "".join(t for t in texts if t is not None) if None not in texts else None
     return None
 
 
@@ -134,10 +133,9 @@ class _File:
             return [Raw(literal, style)]
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self.pieces(node.named_children[0], style)
-        if node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None:
-                return [*self.pieces(left, style), *self.pieces(right, style)]
+        operands = plus_operands(node, "binary_expression") if node.type == "binary_expression" else None
+        if operands is not None:
+            return [piece for operand in operands for piece in self.pieces(operand, style)]
         if node.type == "call_expression":
             inner_style = _WRAPPERS.get(_text(node.child_by_field_name("function")))
             args = _arguments(node)
@@ -169,8 +167,12 @@ class _File:
         level = sink.level if kind == "log" else None
         if kind == "log" and (level or "info") not in self.levels:
             return
-        args = _arguments(node)
         line = node.start_point[0] + 1
+        too_large = oversized(node)
+        if too_large is not None:
+            self.result.skipped.append(Skipped(self.path, line, "too-large", too_large))
+            return
+        args = _arguments(node)
         message = args[sink.format_arg] if len(args) > sink.format_arg else None
         parts = self.pieces(message, sink.style) if message is not None else []
         if kind == "log" and sink.name.endswith("ln"):

@@ -19,7 +19,7 @@ import tree_sitter_java
 
 from errdex.harvest.languages import FileSites, Parameter, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
-from errdex.harvest.languages._tree import KeptTrees
+from errdex.harvest.languages._tree import KeptTrees, oversized, plus_operands
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
@@ -95,10 +95,9 @@ class _File:
         if kind == "parenthesized_expression" and node.named_child_count == 1:
             inner = node.named_children[0]
             return self.pieces(inner, locals_)
-        if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None:
-                return [*self.pieces(left, locals_), *self.pieces(right, locals_)]
+        operands = plus_operands(node, "binary_expression") if kind == "binary_expression" else None
+        if operands is not None:
+            return [piece for operand in operands for piece in self.pieces(operand, locals_)]
         if kind == "ternary_expression":
             return self._ternary(node, locals_)
         if kind in ("identifier", "field_access"):
@@ -138,6 +137,10 @@ class _File:
         line = node.start_point[0] + 1
         if message is None:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
+            return
+        too_large = oversized(node)
+        if too_large is not None:
+            self.result.skipped.append(Skipped(self.path, line, "too-large", too_large))
             return
         parts = self.pieces(message, locals_)
         if kind == "log":
@@ -248,11 +251,10 @@ def _literal_text(node: Node, known: Mapping[str, str]) -> str | None:
         return unescape(_text(node)[1:-1])
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _literal_text(node.named_children[0], known)
-    if node.type == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        a = _literal_text(left, known) if left is not None else None
-        b = _literal_text(right, known) if right is not None else None
-        return a + b if a is not None and b is not None else None
+    operands = plus_operands(node, "binary_expression") if node.type == "binary_expression" else None
+    if operands is not None:
+        texts = [_literal_text(operand, known) for operand in operands]
+        return "".join(t for t in texts if t is not None) if None not in texts else None
     if node.type in ("identifier", "field_access"):
         return known.get(_text(node))
     return None

@@ -51,7 +51,15 @@ from errdex.harvest.languages._jssinks import (
     writes_text,
 )
 from errdex.harvest.languages._pyreturns import pick
-from errdex.harvest.languages._tree import KeptTrees, compact, first_error, merged_sinks, text
+from errdex.harvest.languages._tree import (
+    KeptTrees,
+    compact,
+    first_error,
+    merged_sinks,
+    oversized,
+    plus_operands,
+    text,
+)
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, SiteKind, Skipped, Template, Text
@@ -128,11 +136,9 @@ class _File:
                 return self.template(node, depth)
             if kind in _WRAPPERS and node.named_child_count:
                 return self.message(node.named_children[0], depth + 1)
-            if kind == "binary_expression":
-                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-                operator = node.child_by_field_name("operator")
-                if left is not None and right is not None and operator is not None and operator.type == "+":
-                    return join((*self.message(left, depth + 1), *self.message(right, depth + 1)))
+            operands = plus_operands(node, "binary_expression") if kind == "binary_expression" else None
+            if operands is not None:
+                return join(part for operand in operands for part in self.message(operand, depth + 1))
             if kind == "ternary_expression":
                 choice = self.choice(node, depth)
                 if choice is not None:
@@ -180,7 +186,7 @@ class _File:
         literal text of its own left out)."""
         if self._own_returns is None:
             self._own_returns = {}  # a function calling itself reads this while it is built: unknown
-            found = returned(self.root, lambda value: join(self.message(value, 1)))
+            found = returned(self.root, lambda value: () if oversized(value) else join(self.message(value, 1)))
             self._own_returns = found
         return self._own_returns
 
@@ -238,6 +244,10 @@ class _File:
         (``console.error("failed:", err)``); ``title``: written first, then a space, unless it is empty
         (npmlog's and proc-log's ``log.verbose("title", message)``)."""
         line = statement.start_point.row + 1
+        too_large = oversized(node)
+        if too_large is not None:
+            self.found.skipped.append(Skipped(self.path, line, "too-large", too_large))
+            return
         template = self.formatted(message, after, style, appends=appends)
         if title is not None:
             heading = join(self.message(title))

@@ -10,6 +10,7 @@ it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -26,17 +27,34 @@ from errdex.harvest.languages._pycontext import (
 from errdex.harvest.languages._pymessages import Messages
 from errdex.harvest.languages._pysinks import LOGGER_MAKERS, aliases, default_sinks, is_logger, wrappers
 from errdex.harvest.languages._pytext import first_line
-from errdex.harvest.languages._tree import first_error, merged_sinks, query_strings, text
+from errdex.harvest.languages._tree import first_error, merged_sinks, oversized, parse, query_strings, text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["FINDER", "PythonFinder"]
+__all__ = ["FINDER", "MAX_INDENT_WIDTHS", "PythonFinder", "too_deep"]
 
 Node = tree_sitter.Node
 
 _MESSAGE_KEYWORDS = frozenset({"message", "msg", "detail", "reason", "description", "text", "error"})
 _LANGUAGE = tree_sitter.Language(tree_sitter_python.language())
+
+#: Distinct indentations a Python file may hold to be parsed. tree-sitter-python keeps the widths of the
+#: open blocks in a fixed buffer and overflows it, killing the process, at some 500 nested blocks; CPython
+#: itself refuses more than 100 levels, and real files hold at most a few dozen distinct indentations.
+MAX_INDENT_WIDTHS = 200
+_INDENTATION = re.compile(rb"(?:^|[\n\r\f])([ \t]*)")
+
+
+def too_deep(source: bytes) -> str | None:
+    """Why tree-sitter-python must not parse ``source``: more distinct indentations than
+    :data:`MAX_INDENT_WIDTHS` (the blocks open at once are never more than the distinct indentations, so one
+    cheap pass bounds them); None when it may."""
+    widths = len(set(_INDENTATION.findall(source)))
+    if widths <= MAX_INDENT_WIDTHS:
+        return None
+    return (f"{widths} distinct indentations, over the {MAX_INDENT_WIDTHS} errdex parses (blocks nested that "
+            "deep crash the Python parser)")
 
 
 class _File(Messages):
@@ -62,6 +80,10 @@ class _File(Messages):
             level: str | None, error_class: str, arguments: Sequence[Node] = ()) -> None:
         line = statement.start_point.row + 1
         if message is None:
+            return
+        too_large = oversized(node)
+        if too_large is not None:
+            self.found.skipped.append(Skipped(self.path, line, "too-large", too_large))
             return
         if style is not None:
             template = self.formatted(message, style, 0)
@@ -157,13 +179,13 @@ class PythonFinder:
         their file."""
         if b"return" not in source:
             return TreeFacts(sinks=wrappers(source))
-        file = _File(self._parser.parse(source).root_node, "", (), frozenset(), {})
+        file = _File(parse(self._parser, source, too_deep).root_node, "", (), frozenset(), {})
         returns = {name: list(found) for name, found in file.own_returns().items()}
         return TreeFacts(sinks=wrappers(source), returns=returns)
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
-        tree = self._parser.parse(source)
+        tree = parse(self._parser, source, too_deep)
         root = tree.root_node
         wanted = merged_sinks((*self.default_sinks, *facts.sinks.values()), sinks)
         file = _File(root, path, wanted, levels, facts.constants, facts.returns)
