@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from errdex.errors import UsageError
+from errdex.errors import InputError, UsageError
 from tests.loghub import loghub_dir, require_loghub
 from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
 
@@ -107,3 +107,31 @@ def test_loghub_is_where_the_tests_look() -> None:
     if loghub_dir() is None:
         pytest.skip("Loghub samples not found")
     assert loghub_logs()
+
+
+def test_lines_that_are_not_utf8_are_written_so_duckdb_reads_them(spark: Any, tmp_path: Path) -> None:
+    """Spark's text reader keeps a line's bytes in a string column; DuckDB refused the whole file. The line is
+    written as ``errdex match`` reads it (U+FFFD for each bad sequence, which the span indexes) and the bytes
+    beside it, in ``message_bytes``."""
+    import duckdb
+
+    from errdex.spark import match_files
+
+    line = b"sshd[1]: \xff\xfe error: kex_exchange_identification: Connection closed by remote host"
+    log = tmp_path / "bad.log"
+    log.write_bytes(line + b"\nfine \xc3\x28\r\nplain\n")
+    expected = cli_lines([log], [])[str(log)]
+    out = tmp_path / "out"
+    assert match_files([log], out, spark=spark, keep_unmatched=True).rows == 3
+    rows = duckdb.sql(f"SELECT message, message_bytes, errdex.slug, errdex.span FROM '{out}/*.parquet' "
+                      "ORDER BY message").fetchall()
+    assert [r[:2] for r in rows] == [("fine \ufffd(", b"fine \xc3\x28"), ("plain", None),
+                                     (line.decode("utf-8", "replace"), line)]
+    assert [(rows[2][0], rows[2][2], rows[2][3])] == [(e["text"], e["matches"][0]["slug"], e["matches"][0]["span"])
+                                                      for e in expected]
+    odd = tmp_path / "logs" / b"odd\xe9.log".decode("utf-8", "surrogateescape")  # Java cannot name it
+    odd.parent.mkdir()
+    odd.write_bytes(b"x\n")
+    for given in (odd, odd.parent):
+        with pytest.raises(InputError, match=r"odd\\xe9.log: the file name is not UTF-8"):
+            match_files([given], tmp_path / "out-odd", spark=spark)

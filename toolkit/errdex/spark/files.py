@@ -3,14 +3,17 @@
 Text inputs are read a line per ``\\n`` (as ``errdex match`` reads them: a
 carriage return ending a line is dropped), JSON lines and Parquet by a
 column. The output holds the input's columns (for text: ``file`` and the
-line), and the ``errdex`` column of :func:`errdex.spark.match`.
+line), the original bytes of the lines that were not valid UTF-8 (the column
+named after the line's with ``_bytes``; the line itself holds U+FFFD in their
+place, so any Parquet reader takes it), and the ``errdex`` column of
+:func:`errdex.spark.match`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,7 +77,12 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
     local = [p for p in paths if "://" not in p]
     missing = [p for p in local if not Path(p).exists()]
     if missing:
-        raise InputError(f"{missing[0]}: no such file or folder")
+        raise InputError(f"{_shown(missing[0])}: no such file or folder")
+    for path in local:
+        unnamed = next(_not_utf8_names(Path(path)), None)
+        if unnamed is not None:  # Java cannot name it: a file given was a crash, a file in a folder lost silently
+            raise InputError(f"{_shown(unnamed)}: the file name is not UTF-8, and Spark cannot open such a file "
+                             "(rename it, or leave it out of the inputs)")
     try:
         if input_format == "text":
             lines = spark.read.option("lineSep", "\n").text(paths)
@@ -85,6 +93,20 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
         return spark.read.parquet(*paths)
     except AnalysisException as exc:
         raise InputError(f"cannot read the inputs: {str(exc).splitlines()[0]}") from exc
+
+
+def _shown(path: str) -> str:
+    """A path as a message shows it: bytes that are not UTF-8 as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _not_utf8_names(path: Path) -> Iterator[str]:
+    """The paths of ``path`` and (for a folder) of the files below it whose names are not UTF-8."""
+    for found in (str(path), *(os.path.join(top, name) for top, _dirs, names in os.walk(path) for name in names)):
+        try:
+            found.encode("utf-8")
+        except UnicodeEncodeError:
+            yield found
 
 
 @dataclass(frozen=True)
@@ -102,7 +124,7 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
     spark = spark or local_session(master)
     df = read_inputs(spark, inputs, input_format=input_format, column=column)
     found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches,
-                  matched_only=not keep_unmatched)
+                  matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
     try:
         found.write.mode("errorifexists").parquet(str(output))
     except AnalysisException as exc:
