@@ -31,7 +31,8 @@ from typing import Any
 
 from errdex.errors import ConfigError, DataError, ErrdexError, InputError, UsageError, from_oserror
 
-__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "read_regular", "recover", "replace_marked",
+__all__ = ["Change", "all_or_nothing", "clean_leftovers", "crash_point", "process_alive", "read_regular", "recover",
+           "replace_marked",
            "replacing", "rewrite_marked",
            "stage", "write_atomic"]
 
@@ -190,6 +191,11 @@ def _alive(pid: int) -> bool:
     except OSError as exc:  # EPERM: it exists, owned by someone else
         return exc.errno != errno.ESRCH
     return True
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one included): the owner of a pid-named leftover may still need it."""
+    return _alive(pid)
 
 
 def _unowned(path: Path) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from errdex._duckdb import connect
 from errdex._files import refuse_special, replacing, write_atomic
 from errdex.bundles.reports import ExportReport
 from errdex.errors import DataError, UsageError, from_oserror
@@ -70,7 +71,7 @@ def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
         sql = (f"COPY (SELECT {names} FROM read_json({_sql_text(str(source))}, format='newline_delimited', "
                f"maximum_object_size={max(16 << 20, 2 * largest)}, columns={spec}) ORDER BY id) "
                f"TO {_sql_text(str(target))} (FORMAT parquet)")
-        con = duckdb.connect()
+        con = connect()  # bounded memory and spill, in errdex's spill folder
         try:
             con.execute(sql)
         except duckdb.Error as exc:

@@ -98,9 +98,12 @@ def _sql_from_stdin() -> str:
               help="Print at most this many rows (0: every row).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=QUERY_TIMEOUT_S, show_default=True,
               metavar="SECONDS", help="Stop the query after this long.")
+@click.option("--spill-limit", metavar="SIZE",
+              help="Disk the query may spill to past its memory: 2GiB, 500MB, 0 for none "
+                   "[default: $ERRDEX_DUCKDB_SPILL, else 1GiB].")
 @quiet_option
 def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str, limit: int, timeout: float,
-                  quiet: bool) -> int:
+                  spill_limit: str | None, quiet: bool) -> int:
     """Run read-only SQL against the index (SQL may be - to read it from stdin).
 
     Tables: records, solutions, prevention_tips, tags, scenarios, metadata
@@ -120,7 +123,8 @@ def query_command(sql: str, records: tuple[str, ...], db: Path | None, fmt: str,
         from errdex import duckdb as errdex_duckdb  # here: it imports the matcher and Arrow (start-up time)
 
         native = functools.partial(errdex_duckdb.register, records=list(records) or None)
-    result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout, prepare=native)
+    result = query(sql, records=list(records) or None, db=db, limit=limit, timeout=timeout, prepare=native,
+                   spill_limit=spill_limit)
     if fmt == "json":
         rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
         echo(json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n")
