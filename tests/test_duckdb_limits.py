@@ -93,5 +93,5 @@ def test_sizes() -> None:
     assert [parse_size(s, what="x") for s in ("0", "512MiB", "2GB", "1.5 kib", "10b")] == [
         0, 512 << 20, 2 * 10**9, 1536, 10]
     for bad in ("", "-1GB", "1 XB", "GB", "1e9"):
-        with pytest.raises(ConfigError, match="x: .* is not a size"):
+        with pytest.raises(ConfigError, match=r"x: .* is not a size"):
             parse_size(bad, what="x")
