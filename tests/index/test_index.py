@@ -321,9 +321,10 @@ def test_every_row_of_a_large_result_is_written_without_building_the_output_whol
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
 
-    done = subprocess.run([sys.executable, "-m", "errdex", "query", "SELECT i, repeat('x', 100) AS x FROM range(1000000) "
-                           "t(i)", "--db", str(built_index), "--limit", "0", "--format", "json"], cwd=tmp_path,
-                          env=errdex_env(), capture_output=True, text=True, timeout=600, preexec_fn=limited)
+    sql = "SELECT i, repeat('x', 100) AS x FROM range(1000000) t(i)"
+    done = subprocess.run([sys.executable, "-m", "errdex", "query", sql, "--db", str(built_index), "--limit", "0",
+                           "--format", "json"], cwd=tmp_path, env=errdex_env(), capture_output=True, text=True,
+                          timeout=600, preexec_fn=limited)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith('[\n  {\n    "i": 0,\n    "x": "xxx') and done.stdout.endswith('"\n  }\n]\n')
     assert done.stdout.count('\n    "i": ') == 1000000
