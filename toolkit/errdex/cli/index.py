@@ -7,7 +7,7 @@ import functools
 import io
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +106,8 @@ def _write_json(columns: list[str], rows: list[tuple[Any, ...]]) -> None:
 
 
 def _write_csv(columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    for chunk in ([columns], *_chunks(rows)):
+    chunks: list[Sequence[Sequence[Any]]] = [[columns], *_chunks(rows)]
+    for chunk in chunks:
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(chunk)
         echo(buffer.getvalue())
