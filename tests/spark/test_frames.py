@@ -129,6 +129,16 @@ def test_lines_that_are_not_utf8_are_written_so_duckdb_reads_them(spark: Any, tm
                                      (line.decode("utf-8", "replace"), line)]
     assert [(rows[2][0], rows[2][2], rows[2][3])] == [(e["text"], e["matches"][0]["slug"], e["matches"][0]["span"])
                                                       for e in expected]
+    malformed = tmp_path / "app.jsonl"  # a JSON line that is not UTF-8: Spark keeps it whole in _corrupt_record
+    malformed.write_bytes(b'{"msg": "Connection closed by remote host \xff"}\n{"msg": "ok"}\n')
+    match_files([malformed], tmp_path / "out-json", input_format="jsonl", column="msg", spark=spark,
+                keep_unmatched=True)
+    assert sorted(duckdb.sql(f"SELECT _corrupt_record, msg, msg_bytes FROM '{tmp_path}/out-json/*.parquet'")
+                  .fetchall(), key=str) == [('{"msg": "Connection closed by remote host \ufffd"}', None, None),
+                                            (None, "ok", None)]
+    for name in ("file", "a b`c", "x.y", ""):
+        with pytest.raises(UsageError, match="the line's column cannot be named"):
+            match_files([log], tmp_path / "out-name", column=name, spark=spark)
     odd = tmp_path / "logs" / b"odd\xe9.log".decode("utf-8", "surrogateescape")  # Java cannot name it
     odd.parent.mkdir()
     odd.write_bytes(b"x\n")

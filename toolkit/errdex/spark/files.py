@@ -12,6 +12,7 @@ place, so any Parquet reader takes it), and the ``errdex`` column of
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from errdex.spark.frames import match
 __all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
 
 FORMATS = ("text", "jsonl", "parquet")
+#: What the line's column of a text input may be named: a plain identifier, which Spark never reads as a path.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Settings of a local session (``local[N]``): bound to the loopback interface, no web UI.
 LOOPBACK_CONF: dict[str, str] = {
     "spark.driver.host": "127.0.0.1",
@@ -74,6 +77,9 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
         raise UsageError("no input given")
     if input_format not in FORMATS:
         raise UsageError(f"unknown input format {input_format!r} (one of: {', '.join(FORMATS)})")
+    if input_format == "text" and (not _NAME.match(column) or column == "file"):
+        raise UsageError(f"the line's column cannot be named {column!r}: a name of letters, digits and _, "
+                         "other than 'file' (the file's column)")
     local = [p for p in paths if "://" not in p]
     missing = [p for p in local if not Path(p).exists()]
     if missing:
@@ -123,8 +129,11 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
     that matched (every row with ``keep_unmatched``), with their ``errdex`` column."""
     spark = spark or local_session(master)
     df = read_inputs(spark, inputs, input_format=input_format, column=column)
-    found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches,
-                  matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
+    try:
+        found = match(df, column, records=records or None, include_retired=include_retired,
+                      all_matches=all_matches, matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
+    except AnalysisException as exc:  # a column name Spark cannot resolve (a backtick, a dot ...)
+        raise UsageError(f"Spark cannot use the column {column!r}: {str(exc).splitlines()[0]}") from exc
     try:
         found.write.mode("errorifexists").parquet(str(output))
     except AnalysisException as exc:

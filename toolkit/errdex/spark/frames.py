@@ -56,6 +56,9 @@ def _match_batches(key: str, shipped: Broadcast[bytes], column: str, all_matches
         columns, names = [*batch.columns, found], [*batch.schema.names, COLUMN]
         if bytes_column is not None:
             at = batch.schema.get_field_index(column)
+            for other, field in enumerate(batch.schema):
+                if other != at and (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+                    columns[other] = valid_text(batch.column(other))[0]  # Spark's _corrupt_record of a JSON line
             columns[at], originals = valid_text(batch.column(at))
             columns.insert(at + 1, originals)
             names.insert(at + 1, bytes_column)
@@ -79,8 +82,9 @@ def match(df: DataFrame, column: str = "message", *,
     that matched, dropped on the workers (cheaper than a ``where`` after: Spark never converts them back).
     ``bytes_column``: a name for a binary column, put after a string ``column``, holding the original bytes
     of each line that was not valid UTF-8 (null for the others); ``column`` then holds the text as matched,
-    each invalid sequence replaced by U+FFFD. Spark's text reader keeps a line's bytes as they are, and
-    Parquet readers such as DuckDB refuse a string column that is not UTF-8.
+    each invalid sequence replaced by U+FFFD, as does every other string column of ``df`` (its bytes not
+    kept). Spark's text reader keeps a line's bytes as they are (its JSON reader a malformed line's, in
+    ``_corrupt_record``), and Parquet readers such as DuckDB refuse a string column that is not UTF-8.
     """
     fields = {f.name: f for f in df.schema.fields}
     if column not in fields:
