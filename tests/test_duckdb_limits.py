@@ -95,3 +95,18 @@ def test_sizes() -> None:
     for bad in ("", "-1GB", "1 XB", "GB", "1e9"):
         with pytest.raises(ConfigError, match=r"x: .* is not a size"):
             parse_size(bad, what="x")
+
+
+def test_export_and_index_within_the_limits_or_one_line(tmp_path: Path) -> None:
+    """Building an index and exporting Parquet get the same limits; past them, one line naming the file and the
+    setting to raise (DuckDB's own text is ten lines of advice on settings errdex chooses)."""
+    done = run("export", "--to", "parquet", "--output", "x.parquet", cwd=tmp_path, ERRDEX_DUCKDB_MEMORY="32MiB")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr == ("errdex: error: cannot write Parquet to x.parquet: it needs more than the 32 MiB of "
+                           "memory that DuckDB may use here (raise $ERRDEX_DUCKDB_MEMORY)\n")
+    assert os.listdir(tmp_path) == []
+    assert run("export", "--to", "parquet", "--output", "x.parquet", cwd=tmp_path).returncode == 0
+    built = run("index", "--db", "x.duckdb", cwd=tmp_path, ERRDEX_DUCKDB_SPILL="nonsense")
+    assert built.returncode == 2 and built.stderr == ("errdex: error: ERRDEX_DUCKDB_SPILL: 'nonsense' is not a size "
+                                                      "(a number and a unit: 512MiB, 2GB, 0)\n")
+    assert sorted(os.listdir(tmp_path)) == ["x.parquet"]

@@ -32,8 +32,8 @@ from errdex.errors import ConfigError
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["MEMORY_DEFAULT", "MEMORY_ENV", "SPILL_DEFAULT", "SPILL_ENV", "connect", "limits", "parse_size",
-           "spill_folder"]
+__all__ = ["MEMORY_DEFAULT", "MEMORY_ENV", "SPILL_DEFAULT", "SPILL_ENV", "connect", "limits", "mib", "out_of_limits",
+           "parse_size", "spill_folder"]
 
 #: Memory a connection's buffers may take, unless ``$ERRDEX_DUCKDB_MEMORY`` says otherwise.
 MEMORY_DEFAULT = "512MiB"
@@ -130,6 +130,25 @@ def _remove_own(root: Path) -> None:
         return
     for path in mine:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def mib(size: int) -> str:
+    """A size as messages give it."""
+    return f"{size / (1 << 20):.0f} MiB"
+
+
+def out_of_limits(exc: BaseException, *, spill: str | None = None) -> str | None:
+    """DuckDB's out-of-memory error in one line: which limit the work needs more than, and how to raise it (its
+    own text is ten lines of advice on settings errdex chooses); None for any other error."""
+    import duckdb  # here: as in connect
+
+    if not isinstance(exc, duckdb.OutOfMemoryException):
+        return None
+    memory, spill_bytes = limits(spill=spill)
+    if "max_temp_directory_size" in str(exc):
+        return (f"it needs more than the {mib(memory)} of memory and {mib(spill_bytes)} of disk to spill to that "
+                f"DuckDB may use here (raise ${SPILL_ENV})")
+    return f"it needs more than the {mib(memory)} of memory that DuckDB may use here (raise ${MEMORY_ENV})"
 
 
 def connect(database: str = ":memory:", *, read_only: bool = False, config: dict[str, Any] | None = None,

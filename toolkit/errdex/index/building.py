@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 
-from errdex._duckdb import connect
+from errdex._duckdb import connect, out_of_limits
 from errdex._files import clean_leftovers, crash_point, refuse_special, replacing
 from errdex._locks import hold
 from errdex._version import __version__
@@ -116,7 +116,8 @@ def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
             finally:
                 con.close()
     except duckdb.Error as exc:
-        raise DataError(f"cannot build the index at {target}: {exc}") from exc
+        reason = out_of_limits(exc) or " ".join(str(exc).split())
+        raise DataError(f"cannot build the index at {target}: {reason}") from exc
     except OSError as exc:
         raise from_oserror(exc, target, action="write the index") from exc
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from errdex._duckdb import MEMORY_ENV, SPILL_ENV, connect, limits
+from errdex._duckdb import MEMORY_ENV, SPILL_ENV, connect, limits, mib
 from errdex.errors import DataError, InputError, UsageError
 from errdex.index.building import ensure_index, stored_metadata
 
@@ -72,10 +72,6 @@ def _memory_cap(extra: int) -> Iterator[None]:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
-def _mib(size: int) -> str:
-    return f"{size / (1 << 20):.0f} MiB"
 
 
 def _existing_index(db: str | Path) -> Path:
@@ -139,10 +135,10 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
         if "max_temp_directory_size" in str(exc):
-            raise DataError(f"query stopped: it needs more than the {_mib(memory)} of memory and {_mib(spill)} of "
+            raise DataError(f"query stopped: it needs more than the {mib(memory)} of memory and {mib(spill)} of "
                             f"disk to spill to a query may use (raise --spill-limit or ${SPILL_ENV}, or select "
                             "fewer rows)") from exc
-        raise DataError(f"query stopped: it needs more than the {_mib(memory)} of memory a query may use (select "
+        raise DataError(f"query stopped: it needs more than the {mib(memory)} of memory a query may use (select "
                         f"fewer or smaller values, lower --limit, or raise ${MEMORY_ENV})") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
