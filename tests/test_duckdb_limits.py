@@ -110,3 +110,24 @@ def test_export_and_index_within_the_limits_or_one_line(tmp_path: Path) -> None:
     assert built.returncode == 2 and built.stderr == ("errdex: error: ERRDEX_DUCKDB_SPILL: 'nonsense' is not a size "
                                                       "(a number and a unit: 512MiB, 2GB, 0)\n")
     assert sorted(os.listdir(tmp_path)) == ["x.parquet"]
+
+
+def test_without_a_cache_the_spill_goes_to_a_private_temporary_folder_cleaned_the_same_way(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    from errdex._duckdb import spill_folder
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path / "file" / "cache"))  # under a file: no cache
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    root = tmp_path / f"errdex-spill-{os.getuid()}"
+    (root / f"{gone.stdout.strip()}-0").mkdir(parents=True)  # what a process killed while it spilled left
+    (root / f"{gone.stdout.strip()}-0" / "duckdb_temp_storage-0.tmp").write_bytes(b"x")
+    mine = spill_folder()
+    assert mine.parent == root and mine.name.startswith(f"{os.getpid()}-")
+    assert os.listdir(root) == [] and root.stat().st_mode & 0o777 == 0o700
+    assert "cannot be used" in capsys.readouterr().err

@@ -170,6 +170,7 @@ def test_no_listings_no_hidden_names_no_links_out_and_no_fifo(built_site: Path, 
     site = _site_with_hostile_names(built_site, tmp_path)
     with running_site(site, timeout=2.0) as server:
         for path in (b"/files/", b"/files", b"/assets/", b"/files/out/", b"/files/out/secret.txt", b"/fifo.html",
+                     b"/index.html/",
                      b"/files/.env-secret-name", b"/files/%2eenv-secret-name", b"/files/index.html"):
             answer = _ask(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
             assert _status(answer) == 404, path

@@ -7,8 +7,8 @@ and a process killed while it spills leaves it all there. Every connection
 errdex opens (:func:`connect`) has a memory limit (:data:`MEMORY_DEFAULT`,
 ``$ERRDEX_DUCKDB_MEMORY``) and a spill limit (:data:`SPILL_DEFAULT`,
 ``$ERRDEX_DUCKDB_SPILL``; 0: never spill), and spills into a folder of its
-own, ``spill/PID-N`` in the cache (in the system's temporary folder when
-the cache cannot be used). DuckDB removes the folder when the connection
+own, ``spill/PID-N`` in the cache (in ``errdex-spill-UID`` of the system's
+temporary folder when the cache cannot be used). DuckDB removes the folder when the connection
 closes; the process removes what is left when it ends; and the first
 connection of a process removes the folders of processes that are gone.
 """
@@ -20,6 +20,7 @@ import itertools
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -85,15 +86,32 @@ def spill_folder() -> Path:
     root = usable_cache("spill")
     key = str(root or "")
     if key not in _roots:
-        if root is None:  # no cache: a folder of this process's own in the system's temporary folder
-            root = Path(tempfile.mkdtemp(prefix=f"errdex-spill-{os.getpid()}-"))
-            atexit.register(shutil.rmtree, root, True)
+        if root is None:  # no cache: the user's own folder in the system's temporary folder
+            root = _temporary_root()
         else:
-            _clean(root)
             _clean_old_index_spill()
-            atexit.register(_remove_own, root)
+        _clean(root)
+        atexit.register(_remove_own, root)
         _roots[key] = root
     return _roots[key] / f"{os.getpid()}-{next(_numbers)}"
+
+
+def _temporary_root() -> Path:
+    """``errdex-spill-UID`` in the system's temporary folder, made private to this user; a new folder of this
+    process's own when that one is not the user's (another user's, a link)."""
+    root = Path(tempfile.gettempdir()) / f"errdex-spill-{os.getuid()}"
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(root)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            if info.st_mode & 0o077:
+                os.chmod(root, 0o700)
+            return root
+    except OSError:
+        pass
+    own = Path(tempfile.mkdtemp(prefix=f"errdex-spill-{os.getpid()}-"))
+    atexit.register(shutil.rmtree, own, True)
+    return own
 
 
 def _clean(root: Path) -> None:

@@ -145,7 +145,7 @@ class _Handler(SimpleHTTPRequestHandler):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return None
-        file = self._served(path)
+        file = self._served(path) if not path.endswith("/") else None  # "/index.html/" names no file
         if file is None:
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
