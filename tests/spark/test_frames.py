@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,30 @@ def test_lines_that_are_not_utf8_are_written_so_duckdb_reads_them(spark: Any, tm
     for given in (odd, odd.parent):
         with pytest.raises(InputError, match=r"odd\\xe9.log: the file name is not UTF-8"):
             match_files([given], tmp_path / "out-odd", spark=spark)
+
+
+def test_a_run_killed_while_writing_leaves_no_output_and_the_next_removes_its_folder(tmp_path: Path) -> None:
+    """Spark writes beside the output and the folder is renamed to it once whole: a kill before the rename leaves
+    no half output under the name (which the next run refused as existing), and the next run removes it."""
+    import subprocess
+    import sys
+
+    from tests.processes import errdex_env
+    from tests.spark.conftest import require_spark
+
+    require_spark()
+    from errdex.spark.files import _staged  # here: PySpark may be missing (the skip above says so)
+
+    script = ("import os, sys\nfrom errdex.spark.files import _staged\nwith _staged(sys.argv[1]) as folder:\n"
+              "    os.mkdir(folder)\n    open(os.path.join(folder, 'part-0.parquet'), 'wb').write(b'PAR1')\n")
+    killed = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], env=errdex_env(
+        ERRDEX_CRASH_AT="spark:written"), capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr
+    left = [p.name for p in tmp_path.iterdir()]
+    assert left and all(name.startswith(".out.") and name.endswith(".tmp") for name in left)
+    with _staged(tmp_path / "out") as folder:
+        Path(folder).mkdir()
+        (Path(folder) / "part-0.parquet").write_bytes(b"PAR1")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and os.listdir(tmp_path / "out") == ["part-0.parquet"]
+    with pytest.raises(UsageError, match="exists already"), _staged(tmp_path / "out"):
+        pass

@@ -11,10 +11,13 @@ place, so any Parquet reader takes it), and the ``errdex`` column of
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from pyspark.errors import AnalysisException, PySparkRuntimeError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from errdex._files import crash_point, process_alive
 from errdex.errors import InputError, UsageError
 from errdex.spark.frames import match
 
@@ -134,9 +138,37 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
                       all_matches=all_matches, matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
     except AnalysisException as exc:  # a column name Spark cannot resolve (a backtick, a dot ...)
         raise UsageError(f"Spark cannot use the column {column!r}: {str(exc).splitlines()[0]}") from exc
-    try:
-        found.write.mode("errorifexists").parquet(str(output))
-    except AnalysisException as exc:
-        raise UsageError(f"cannot write {output}: {str(exc).splitlines()[0]}") from exc
-    rows = spark.read.parquet(str(output)).count()
+    with _staged(output) as folder:
+        try:
+            found.write.mode("errorifexists").parquet(folder)
+        except AnalysisException as exc:
+            raise UsageError(f"cannot write {output}: {str(exc).splitlines()[0]}") from exc
+        rows = spark.read.parquet(folder).count()
     return SparkMatchResult(Path(output), rows)
+
+
+@contextmanager
+def _staged(output: str | Path) -> Iterator[str]:
+    """Where Spark writes ``output``: for a local folder, ``.NAME.PID.tmp`` beside it, renamed to it once whole
+    (a run killed while writing leaves no half output under the name; the next run removes what it left); a
+    remote one (``s3a://`` ...) is written in place, marked whole by Spark's ``_SUCCESS``."""
+    text = str(output)
+    if "://" in text:
+        yield text
+        return
+    target = Path(text)
+    if target.exists() or target.is_symlink():
+        raise UsageError(f"cannot write {text}: it exists already (the output folder must not exist yet)")
+    parent = target.parent
+    for entry in parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = entry.name[len(target.name) + 2:-len(".tmp")]
+        if pid.isdigit() and not process_alive(int(pid)) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+    staging = parent / f".{target.name}.{os.getpid()}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        yield str(staging)
+        crash_point("spark:written")
+        os.rename(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
