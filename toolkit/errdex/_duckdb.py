@@ -84,7 +84,7 @@ def spill_folder() -> Path:
     """A new folder name for one connection's spill (DuckDB makes it when it first spills). The first call of a
     process removes the spill of processes that are gone."""
     root = usable_cache("spill")
-    key = str(root or "")
+    key = str(root) if root is not None else f"temporary:{tempfile.gettempdir()}"
     if key not in _roots:
         if root is None:  # no cache: the user's own folder in the system's temporary folder
             root = _temporary_root()
