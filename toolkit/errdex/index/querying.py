@@ -138,7 +138,8 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
             raise DataError(f"query stopped: it needs more than the {mib(memory)} of memory and {mib(spill)} of "
                             f"disk to spill to a query may use (raise --spill-limit or ${SPILL_ENV}, or select "
                             "fewer rows)") from exc
-        raise DataError(f"query stopped: it needs more than the {mib(memory)} of memory a query may use (select "
+        allowed = memory + QUERY_MEMORY_BYTES if isinstance(exc, MemoryError) else memory  # the process's cap
+        raise DataError(f"query stopped: it needs more than the {mib(allowed)} of memory a query may use (select "
                         f"fewer or smaller values, lower --limit, or raise ${MEMORY_ENV})") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
