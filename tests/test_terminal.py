@@ -86,3 +86,25 @@ def test_query_diff_fmt_and_migrate_text_escape_record_fields_and_file_names(cli
     assert formatted.exit_code == 0 and _clean(formatted.stdout) and "x\\x1b[2J\\u202e" in formatted.stdout
     migrated = cli("migrate", "--to", "3", "--check", str(hostile))
     assert migrated.exit_code == 1 and _clean(migrated.stdout) and "x\\x1b[2J\\u202e" in migrated.stdout
+
+
+def test_a_file_name_with_a_line_feed_stays_on_its_one_line(cli, tmp_path: Path, seed: dict[str, Any]) -> None:
+    """One item, one line: a line feed in a file name is shown as an escape wherever the name is printed."""
+    folder = tmp_path / "records"
+    write_envelope(folder, seed)
+    log = tmp_path / "two\nlines.log"
+    log.write_text(seed["record"]["errorMessage"] + "\nfatal error: disk on fire\n")
+    summary = cli("match", str(log), "--records", str(folder), "--summary")
+    assert summary.exit_code == 0, summary.stderr
+    shown = [line for line in summary.stdout.splitlines() if "lines.log" in line]
+    assert len(shown) == 2 and all(f"{tmp_path}/two" in line for line in shown), summary.stdout
+    assert not any(line.startswith("lines.log") for line in summary.stdout.splitlines())
+    missing = cli("match", str(tmp_path / "gone\nx.log"))
+    assert missing.exit_code == 1 and missing.stderr.count("\n") == 1 and "gone\\x0ax.log" in missing.stderr
+    hostile = tmp_path / "a\nb"
+    path = write_envelope(hostile, seed, folder="acme/api")
+    path.write_text(path.read_text() + "\n\n")  # not canonical
+    formatted = cli("fmt", str(hostile), "--check")
+    assert formatted.exit_code == 1 and formatted.stdout.count("\n") == 1 and "a\\x0ab" in formatted.stdout
+    assert all(line.count("\n") == 0 for line in formatted.stderr.splitlines())
+    assert formatted.stderr.count("\n") == 1, formatted.stderr

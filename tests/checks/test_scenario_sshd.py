@@ -33,6 +33,10 @@ def test_the_family_built_by_code_is_clean(tmp_path: Path, envelope: dict[str, A
      "/record/scenarios/0", "needs 'password'"),
     ({"expect": {"outcome": "logged", "captures": [1]}}, "EDX203", "/record/scenarios/0", "'captures' is a list"),
     ({"call": {"operation": "connect", "waitMs": 5001}}, "EDX203", "/record/scenarios/0", "'waitMs' must be"),
+    # sshd runs as root: a Banner file would be read and sent to whoever connects, /etc/shadow too
+    ({"server": {"config": {"Banner": "/etc/shadow"}}}, "EDX203", "/record/scenarios/0", "'Banner' may only be"),
+    ({"server": {"config": {"PasswordAuthentication": "yes\rPort 22"}}}, "EDX203", "/record/scenarios/0",
+     "without control characters"),
     ({"server": {"config": {"LoginGraceTime": "6"}}}, "EDX205", "/record/scenarios/0/server/config/LoginGraceTime",
      "outside 0-5000 ms"),
 ])

@@ -100,3 +100,21 @@ def test_statements_are_harvest_sites_and_throws_of_a_class_whose_constructor_wr
     python = statements_of("app.py", APP.encode())
     assert python is not None and [(s.line, s.message) for s in python] == [(3, "command is required")]
     assert statements_of("notes.txt", b"raise ValueError('x')\n") is None
+
+
+def test_a_folder_is_never_read_through_a_symbolic_link_or_into_a_submodule(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text('TOKEN = "hunter2"\nraise RuntimeError("s")\n')
+    folder = tmp_path / "tree"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")  # a submodule's work tree
+    (folder / "sub" / "s.py").write_text("raise ValueError('sub')\n")
+    (folder / "a.py").write_text("raise ValueError('a')\n")
+    (folder / "out").symlink_to(outside)
+    (folder / "secret.py").symlink_to(outside / "secret.py")
+    source = open_anchors(folder, sha="2" * 40)
+    assert source.data("a.py", "2" * 40) == b"raise ValueError('a')\n"
+    for path in ("out/secret.py", "secret.py", "x/out/secret.py", "sub/s.py"):
+        assert source.data(path, "2" * 40) is None, path
+        assert source.unavailable(path, "2" * 40) == f"{path} is not in {folder}"

@@ -206,3 +206,12 @@ def test_a_folder_file_whose_name_is_not_utf8_or_holds_a_newline_is_skipped(tmp_
     found = read_source(folder, sha="b" * 40)
     assert _paths(found) == ["ok.py"]
     assert found.skipped == {"undecodable-name": ["x\udcff.py"], "unsafe-path": ["a\nb.py", "tab\there.py"]}
+
+
+def test_a_submodule_in_a_folder_is_skipped_as_in_git(tmp_path: Path) -> None:
+    folder = tmp_path / "tree"
+    write_tree(folder, {"a.py": "x\n", "lib/sub/s.py": "raise ValueError('not ours')\n"})
+    (folder / "lib" / "sub" / ".git").write_text("gitdir: ../../.git/modules/sub\n")
+    found = read_source(folder, sha="a" * 40)
+    assert _paths(found) == ["a.py"]
+    assert found.skipped == {"submodule": ["lib/sub"]}

@@ -172,6 +172,8 @@ def test_query_rows_are_limited(built_index: Path, cli) -> None:
     assert result.rows == [(i,) for i in range(5)] and result.truncated
     assert not query("SELECT range FROM range(5)", db=built_index, limit=5).truncated
     assert len(query("SELECT range FROM range(20000)", db=built_index, limit=0).rows) == 20000
+    # a limit beyond any count of rows (DuckDB takes 64 bits) is no limit, not an internal error
+    assert query("SELECT range FROM range(3)", db=built_index, limit=10**23).rows == [(0,), (1,), (2,)]
     out = cli("query", "SELECT range FROM range(10)", "--db", str(built_index), "--limit", "3", "--format", "csv")
     assert out.exit_code == 0 and out.stdout.split() == ["range", "0", "1", "2"]
     assert "only the first 3 rows" in out.stderr

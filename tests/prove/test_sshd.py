@@ -90,6 +90,19 @@ def test_a_scenario_outside_the_vocabulary_is_not_run(tmp_path: Path) -> None:
     assert proof.failures[0].startswith("invalid scenario: 'close' is one of close, reset")
 
 
+def test_a_scenario_naming_a_file_for_sshd_to_read_is_not_run(tmp_path: Path) -> None:
+    """sshd runs as root: a Banner path would have it read any file and send it to whoever connects."""
+    envelope = copy.deepcopy(CLOSED_PREAUTH)
+    secret = tmp_path / "secret"
+    secret.write_text("hunter2\n")
+    envelope["record"]["scenarios"][0]["server"] = {"config": {"Banner": str(secret)}}
+    proof = prove_scenario(envelope["record"], envelope["record"]["scenarios"][0])
+    assert not proof.passed and proof.failures == [
+        "invalid scenario: 'Banner' may only be 'none': its value names a file that sshd, as root, would read and "
+        "send to whoever connects (EDX203; run 'errdex validate')"]
+    assert proof.observed == {}  # no sshd was started, no connection made
+
+
 def test_without_root_the_sshd_records_fail_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     report = prove(_write(tmp_path, [CLOSED_PREAUTH]))

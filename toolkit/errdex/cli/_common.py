@@ -81,9 +81,16 @@ def echo_text(text: str) -> None:
     echo(safe(text))
 
 
+def echo_line(text: str) -> None:
+    """One line of human-readable output on stdout: every control character in it escaped, line feeds too (a
+    file name can hold one), so that one item is always one line."""
+    echo(safe(text, newlines=False) + "\n")
+
+
 def stderr_line(text: str) -> None:
-    """A message on stderr, control characters escaped (a file name or a record can hold them)."""
-    sys.stderr.write(safe(text.rstrip("\n")) + "\n")
+    """A message on stderr, on one line: control characters escaped, line feeds too (a file name or a record
+    can hold them)."""
+    sys.stderr.write(safe(text.rstrip("\n"), newlines=False) + "\n")
 
 
 def _shows_progress(quiet: bool) -> bool:

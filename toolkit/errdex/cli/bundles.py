@@ -19,7 +19,7 @@ from errdex.bundles import (
 )
 from errdex.cli._common import (
     echo,
-    echo_text,
+    echo_line,
     format_option,
     quiet_option,
     records_option,
@@ -144,7 +144,7 @@ def import_command(bundle: str, records: Path | None, records_dir: Path | None, 
         for entry in report.entries:
             line = _entry_line(entry, report)
             if line is not None:
-                echo_text(line + "\n")
+                echo_line(line)
     if not quiet:
         stderr_line(_summary(report))
     return 1 if report.blocked or report.invalid else 0

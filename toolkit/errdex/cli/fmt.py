@@ -11,7 +11,7 @@ import click
 from errdex.checks.registry import problem_label
 from errdex.cli._common import (
     echo,
-    echo_text,
+    echo_line,
     format_option,
     quiet_option,
     records_option,
@@ -84,7 +84,7 @@ def fmt_command(paths: tuple[str, ...], records: tuple[str, ...], check: bool, f
                         indent=2) + "\n")
     else:
         for path in result.changed:
-            echo_text(f"{verb} {path}\n")
+            echo_line(f"{verb} {path}")
     for path, line, column, message in result.failed:
         stderr_line(f"{path}:{line}:{column}: cannot format: {message}")
     if not quiet and fmt == "text":

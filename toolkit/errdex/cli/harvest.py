@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_text, format_option, progress, quiet_option, stderr_line
+from errdex.cli._common import echo, echo_line, format_option, progress, quiet_option, stderr_line
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.run import harvest
 
@@ -73,7 +73,7 @@ def harvest_command(source: Path, repo: str, rev: str | None, sha: str | None, p
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
         for line in _lines(report):
-            echo_text(line + "\n")
+            echo_line(line)
     if not quiet:
         for line in report.summary_lines():
             stderr_line(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from errdex.cli._common import echo_text, quiet_option, records_option, stderr_line
+from errdex.cli._common import echo_line, quiet_option, records_option, stderr_line
 from errdex.records.migrate import (
     FileMigration,
     MigrationRefused,
@@ -19,7 +19,7 @@ def _versions(file: FileMigration) -> str:
 
 def _loss_lines(file: FileMigration, verb: str) -> None:
     for record_id, loss in file.losses:
-        echo_text(f"{file.path}: record {record_id}: {verb} {loss}\n")
+        echo_line(f"{file.path}: record {record_id}: {verb} {loss}")
 
 
 def _summary(report: MigrationReport, allow_loss: bool) -> str:
@@ -75,7 +75,7 @@ def migrate_command(paths: tuple[str, ...], records: tuple[str, ...], to: int, a
         stderr_line(f"errdex: {note}")
     for file in report.changed:
         verb = "migrated" if report.applied else "would migrate"
-        echo_text(f"{verb} {file.path}: {_versions(file)} -> v{report.to}\n")
+        echo_line(f"{verb} {file.path}: {_versions(file)} -> v{report.to}")
         _loss_lines(file, "drops" if report.applied else "would drop")
     if not quiet:
         stderr_line(_summary(report, allow_loss))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import busy, echo, echo_text, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import busy, echo, echo_line, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.sync import sync
 from errdex.sync.run import DriftFunction
@@ -68,7 +68,7 @@ def sync_command(source: Path, rev: str | None, records: tuple[str, ...], repo: 
         echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
         for line in report.lines():
-            echo_text(line + "\n")
+            echo_line(line)
     if not quiet:
         for line in report.summary_lines():
             stderr_line(line)

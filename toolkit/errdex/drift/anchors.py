@@ -31,6 +31,7 @@ from errdex.harvest.pattern import build
 from errdex.harvest.run import harvest_sites
 from errdex.harvest.sinks import Sink, parse_levels
 from errdex.harvest.sites import Site
+from errdex.harvest.source import folder_file
 from errdex.records.source_paths import unsafe_path
 
 __all__ = ["FolderAnchors", "GitAnchors", "open_anchors", "statements_of"]
@@ -204,14 +205,17 @@ class FolderAnchors(_Files):
         self.root, self.sha, self.prefix = root, sha, prefix
 
     def _file(self, path: str) -> Path | None:
-        """The folder's copy of the repository's ``path``: under the prefix, else the longest tail it holds."""
+        """The folder's copy of the repository's ``path``: under the prefix, else the longest tail it holds; read
+        as a harvest reads the folder (:func:`~errdex.harvest.source.folder_file`: no symbolic link, which may
+        lead outside the folder, and no submodule)."""
         if self.prefix and path.startswith(self.prefix):
-            candidate = self.root / path[len(self.prefix):]
-            return candidate if candidate.is_file() else None
+            return folder_file(self.root, path[len(self.prefix):])
         parts = PurePosixPath(path).parts
+        if ".." in parts:
+            return None
         for first in range(len(parts)):
-            candidate = self.root.joinpath(*parts[first:])
-            if ".." not in parts and candidate.is_file():
+            candidate = folder_file(self.root, "/".join(parts[first:]))
+            if candidate is not None:
                 return candidate
         return None
 

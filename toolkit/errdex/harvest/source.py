@@ -11,7 +11,8 @@ Skipped by default (each counted under a reason): test code (``tests/``, ``test_
 ``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
 ``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``), generated files (a
 ``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and minified JavaScript; symbolic
-links, submodules, and files over :data:`MAX_FILE_BYTES`. A file whose path no record may name
+links, submodules (in a folder: a sub-folder holding a ``.git``, the work tree of another repository), and
+files over :data:`MAX_FILE_BYTES`. A file whose path no record may name
 (:func:`~errdex.records.source_paths.unsafe_path`) is skipped as ``undecodable-name`` (not UTF-8) or
 ``unsafe-path`` (a ``..`` entry of a git tree, control characters, a backslash...).
 """
@@ -32,7 +33,8 @@ from errdex._git import run_git
 from errdex.errors import InputError, UsageError, from_oserror
 from errdex.records.source_paths import NOT_UTF8, shown_path, unsafe_path
 
-__all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "path_prefix_of", "read_source", "skip_reason"]
+__all__ = ["MAX_FILE_BYTES", "Source", "SourceFile", "folder_file", "path_prefix_of", "read_source",
+           "skip_reason"]
 
 #: A source file larger than this is skipped ("too-large"): real code files are far smaller.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -205,8 +207,15 @@ def _from_git(repo: Path, rev: str, keep: Callable[[str], str | None]) -> Source
     return source
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
-    """(relative path, path) of every entry below ``root`` that is not a folder, sorted, links not followed."""
+def _is_submodule(folder: str) -> bool:
+    """Whether ``folder`` (below the source's top) is the work tree of another repository: a submodule, or a
+    repository cloned inside this one. Its files are that repository's, at its own commit."""
+    return os.path.lexists(os.path.join(folder, ".git"))
+
+
+def _walk(root: Path) -> Iterator[tuple[str, Path | None]]:
+    """(relative path, path) of every entry below ``root`` that is not a folder, sorted, links not followed; a
+    submodule's folder is given once with the path None, and not entered."""
     pending = [(root, "")]
     while pending:
         folder, prefix = pending.pop()
@@ -218,11 +227,37 @@ def _walk(root: Path) -> Iterator[tuple[str, Path]]:
         for entry in entries:
             relative = f"{prefix}{entry.name}"
             if entry.is_dir(follow_symlinks=False):
-                if entry.name != ".git":
+                if entry.name == ".git":
+                    continue
+                if _is_submodule(entry.path):
+                    yield relative, None
+                else:
                     folders.append((Path(entry.path), relative + "/"))
             else:
                 yield relative, Path(entry.path)
         pending.extend(reversed(folders))
+
+
+def folder_file(root: Path, path: str) -> Path | None:
+    """The regular file at ``path`` (``/``-separated, relative) below the folder ``root``, as a harvest of the
+    folder reads it: None when a part of it is a symbolic link (which may lead anywhere, outside the folder
+    too), a submodule's folder, or missing, or when the file is not a regular file (a FIFO, a device)."""
+    parts = [part for part in path.split("/") if part]
+    if not parts or any(part in (".", "..") for part in parts):
+        return None
+    current = str(root)
+    for number, part in enumerate(parts):
+        current = os.path.join(current, part)
+        try:
+            info = os.lstat(current)
+        except (OSError, ValueError):  # missing, or a NUL in the name
+            return None
+        last = number == len(parts) - 1
+        if not (stat.S_ISREG(info.st_mode) if last else stat.S_ISDIR(info.st_mode)):
+            return None
+        if not last and _is_submodule(current):
+            return None
+    return Path(current)
 
 
 def _read_file(path: Path) -> bytes | str:
@@ -283,9 +318,12 @@ def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None],
         if path_prefix is None:
             prefix = found[1]
     source = Source(sha)
-    entries: Iterable[tuple[str, Path]] = [(root.name, root)] if single else _walk(root)
+    entries: Iterable[tuple[str, Path | None]] = [(root.name, root)] if single else _walk(root)
     for relative, path in entries:
         repo_path = prefix + relative
+        if path is None:
+            source.skip("submodule", repo_path)
+            continue
         reason = keep(repo_path)
         if reason is not None:
             if reason != "unsupported":

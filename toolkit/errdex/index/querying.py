@@ -45,6 +45,8 @@ QUERY_CONFIG: dict[str, Any] = {
 QUERY_MEMORY_BYTES = 1024 << 20
 #: Rows ``query`` returns unless told otherwise; 0 means every row.
 QUERY_ROW_LIMIT = 10_000
+#: The most rows DuckDB can be asked for at once (a 64-bit count): a larger limit is no limit at all.
+_MOST_ROWS = 2**63 - 1
 #: Seconds a query may run unless told otherwise.
 QUERY_TIMEOUT_S = 30.0
 
@@ -130,7 +132,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
             if not cursor.description:
                 return QueryResult([], [])
             columns = [d[0] for d in cursor.description]
-            rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(limit + 1)
+            rows = cursor.fetchall() if limit == 0 else cursor.fetchmany(min(limit + 1, _MOST_ROWS))
     except duckdb.InterruptException as exc:
         raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
     except (duckdb.OutOfMemoryException, MemoryError) as exc:

@@ -157,14 +157,15 @@ def summary_text(summary: GroupedSummary) -> str:
         first, last = entry["first"], entry["last"]
         lines.append(
             f"  {entry['count']:>6}  {entry['severity']:<8} {entry['errorClass']:<22} {entry['slug']}  "
-            f"(first {first['file']}:{first['line']}, last {last['file']}:{last['line']}; {time_range(group)})"
+            f"(first {_line(first['file'])}:{first['line']}, last {_line(last['file'])}:{last['line']}; "
+            f"{time_range(group)})"
         )
         record = group.match.record
         fix = "not documented yet (a draft)" if is_draft(record) else _line(fix_of(record, group.constant_groups()))
         lines.append(f"          fix: {fix or '(no solution recorded yet)'}")
     lines.append(f"{data['unclassified']} error-looking line(s) matched no record")
     for sample in data["unclassifiedSamples"][:SUMMARY_SAMPLES]:
-        lines.append(f"  {sample['file']}:{sample['line']}: {sample['text'][:160]}")
+        lines.append(f"  {_line(sample['file'])}:{sample['line']}: {sample['text'][:160]}")
     rest = data["unclassified"] - min(SUMMARY_SAMPLES, len(data["unclassifiedSamples"]))
     if rest > 0:
         lines.append(f"  and {rest:,} more")

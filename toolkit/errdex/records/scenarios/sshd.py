@@ -4,7 +4,9 @@ A record of the sshd family (``repo`` :data:`FAMILY_REPO`) proves itself against
 ``/usr/sbin/sshd``. Each scenario is ``{"id", "summary", "covers", "server"?, "call", "expect"}``:
 
 - ``server``: ``{"config": {KEYWORD: VALUE}}``, sshd_config lines on top of the executor's base configuration;
-  only the keywords of :data:`SERVER_KEYWORDS` are allowed, each VALUE a string (``$user`` is the test user).
+  only the keywords of :data:`SERVER_KEYWORDS` are allowed, each VALUE a one-line string without control
+  characters (``$user`` is the test user); ``Banner`` only ``none`` (sshd runs as root: a path would have it read
+  any file, ``/etc/shadow`` too, and send it to whoever connects).
 - ``call``: one of :data:`OPERATIONS`: ``connect`` (open TCP, send text or nothing, read for ``waitMs``, then
   close or reset), ``login`` (speak SSH as a user, try the ``auth`` steps in order, then do ``then``), ``idle``
   (connect, send, then say nothing for ``waitMs``).
@@ -112,6 +114,11 @@ _CALL_KEYS: Mapping[str, frozenset[str]] = {
     "idle": frozenset({"operation", "send", "waitMs"}),
 }
 _TIME = re.compile(r"(\d+)([sSmMhHdDwW]?)")
+#: What a config value may not hold: a line break or any other control character (sshd would read a carriage
+#: return as a space and the rest of the value as more words).
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+#: Keywords whose value names a file for sshd to read: only their ``none`` is allowed.
+_NO_FILES = frozenset({"Banner"})
 _UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -153,8 +160,12 @@ def server_spec(data: Any) -> ServerSpec:
     for keyword, value in config.items():
         if keyword not in SERVER_KEYWORDS:
             raise ValueError(f"sshd_config keyword {keyword!r} is not allowed (one of {', '.join(SERVER_KEYWORDS)})")
-        if not isinstance(value, str) or not value.strip() or "\n" in value:
-            raise ValueError(f"the value of {keyword!r} must be a non-empty one-line string")
+        if not isinstance(value, str) or not value.strip() or _CONTROL.search(value):
+            raise ValueError(f"the value of {keyword!r} must be a non-empty one-line string without control "
+                             "characters")
+        if keyword in _NO_FILES and value.strip().lower() != "none":
+            raise ValueError(f"{keyword!r} may only be 'none': its value names a file that sshd, as root, would "
+                             "read and send to whoever connects")
     if "LoginGraceTime" in config and not 0 < sshd_seconds(config["LoginGraceTime"]) * 1000 <= MAX_WAIT_MS:
         raise ValueError(f"LoginGraceTime must be from 1 s to {MAX_WAIT_MS // 1000} s (0 would never time out)")
     return ServerSpec(tuple(sorted((str(k), str(v)) for k, v in config.items())))
