@@ -154,6 +154,33 @@ def busy(label: str, *, quiet: bool) -> Iterator[None]:
             sys.stderr.flush()
 
 
+_EMPTY_PATH = "an empty path names no file or folder ('' is not taken for the current folder)"
+
+
+class PathType(click.Path):
+    """``click.Path`` that refuses an empty value: an empty string is a mistake in a script (an unset variable),
+    not a way to say the current folder, and as ``.`` it would point a write at the wrong place."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail(_EMPTY_PATH, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class _PathText(click.ParamType):
+    """A path kept as the text given (``-`` for stdin included), refused when empty, as :class:`PathType`."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail(_EMPTY_PATH, param, ctx)
+        return value
+
+
+PATH_TEXT = _PathText()
+
+
 def no_dash(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Option callback: refuse ``-`` where a path must name a real file or folder (a database, a site folder),
     instead of creating one named ``-``."""
@@ -169,7 +196,7 @@ def records_option(func: Callable[..., Any] | None = None, *, default: str = "th
     uses without one. Used bare (``@records_option``) or called (``@records_option(default=...)``)."""
 
     def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
-        return click.option("--records", "records", multiple=True, metavar="PATH", callback=callback,
+        return click.option("--records", "records", multiple=True, metavar="PATH", callback=callback, type=PATH_TEXT,
                             help=f"{RECORDS_HELP}{what} (repeatable; default: {default}).")(target)
 
     return decorate(func) if func is not None else decorate

@@ -18,6 +18,8 @@ from errdex.bundles import (
     import_bundle,
 )
 from errdex.cli._common import (
+    PATH_TEXT,
+    PathType,
     echo,
     echo_line,
     format_option,
@@ -99,10 +101,10 @@ def _import_stdin(records_dir: Path | None, overwrite: bool, check: bool) -> Imp
 
 
 @click.command("import")
-@click.argument("bundle", metavar="BUNDLE | -")
+@click.argument("bundle", metavar="BUNDLE | -", type=PATH_TEXT)
 @records_option(default="the project's records/", what="the records folder to import into",
                 callback=_one_folder)
-@click.option("--records-dir", "records_dir", type=click.Path(file_okay=False, path_type=Path), hidden=True,
+@click.option("--records-dir", "records_dir", type=PathType(file_okay=False, path_type=Path), hidden=True,
               help="Deprecated: the old name of --records.")
 @click.option("--overwrite", is_flag=True,
               help="Replace existing records that conflict (invalid records are never imported).")
@@ -156,7 +158,7 @@ def import_command(bundle: str, records: Path | None, records_dir: Path | None, 
                    "duckdb (the index).")
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None, hidden=True,
               help="Deprecated: the old name of --to.")
-@click.option("--output", type=click.Path(path_type=Path), required=True, metavar="PATH",
+@click.option("--output", type=PathType(path_type=Path), required=True, metavar="PATH",
               help="File to write; - writes JSONL to stdout.")
 @records_option
 @quiet_option

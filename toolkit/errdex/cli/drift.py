@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import busy, echo, format_option, quiet_option, records_option
+from errdex.cli._common import PathType, busy, echo, format_option, quiet_option, records_option
 from errdex.drift.report import render
 from errdex.drift.run import drift
 
@@ -14,14 +14,14 @@ __all__ = ["drift_command"]
 
 
 @click.command("drift")
-@click.option("--source", required=True, type=click.Path(path_type=Path), metavar="SOURCE",
+@click.option("--source", required=True, type=PathType(path_type=Path), metavar="SOURCE",
               help="The code: a git repository (bare or not), or a folder with --sha, as harvest reads it.")
 @click.option("--rev", metavar="REV", help="The commit to follow the records to (a git repository; default HEAD).")
 @click.option("--sha", metavar="SHA", help="The commit a folder holds (needed outside a git work tree).")
 @records_option
 @click.option("--repo", metavar="OWNER/NAME",
               help="Follow this repository's records (default: those whose analyzedSha is a commit of SOURCE).")
-@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--config", "config", type=PathType(dir_okay=False, path_type=Path),
               help="TOML file with the project's harvest sinks (default: SOURCE/pyproject.toml's).")
 @format_option("text", "json", "github")
 @quiet_option

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from errdex.cli._common import Group, no_dash, quiet_option
+from errdex.cli._common import Group, PathType, no_dash, quiet_option
 from errdex.errors import InputError, UsageError
 
 
@@ -47,7 +47,7 @@ def _load_plan(path: Path | None) -> dict[str, Any]:
 @executor_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Port (0: any free port).")
-@click.option("--plan", "plan_path", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
+@click.option("--plan", "plan_path", type=PathType(dir_okay=False, path_type=Path), callback=no_dash,
               help="JSON file shaped like a scenario's server: {sandboxes, programs, faults}.")
 @click.option("--api-key", default=None, help="Require this X-Api-Key (default: accept any).")
 @quiet_option

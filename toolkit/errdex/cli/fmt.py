@@ -10,6 +10,7 @@ import click
 
 from errdex.checks.registry import problem_label
 from errdex.cli._common import (
+    PATH_TEXT,
     echo,
     echo_line,
     format_option,
@@ -52,7 +53,7 @@ def _fmt_stdin(targets: list[str], *, check: bool, fmt: str, quiet: bool) -> int
 
 
 @click.command("fmt")
-@click.argument("paths", nargs=-1, metavar="[PATH ...]")
+@click.argument("paths", nargs=-1, metavar="[PATH ...]", type=PATH_TEXT)
 @records_option
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 when a file is not in canonical form.")
 @format_option("text", "json")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_line, format_option, progress, quiet_option, stderr_line
+from errdex.cli._common import PathType, echo, echo_line, format_option, progress, quiet_option, stderr_line
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.run import harvest
 
@@ -24,20 +24,20 @@ def _lines(report: HarvestReport) -> list[str]:
 
 
 @click.command("harvest")
-@click.argument("source", type=click.Path(path_type=Path))
+@click.argument("source", type=PathType(path_type=Path))
 @click.option("--repo", required=True, metavar="OWNER/NAME", help="The GitHub repository SOURCE is (for ids and URLs).")
 @click.option("--rev", metavar="REV", help="Read the git repository SOURCE (bare or not) at this revision.")
 @click.option("--sha", metavar="SHA", help="The commit a folder holds (needed outside a git work tree).")
 @click.option("--path-prefix", metavar="DIR",
               help="SOURCE's own path inside the repository, put in front of every file's path (a folder).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", type=PathType(file_okay=False, path_type=Path),
               help="Records folder to merge into (default: the project's records/).")
-@click.option("--bundle", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--bundle", type=PathType(dir_okay=False, path_type=Path),
               help="Write a JSONL bundle instead (merged with the bundle when it exists).")
 @click.option("--log-levels", metavar="LIST",
               help="Log levels harvested: a comma-separated list, each keeping itself and worse, or 'all' "
                    "(default: warning).")
-@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--config", "config", type=PathType(dir_okay=False, path_type=Path),
               help="TOML file with the project's sinks and settings (default: SOURCE/pyproject.toml's "
                    "[tool.errdex.harvest]).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files or folders matching GLOB (repeatable).")

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import (
+    PathType,
     busy,
     echo,
     echo_text,
@@ -27,7 +28,7 @@ from errdex.errors import UsageError
 from errdex.index import QUERY_ROW_LIMIT, QUERY_TIMEOUT_S, build_index, query
 from errdex.terminal import safe
 
-_DB = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
+_DB = click.option("--db", type=PathType(dir_okay=False, path_type=Path), callback=no_dash,
                    help="Index file (default: a per-user cache, refreshed when the records change).")
 
 
@@ -130,7 +131,7 @@ def _sql_from_stdin() -> str:
 @click.command("query")
 @click.argument("sql")
 @records_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
+@click.option("--db", type=PathType(dir_okay=False, path_type=Path), callback=no_dash,
               help="An index file made by 'errdex index --db' (default: the per-user cache). It must exist.")
 @format_option("text", "json", "csv")
 @click.option("--limit", type=click.IntRange(min=0), default=QUERY_ROW_LIMIT, show_default=True,

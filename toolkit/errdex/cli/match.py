@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from errdex.cli._common import (
+    PATH_TEXT,
     StdinNoticeCommand,
     color_enabled,
     color_option,
@@ -127,7 +128,7 @@ def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, 
 
 
 @click.command("match", cls=StdinNoticeCommand)
-@click.argument("files", nargs=-1, metavar="[FILE ... | -]")
+@click.argument("files", nargs=-1, metavar="[FILE ... | -]", type=PATH_TEXT)
 @records_option
 @format_option("text", "jsonl", "json",
                help="text for people; jsonl: one object per matched line; json: the summary as one object.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from errdex.cli._common import echo_line, quiet_option, records_option, stderr_line
+from errdex.cli._common import PATH_TEXT, echo_line, quiet_option, records_option, stderr_line
 from errdex.records.migrate import (
     FileMigration,
     MigrationRefused,
@@ -35,7 +35,7 @@ def _summary(report: MigrationReport, allow_loss: bool) -> str:
 
 
 @click.command("migrate")
-@click.argument("paths", nargs=-1, metavar="[PATH ...]")
+@click.argument("paths", nargs=-1, metavar="[PATH ...]", type=PATH_TEXT)
 @records_option
 @click.option("--to", "to", type=int, required=True, metavar="N",
               help="Format version to rewrite every record at (2, 3 or 4).")

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, echo_text, format_option, no_dash, quiet_option, records_option, stderr_line
+from errdex.cli._common import (
+    PathType,
+    echo,
+    echo_text,
+    format_option,
+    no_dash,
+    quiet_option,
+    records_option,
+    stderr_line,
+)
 from errdex.errors import ErrdexError
 
 DEFAULT_RECORDS = "records"
@@ -33,9 +42,9 @@ class _DiffTrouble(click.ClickException):
               help="The release's version, an RFC 3339 time (default: $SOURCE_DATE_EPOCH, else now).")
 @records_option(default=f"./{DEFAULT_RECORDS}", what="the records folder (one envelope per .json file)",
                 callback=_one_folder)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
+@click.option("--out", type=PathType(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help="Where to write the bundle and a copy of the manifest (default: build/releases/VERSION).")
-@click.option("--changelog", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash,
+@click.option("--changelog", type=PathType(dir_okay=False, path_type=Path), callback=no_dash,
               default=Path("CHANGELOG.md"),
               show_default=True, help="The changelog to put this release's entry in.")
 @click.option("--check", is_flag=True, help="Say what the release would hold; write nothing.")

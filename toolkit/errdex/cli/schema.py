@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import echo, no_dash, quiet_option, stderr_line
+from errdex.cli._common import PathType, echo, no_dash, quiet_option, stderr_line
 from errdex.errors import UsageError
 from errdex.records.schema import (
     SUPPORTED_VERSIONS,
@@ -22,9 +22,9 @@ from errdex.records.schema import (
               help="Format version to print.")
 @click.option("--kind", type=click.Choice(["envelope", "record"]), default="envelope", show_default=True,
               help="Print the schema of an envelope or of a bare record.")
-@click.option("--write", "write_dir", type=click.Path(file_okay=False, path_type=Path), callback=no_dash,
+@click.option("--write", "write_dir", type=PathType(file_okay=False, path_type=Path), callback=no_dash,
               help="Regenerate every schema file in this folder from the models.")
-@click.option("--check", "check_dir", type=click.Path(file_okay=False, path_type=Path), callback=no_dash,
+@click.option("--check", "check_dir", type=PathType(file_okay=False, path_type=Path), callback=no_dash,
               help="Exit 1 when a schema file in this folder differs from the models.")
 @quiet_option
 def schema_command(version: int, kind: str, write_dir: Path | None, check_dir: Path | None, quiet: bool) -> int:

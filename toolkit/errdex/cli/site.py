@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from errdex.cli._common import Group, busy, no_dash, quiet_option, records_option, stderr_line
+from errdex.cli._common import Group, PathType, busy, no_dash, quiet_option, records_option, stderr_line
 
 if TYPE_CHECKING:
     from errdex.site.build import SiteReport
@@ -48,13 +48,13 @@ def site_group() -> None:
 
 
 @site_group.command("build")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_OUT,
+@click.option("--out", type=PathType(file_okay=False, path_type=Path), callback=no_dash, default=DEFAULT_OUT,
               show_default=True,
               help="Folder to write the site to (replaced as a whole when the build succeeds).")
 @records_option
 @click.option("--base-url", default=None, metavar="URL",
               help="Where the site will be published (absolute sitemap links).")
-@click.option("--proofs", type=click.Path(dir_okay=False, path_type=Path), callback=no_dash, default=None,
+@click.option("--proofs", type=PathType(dir_okay=False, path_type=Path), callback=no_dash, default=None,
               help="The output of 'errdex prove --format json', shown as each scenario's proof status.")
 @click.option("--prove", "run_proofs", is_flag=True, help="Run every scenario now and show the results.")
 @click.option("--no-search", is_flag=True,
@@ -93,7 +93,7 @@ def build_command(out: Path, records: tuple[str, ...], base_url: str | None, pro
 
 
 @site_group.command("serve")
-@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), callback=no_dash, default=None,
+@click.option("--dir", "folder", type=PathType(file_okay=False, path_type=Path), callback=no_dash, default=None,
               help=f"The built site [default: {DEFAULT_OUT}, built first when it holds none].")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @records_option

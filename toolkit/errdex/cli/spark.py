@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from errdex import spark
-from errdex.cli._common import echo, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import PATH_TEXT, PathType, echo, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 
 _MISSING = ("errdex spark-match needs PySpark and Java 17: pip install 'errdex[spark]' "
@@ -16,8 +16,8 @@ _MISSING = ("errdex spark-match needs PySpark and Java 17: pip install 'errdex[s
 
 
 @click.command("spark-match")
-@click.argument("inputs", nargs=-1, required=True)
-@click.option("--output", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.argument("inputs", nargs=-1, required=True, type=PATH_TEXT)
+@click.option("--output", required=True, type=PathType(file_okay=False, path_type=Path),
               help="Folder to write Parquet to (must not exist yet).")
 @click.option("--input-format", type=click.Choice(["text", "jsonl", "parquet"]), default="text", show_default=True,
               help="text: a line per row; jsonl / parquet: the line is in --column.")

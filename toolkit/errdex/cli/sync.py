@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from errdex.cli._common import busy, echo, echo_line, format_option, quiet_option, records_option, stderr_line
+from errdex.cli._common import PathType, busy, echo, echo_line, format_option, quiet_option, records_option, stderr_line
 from errdex.errors import UsageError
 from errdex.sync import sync
 from errdex.sync.run import DriftFunction
@@ -30,12 +30,12 @@ def drift_function() -> DriftFunction:
 
 
 @click.command("sync")
-@click.option("--source", required=True, type=click.Path(path_type=Path), metavar="SOURCE",
+@click.option("--source", required=True, type=PathType(path_type=Path), metavar="SOURCE",
               help="The code: a folder, or a git repository read at --rev (as for harvest).")
 @click.option("--rev", metavar="REV", help="The commit to bring the records to (a git repository's revision).")
 @records_option
 @click.option("--repo", metavar="OWNER/NAME", help="The repository SOURCE is, when its records do not tell.")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--config", type=PathType(dir_okay=False, path_type=Path),
               help="TOML file with the project's harvest settings (sinks, levels).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the sync would change something.")
 @click.option("--accept-reworded", is_flag=True,

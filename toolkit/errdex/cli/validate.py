@@ -18,6 +18,8 @@ from errdex.checks.output import (
 from errdex.checks.registry import registry
 from errdex.checks.runner import validate
 from errdex.cli._common import (
+    PATH_TEXT,
+    PathType,
     color_enabled,
     color_option,
     echo,
@@ -33,23 +35,23 @@ from errdex.errors import UsageError
 
 
 @click.command("validate")
-@click.argument("paths", nargs=-1, metavar="[PATH ...]")
+@click.argument("paths", nargs=-1, metavar="[PATH ...]", type=PATH_TEXT)
 @records_option
 @format_option(*FORMATS)
 @click.option("--select", multiple=True, metavar="CHECKS",
               help="Run only these checks: codes or names, comma-separated, or 'all'.")
 @click.option("--ignore", multiple=True, metavar="CHECKS", help="Skip these checks: codes or names, comma-separated.")
 @click.option("--strict", is_flag=True, default=None, help="Count warnings as errors.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--config", "config_path", type=PathType(dir_okay=False, path_type=Path),
               help="Configuration file (errdex.toml or pyproject.toml).")
 @click.option("--no-config", is_flag=True, help="Ignore errdex.toml and [tool.errdex].")
 @click.option("--list-checks", is_flag=True, help="Print every check (code, name, severity, summary) and exit.")
 @click.option("--explain", "explain_code", metavar="CHECK",
               help="Explain one check (code or name): what it looks for, why, a failing and a fixed example.")
-@click.option("--source", "source_path", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--source", "source_path", type=PathType(file_okay=False, path_type=Path),
               help="Also check each record against this code (a git repository, or a folder) at its commit.")
 @click.option("--sha", metavar="SHA", help="The commit a --source folder holds (default: its work tree's HEAD).")
-@click.option("--source-config", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--source-config", type=PathType(dir_okay=False, path_type=Path),
               help="A harvest configuration whose sinks --source counts as statements (as harvest --config).")
 @color_option
 @quiet_option
