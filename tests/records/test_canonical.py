@@ -56,6 +56,20 @@ def test_fmt_leaves_broken_files_alone(tmp_path: Path) -> None:
     assert path.read_text() == '{"record": '
 
 
+def test_fmt_leaves_json_that_holds_no_record_alone(tmp_path: Path, seed: dict[str, Any]) -> None:
+    # '[1,2,3]' was rewritten and counted as reformatted, while validate refuses it as not-a-record (EDX006)
+    texts = {"list.json": "[1,2,3]\n", "other.json": '{"a":1}\n',
+             "mixed.jsonl": canonical_text(seed, bundle_line=True) + '\n[1]\n'}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    result = fmt([tmp_path])
+    assert result.changed == [] and sorted((Path(path).name, line) for path, line, _, _ in result.failed) == \
+        [("list.json", 1), ("mixed.jsonl", 2), ("other.json", 1)]
+    assert all("not a record" in message for *_, message in result.failed)
+    assert {name: (tmp_path / name).read_text() for name in texts} == texts
+    assert fmt_text(b"[1,2,3]").text is None
+
+
 def test_fmt_bundle_one_compact_line_per_record(tmp_path: Path, seed: dict[str, Any]) -> None:
     path = tmp_path / "b.jsonl"
     path.write_text(json.dumps(seed, indent=None) + "\n" + json.dumps(seed) + "\n")

@@ -24,7 +24,7 @@ from errdex.checks.results import RESULTS_FILE, Emit, RecordResults
 from errdex.checks.schema_findings import schema_problems
 from errdex.checks.shared_work import share
 from errdex.patterns.facts import PatternFacts
-from errdex.records.envelope import unwrap
+from errdex.records.envelope import document_shape, unwrap
 from errdex.records.jsontext import Locator, without_surrogates
 from errdex.records.loader import model_problem, shown_version
 from errdex.records.problems import ParseProblem, ProblemKind
@@ -80,16 +80,6 @@ def _batches(documents: Iterable[Document]) -> Iterator[list[Document]]:
         yield batch
 
 
-def _shape(value: Any) -> str | None:
-    """``envelope``, ``record`` or None when the top level is neither."""
-    if isinstance(value, dict):
-        if "record" in value:
-            return "envelope"
-        if "schemaVersion" in value or ("id" in value and "errorMessage" in value):
-            return "record"
-    return None
-
-
 class _Run:
     def __init__(self, checks: dict[str, type[Check]], config: ValidationConfig,
                  source: AnchorSource | None = None) -> None:
@@ -141,7 +131,7 @@ class _Run:
         if doc.problems or not doc.parsed.parsed:
             return None
         value = doc.value
-        shape = _shape(value)
+        shape = document_shape(value)
         if shape is None:
             return None
         record, prefix = unwrap(value)
@@ -232,7 +222,7 @@ class _Run:
         value = doc.value
         if any(reading.kind is ProblemKind.INVALID_UNICODE for reading in doc.problems):
             value = without_surrogates(value)  # reported; the checks see U+FFFD instead
-        shape = _shape(value)
+        shape = document_shape(value)
         if shape is None:
             self._finding(NotARecord.code, doc, "", 'top level is not a record envelope '
                           '{"record": {...}, "datasetVersion": ...} or a record', None)

@@ -21,7 +21,7 @@ from typing import Any
 from errdex._files import write_atomic
 from errdex._locks import records_lock
 from errdex.errors import UsageError, from_oserror
-from errdex.records.envelope import unwrap
+from errdex.records.envelope import document_shape, unwrap
 from errdex.records.models import RECORD_MODELS
 from errdex.records.problems import ProblemKind
 from errdex.records.sources import (
@@ -106,7 +106,12 @@ def _refusals(docs: list[Document], label: Callable[[ProblemKind], str]) -> list
     """Why these documents cannot be formatted: every parse problem (what ``validate`` reports as EDX001-EDX009:
     formatting would resolve a duplicate key, turn 1e999 into Infinity or NaN into a number, and so change data),
     each named by ``label`` (the CLI passes the check registry's code and name)."""
-    return [(p.line, p.column, f"{label(p.kind)}: {p.message}") for doc in docs for p in doc.problems]
+    refused = [(p.line, p.column, f"{label(p.kind)}: {p.message}") for doc in docs for p in doc.problems]
+    if not refused:  # a JSON file that holds no record is not errdex's to rewrite (validate: not-a-record)
+        refused = [(doc.parsed.line_offset + 1, 1, "not a record: its top level is neither an envelope "
+                    '{"record": {...}, ...} nor a record; left as it is') for doc in docs
+                   if document_shape(doc.value) is None]
+    return refused
 
 
 @dataclass

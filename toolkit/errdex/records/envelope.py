@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RECORD_PREFIX", "is_envelope", "unwrap"]
+__all__ = ["RECORD_PREFIX", "document_shape", "is_envelope", "unwrap"]
 
 #: JSON pointer of the record inside an envelope.
 RECORD_PREFIX = "/record"
@@ -29,3 +29,14 @@ def is_envelope(value: Any) -> bool:
     """Whether ``value`` is a well-formed envelope: an object whose ``record`` is an object, with a
     ``datasetVersion``."""
     return isinstance(value, dict) and isinstance(value.get("record"), dict) and "datasetVersion" in value
+
+
+def document_shape(value: Any) -> str | None:
+    """``envelope``, ``record`` or None when a document's top level is neither (what ``validate`` reports as
+    not-a-record, and ``fmt`` leaves as it is)."""
+    if isinstance(value, dict):
+        if "record" in value:
+            return "envelope"
+        if "schemaVersion" in value or ("id" in value and "errorMessage" in value):
+            return "record"
+    return None
