@@ -2,8 +2,8 @@
 
 One statement a line: ``fn NAME`` opens a function, ``if COND`` guards the following statements until
 ``end``, ``throw CLASS "message {hole}"``, ``log LEVEL "message"``, ``const NAME "text"`` (offered to the
-tree), ``throw CLASS $NAME`` (a constant), ``bad`` (the file fails to parse), ``broken`` (the finder itself fails, as a setting its queries cannot hold
-made every finder fail), ``throw CLASS "{x}"`` (no text).
+tree), ``throw CLASS $NAME`` (a constant), ``bad`` (the file fails to parse), ``broken`` (the finder itself
+fails, as a setting its queries cannot hold made every finder fail), ``throw CLASS "{x}"`` (no text).
 """
 
 from __future__ import annotations

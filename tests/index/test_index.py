@@ -307,3 +307,24 @@ def test_a_query_that_builds_a_huge_value_is_stopped_by_the_memory_cap(built_ind
     assert "query stopped: it needs more than" in result.stderr and result.stderr.count("\n") == 1
     assert resource.getrlimit(resource.RLIMIT_AS) == before  # the cap ends with the query
     assert query("SELECT length(repeat('x', 1000)) AS n", db=built_index).rows == [(1000,)]
+
+
+def test_every_row_of_a_large_result_is_written_without_building_the_output_whole(built_index: Path,
+                                                                                   tmp_path: Path) -> None:
+    """``--limit 0`` over a million rows: the JSON text, built whole, took three times the rows' memory (out of
+    memory under a 1.5 GiB address-space limit, exit 70); written a chunk at a time it fits beside them."""
+    import subprocess
+    import sys
+
+    from tests.processes import errdex_env
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+
+    sql = "SELECT i, repeat('x', 100) AS x FROM range(1000000) t(i)"
+    done = subprocess.run([sys.executable, "-m", "errdex", "query", sql, "--db", str(built_index), "--limit", "0",
+                           "--format", "json"], cwd=tmp_path, env=errdex_env(), capture_output=True, text=True,
+                          timeout=600, preexec_fn=limited)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('[\n  {\n    "i": 0,\n    "x": "xxx') and done.stdout.endswith('"\n  }\n]\n')
+    assert done.stdout.count('\n    "i": ') == 1000000

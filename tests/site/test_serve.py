@@ -142,3 +142,59 @@ def test_hidden_files_and_other_hosts_are_not_served(built_site: Path, tmp_path:
         for host in (b"127.0.0.1:%d" % port, b"localhost:%d" % port, b"LOCALHOST", b"[::1]:%d" % port):
             assert _status(_ask(server, b"GET /index.html HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")) == 200, host
         assert _get(server, b"/index.html") == 200  # HTTP/1.0 without a Host
+
+
+def _site_with_hostile_names(built_site: Path, tmp_path: Path) -> Path:
+    """A copy of the site with what a folder may hold besides it: hidden files, links in and out, a folder with no
+    index.html, a FIFO that nobody writes to, a 404.html that is a link out."""
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret outside")
+    (site / "files").mkdir()
+    (site / "files" / ".env-secret-name").write_text("secret hidden")
+    (site / "files" / "data.json").write_text("{}")
+    (site / "files" / "out").symlink_to(outside)
+    (site / "files" / "in.html").symlink_to(site / "index.html")
+    (site / "withindex").mkdir()
+    (site / "withindex" / "index.html").write_text("<p>the folder's page</p>")
+    os.mkfifo(site / "fifo.html")
+    os.mkfifo(site / "files" / "index.html")
+    return site
+
+
+def test_no_listings_no_hidden_names_no_links_out_and_no_fifo(built_site: Path, tmp_path: Path) -> None:
+    """Folders were listed (``GET /api/`` showed ``.env-secret-name`` and link names), and a FIFO held a thread
+    for good: a folder is its index.html or 404, and only regular files inside the folder are served."""
+    site = _site_with_hostile_names(built_site, tmp_path)
+    with running_site(site, timeout=2.0) as server:
+        for path in (b"/files/", b"/files", b"/assets/", b"/files/out/", b"/files/out/secret.txt", b"/fifo.html",
+                     b"/index.html/",
+                     b"/files/.env-secret-name", b"/files/%2eenv-secret-name", b"/files/index.html"):
+            answer = _ask(server, b"GET " + path + b" HTTP/1.0\r\n\r\n")
+            assert _status(answer) == 404, path
+            assert b"secret" not in answer and b"data.json" not in answer and b"Directory listing" not in answer
+        assert _get(server, b"/files/data.json") == 200 and _get(server, b"/files/in.html") == 200
+        answer = _ask(server, b"GET /withindex/ HTTP/1.0\r\n\r\n")
+        assert _status(answer) == 200 and answer.endswith(b"<p>the folder's page</p>")
+        answer = _ask(server, b"GET /withindex?x=1 HTTP/1.0\r\n\r\n")
+        assert _status(answer) == 301 and b"\r\nLocation: /withindex/\r\n" in answer
+        (site / "404.html").unlink()
+        (site / "404.html").symlink_to(tmp_path / "outside" / "secret.txt")
+        answer = _ask(server, b"GET /nothing HTTP/1.0\r\n\r\n")
+        assert _status(answer) == 404 and b"secret" not in answer
+
+
+def test_methods_head_and_ranges(served: Any) -> None:
+    whole = _ask(served, b"GET /index.html HTTP/1.0\r\n\r\n")
+    head, body = whole.split(b"\r\n\r\n", 1)
+    assert f"Content-Length: {len(body)}".encode() in head and b"Python" not in head
+    answer = _ask(served, b"HEAD /index.html HTTP/1.0\r\n\r\n")
+    assert answer == answer.split(b"\r\n\r\n")[0] + b"\r\n\r\n" and _status(answer) == 200
+    ranged = _ask(served, b"GET /index.html HTTP/1.0\r\nRange: bytes=0-9\r\n\r\n")
+    assert _status(ranged) == 200 and ranged.endswith(body) and b"Accept-Ranges: none" in ranged  # Range ignored
+    for method in (b"POST", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"PATCH", b"CONNECT", b"BREW"):
+        answer = _ask(served, method + b" /index.html HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello")
+        assert _status(answer) == 405 and b"\r\nAllow: GET, HEAD\r\n" in answer, method
+    assert _get(served, b"/index.html") == 200

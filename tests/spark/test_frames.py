@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from errdex.errors import UsageError
+from errdex.errors import InputError, UsageError
 from tests.loghub import loghub_dir, require_loghub
 from tests.spark.loghub_records import cli_lines, loghub_bundle, loghub_logs
 
@@ -107,3 +108,68 @@ def test_loghub_is_where_the_tests_look() -> None:
     if loghub_dir() is None:
         pytest.skip("Loghub samples not found")
     assert loghub_logs()
+
+
+def test_lines_that_are_not_utf8_are_written_so_duckdb_reads_them(spark: Any, tmp_path: Path) -> None:
+    """Spark's text reader keeps a line's bytes in a string column; DuckDB refused the whole file. The line is
+    written as ``errdex match`` reads it (U+FFFD for each bad sequence, which the span indexes) and the bytes
+    beside it, in ``message_bytes``."""
+    import duckdb
+
+    from errdex.spark import match_files
+
+    line = b"sshd[1]: \xff\xfe error: kex_exchange_identification: Connection closed by remote host"
+    log = tmp_path / "bad.log"
+    log.write_bytes(line + b"\nfine \xc3\x28\r\nplain\n")
+    expected = cli_lines([log], [])[str(log)]
+    out = tmp_path / "out"
+    assert match_files([log], out, spark=spark, keep_unmatched=True).rows == 3
+    rows = duckdb.sql(f"SELECT message, message_bytes, errdex.slug, errdex.span FROM '{out}/*.parquet' "
+                      "ORDER BY message").fetchall()
+    assert [r[:2] for r in rows] == [("fine \ufffd(", b"fine \xc3\x28"), ("plain", None),
+                                     (line.decode("utf-8", "replace"), line)]
+    assert [(rows[2][0], rows[2][2], rows[2][3])] == [(e["text"], e["matches"][0]["slug"], e["matches"][0]["span"])
+                                                      for e in expected]
+    malformed = tmp_path / "app.jsonl"  # a JSON line that is not UTF-8: Spark keeps it whole in _corrupt_record
+    malformed.write_bytes(b'{"msg": "Connection closed by remote host \xff"}\n{"msg": "ok"}\n')
+    match_files([malformed], tmp_path / "out-json", input_format="jsonl", column="msg", spark=spark,
+                keep_unmatched=True)
+    assert sorted(duckdb.sql(f"SELECT _corrupt_record, msg, msg_bytes FROM '{tmp_path}/out-json/*.parquet'")
+                  .fetchall(), key=str) == [('{"msg": "Connection closed by remote host \ufffd"}', None, None),
+                                            (None, "ok", None)]
+    for name in ("file", "a b`c", "x.y", ""):
+        with pytest.raises(UsageError, match="the line's column cannot be named"):
+            match_files([log], tmp_path / "out-name", column=name, spark=spark)
+    odd = tmp_path / "logs" / b"odd\xe9.log".decode("utf-8", "surrogateescape")  # Java cannot name it
+    odd.parent.mkdir()
+    odd.write_bytes(b"x\n")
+    for given in (odd, odd.parent):
+        with pytest.raises(InputError, match=r"odd\\xe9.log: the file name is not UTF-8"):
+            match_files([given], tmp_path / "out-odd", spark=spark)
+
+
+def test_a_run_killed_while_writing_leaves_no_output_and_the_next_removes_its_folder(tmp_path: Path) -> None:
+    """Spark writes beside the output and the folder is renamed to it once whole: a kill before the rename leaves
+    no half output under the name (which the next run refused as existing), and the next run removes it."""
+    import subprocess
+    import sys
+
+    from tests.processes import errdex_env
+    from tests.spark.conftest import require_spark
+
+    require_spark()
+    from errdex.spark.files import _staged  # here: PySpark may be missing (the skip above says so)
+
+    script = ("import os, sys\nfrom errdex.spark.files import _staged\nwith _staged(sys.argv[1]) as folder:\n"
+              "    os.mkdir(folder)\n    open(os.path.join(folder, 'part-0.parquet'), 'wb').write(b'PAR1')\n")
+    killed = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], env=errdex_env(
+        ERRDEX_CRASH_AT="spark:written"), capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr
+    left = [p.name for p in tmp_path.iterdir()]
+    assert left and all(name.startswith(".out.") and name.endswith(".tmp") for name in left)
+    with _staged(tmp_path / "out") as folder:
+        Path(folder).mkdir()
+        (Path(folder) / "part-0.parquet").write_bytes(b"PAR1")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and os.listdir(tmp_path / "out") == ["part-0.parquet"]
+    with pytest.raises(UsageError, match="exists already"), _staged(tmp_path / "out"):
+        pass

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from errdex._duckdb import connect, out_of_limits
 from errdex._files import refuse_special, replacing, write_atomic
 from errdex.bundles.reports import ExportReport
 from errdex.errors import DataError, UsageError, from_oserror
@@ -54,7 +55,7 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
+def _write_parquet(items: list[LoadedRecord], target: Path, *, named: Path | None = None) -> None:
     """One row per record through DuckDB's read_json over a temporary JSONL file of the records."""
     import duckdb  # start-up: DuckDB loads only for a Parquet or DuckDB export, not for every bundle command
 
@@ -70,11 +71,12 @@ def _write_parquet(items: list[LoadedRecord], target: Path) -> None:
         sql = (f"COPY (SELECT {names} FROM read_json({_sql_text(str(source))}, format='newline_delimited', "
                f"maximum_object_size={max(16 << 20, 2 * largest)}, columns={spec}) ORDER BY id) "
                f"TO {_sql_text(str(target))} (FORMAT parquet)")
-        con = duckdb.connect()
+        con = connect()  # bounded memory and spill, in errdex's spill folder
         try:
             con.execute(sql)
         except duckdb.Error as exc:
-            raise DataError(f"cannot write Parquet to {target}: {' '.join(str(exc).split())}") from exc
+            reason = out_of_limits(exc) or " ".join(str(exc).split())
+            raise DataError(f"cannot write Parquet to {named or target}: {reason}") from exc
         finally:
             con.close()
 
@@ -121,7 +123,7 @@ def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] |
     except OSError as exc:  # a full disk, a read-only folder: name the file, not only the reason
         raise from_oserror(exc, output, action="write") from exc
     if format == "parquet":
-        _replace_via_temporary(output, lambda tmp: _write_parquet(items, tmp))
+        _replace_via_temporary(output, lambda tmp: _write_parquet(items, tmp, named=output))
     elif format == "duckdb":
         from errdex.index import build_index  # start-up: as duckdb above
 

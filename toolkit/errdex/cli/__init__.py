@@ -124,6 +124,8 @@ def _run(args: list[str]) -> None:
         sys.exit(1)
     except OSError as exc:  # one that no layer below named: still one line, in our words
         _fail(str(from_oserror(exc)), 1)
+    except MemoryError:  # a limit of the system's (ulimit -v, a container): not a bug of errdex's
+        _fail("out of memory: the work is too large for the memory this process may use", 1)
     except Exception as exc:  # the promise: never a traceback
         if os.environ.get("ERRDEX_DEBUG"):
             raise

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from errdex._duckdb import connect, out_of_limits
 from errdex._files import clean_leftovers, crash_point, refuse_special, replacing
 from errdex._locks import hold
 from errdex._version import __version__
@@ -107,7 +108,7 @@ def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
     clean_leftovers(target.parent)  # the .tmp and .wal of builds that were killed
     try:
         with replacing(target, companions=(".wal",)) as tmp:
-            con = duckdb.connect(str(tmp))
+            con = connect(str(tmp))
             try:
                 write_tables(con, items, digest)
                 crash_point("index:written")
@@ -115,7 +116,8 @@ def _build(target: Path, items: Sequence[LoadedRecord], digest: str) -> None:
             finally:
                 con.close()
     except duckdb.Error as exc:
-        raise DataError(f"cannot build the index at {target}: {exc}") from exc
+        reason = out_of_limits(exc) or " ".join(str(exc).split())
+        raise DataError(f"cannot build the index at {target}: {reason}") from exc
     except OSError as exc:
         raise from_oserror(exc, target, action="write the index") from exc
 
@@ -147,7 +149,7 @@ _PEEK_CONFIG: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload
 
 def stored_metadata(path: Path) -> dict[str, str] | None:
     try:
-        con = duckdb.connect(str(path), read_only=True, config=_PEEK_CONFIG)
+        con = connect(str(path), read_only=True, config=_PEEK_CONFIG)
     except (duckdb.Error, OSError):
         return None
     try:

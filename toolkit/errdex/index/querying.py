@@ -1,4 +1,4 @@
-"""Read-only SQL against an index, in a sandbox: no file but the index, bounded memory, rows and time."""
+"""Read-only SQL against an index, in a sandbox: no file but the index, bounded memory, spill, rows and time."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import duckdb
 
+from errdex._duckdb import MEMORY_ENV, SPILL_ENV, connect, limits, mib
 from errdex.errors import DataError, InputError, UsageError
 from errdex.index.building import ensure_index, stored_metadata
 
@@ -26,22 +27,22 @@ class QueryResult:
     truncated: bool = False
 
 
-#: Settings of every connection that runs user SQL: the index file is all it can read, and the SQL cannot
-#: change them (DuckDB's advice for untrusted SQL).
+#: Settings of every connection that runs user SQL, beside the memory and spill limits of every connection errdex
+#: opens (:mod:`errdex._duckdb`): the index file is all it can read, and the SQL cannot change them (DuckDB's
+#: advice for untrusted SQL).
 QUERY_CONFIG: dict[str, Any] = {
     "enable_external_access": False,  # no COPY TO, ATTACH, read_csv/read_text/glob of files, INSTALL, httpfs
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
     "allow_unsigned_extensions": False,
-    "memory_limit": "512MB",
     "threads": 2,
     "lock_configuration": True,  # no SET, RESET or PRAGMA that would undo the above
 }
-#: Memory a query may take beyond what the process held when it started. DuckDB's ``memory_limit`` covers its
-#: buffers only: a value built by one function (``repeat('x', 10^9)``) is allocated outside it, so the process's
-#: address space is capped too while the query runs (where the system allows it).
-QUERY_MEMORY_BYTES = 1536 << 20
+#: Memory a query may take beyond what the process held when it started, on top of DuckDB's ``memory_limit``.
+#: That limit covers DuckDB's buffers only: a value built by one function (``repeat('x', 10^9)``) is allocated
+#: outside it, so the process's address space is capped too while the query runs (where the system allows it).
+QUERY_MEMORY_BYTES = 1024 << 20
 #: Rows ``query`` returns unless told otherwise; 0 means every row.
 QUERY_ROW_LIMIT = 10_000
 #: Seconds a query may run unless told otherwise.
@@ -87,7 +88,8 @@ def _existing_index(db: str | Path) -> Path:
 
 def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Path | None = None,
           limit: int = QUERY_ROW_LIMIT, timeout: float | None = QUERY_TIMEOUT_S,
-          prepare: Callable[[duckdb.DuckDBPyConnection], object] | None = None) -> QueryResult:
+          prepare: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+          spill_limit: str | None = None) -> QueryResult:
     """Run user SQL against the index, read-only, with no access to anything but the index.
 
     The index at ``db`` must exist (a typo never creates a file); with
@@ -95,7 +97,9 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
     cached index is built or refreshed. At most ``limit`` rows are returned
     (0: all; ``truncated`` says when more were left), and a query running
     longer than ``timeout`` seconds is interrupted. ``prepare``: called with the connection before the
-    query runs (to register functions, such as :func:`errdex.duckdb.register`'s).
+    query runs (to register functions, such as :func:`errdex.duckdb.register`'s). ``spill_limit``: the disk
+    the query may spill to past its memory (a size: ``2GiB``, ``0`` for none; default: ``$ERRDEX_DUCKDB_SPILL``,
+    else 1GiB); a query that needs more stops with a DataError.
     """
     if not sql.strip():
         raise UsageError("no SQL given (pass a statement, or - to read one from stdin)")
@@ -103,6 +107,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         raise UsageError(f"limit must be a whole number from 0 (0: every row), not {limit!r}")
     if timeout is not None and not timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    memory, spill = limits(spill=spill_limit)  # a bad size is refused before any work
     if db is not None:
         path = _existing_index(db)
         if records is not None:
@@ -110,7 +115,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
     else:
         path = ensure_index(records).path
     try:
-        con = duckdb.connect(str(path), read_only=True, config=QUERY_CONFIG)
+        con = connect(str(path), read_only=True, config=QUERY_CONFIG, spill=spill_limit)
     except duckdb.Error as exc:
         raise InputError(f"cannot open the index at {path}: {' '.join(str(exc).split())}") from exc
     if prepare is not None:
@@ -120,7 +125,7 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
         if timer is not None:
             timer.daemon = True
             timer.start()
-        with _memory_cap(QUERY_MEMORY_BYTES):
+        with _memory_cap(memory + QUERY_MEMORY_BYTES):
             cursor = con.execute(sql)
             if not cursor.description:
                 return QueryResult([], [])
@@ -129,8 +134,13 @@ def query(sql: str, *, records: Sequence[str | Path] | None = None, db: str | Pa
     except duckdb.InterruptException as exc:
         raise DataError(f"query stopped after {timeout:g} s (raise --timeout to let it run longer)") from exc
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
-        raise DataError(f"query stopped: it needs more than the {QUERY_MEMORY_BYTES >> 20} MiB of memory a query "
-                        "may use (select fewer or smaller values, or lower --limit)") from exc
+        if "max_temp_directory_size" in str(exc):
+            raise DataError(f"query stopped: it needs more than the {mib(memory)} of memory and {mib(spill)} of "
+                            f"disk to spill to a query may use (raise --spill-limit or ${SPILL_ENV}, or select "
+                            "fewer rows)") from exc
+        allowed = memory + QUERY_MEMORY_BYTES if isinstance(exc, MemoryError) else memory  # the process's cap
+        raise DataError(f"query stopped: it needs more than the {mib(allowed)} of memory a query may use (select "
+                        f"fewer or smaller values, lower --limit, or raise ${MEMORY_ENV})") from exc
     except duckdb.Error as exc:
         message = " ".join(str(exc).split())
         if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in message:

@@ -146,10 +146,12 @@ def _duckdb_version() -> str:
 def _duckdb_compile(sources: list[str]) -> list[str | None]:
     import duckdb  # here: an engine that is not installed is skipped, and duckdb is slow to import
 
+    from errdex._duckdb import connect  # here: as duckdb above
+
     out: list[str | None] = [None] * len(sources)
     if not sources:
         return out
-    con = duckdb.connect()
+    con = connect()
     try:
         rows = con.execute(
             "SELECT i FROM (SELECT i, TRY(regexp_matches('', p)) AS ok "

@@ -8,7 +8,9 @@ not clean (bad percent-encoding, not UTF-8, a NUL or other control
 character, a ``..`` segment) is answered 400, an overlong one 414, one that
 leads out of the folder (through a symbolic link) or to a hidden file (a
 segment starting with ``.``: ``.git``, ``.env``, the build's marker) 404;
-none prints more than nothing at all. A request naming another host than
+none prints more than nothing at all. No folder is listed (one is served by
+its ``index.html``, else 404), only regular files are served (a FIFO is 404,
+never waited on), and any method but GET and HEAD is answered 405. A request naming another host than
 the loopback one it listens on (``Host: evil.example``, as a web page that
 rebinds its name to 127.0.0.1 sends) is answered 421: a page on the web
 cannot read the site, or the folder it is served from, through the
@@ -21,6 +23,7 @@ import functools
 import os
 import re
 import socket
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -43,6 +46,8 @@ TIMEOUT = 10.0
 #: The longest request path served (the site's own are far shorter).
 MAX_PATH = 2048
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: The largest 404.html sent as the answer to a missing path (a larger one is not the site's own).
+_MAX_ERROR_PAGE = 1 << 20
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: The host names a request may give (with any port): the loopback the server listens on.
 _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
@@ -70,6 +75,9 @@ class _Handler(SimpleHTTPRequestHandler):
     def finish(self) -> None:
         self.server.deadlines.met(self.request)
         super().finish()
+
+    def version_string(self) -> str:
+        return "errdex"  # not Python's version: nothing a client needs
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the command prints its address
         pass
@@ -103,29 +111,96 @@ class _Handler(SimpleHTTPRequestHandler):
             return HTTPStatus.NOT_FOUND, None
         return None
 
+    def parse_request(self) -> bool:
+        """The request line and headers; a method other than GET and HEAD is answered 405 here."""
+        if not super().parse_request():
+            return False
+        if self.command in ("GET", "HEAD"):
+            return True
+        self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+        self.send_header("Allow", "GET, HEAD")
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")  # a body it may have sent is never read
+        self.end_headers()
+        return False
+
     def send_head(self) -> Any:
+        """The headers of the file the path names, and the file open for reading; None when answered already.
+
+        A folder is served by its ``index.html`` (without the final ``/``: redirected to it, as relative links
+        need), and is never listed: a folder without one is 404, as is anything but a regular file inside
+        the site (a FIFO, a device, a link out of the folder). A Range header is ignored (the whole file, 200).
+        """
         self.server.deadlines.met(self.request)  # the request line and headers are in
         refusal = self._refusal()
         if refusal is not None:
             self.send_error(refusal[0], refusal[1])
             return None
-        try:
-            return super().send_head()
-        except (OSError, ValueError):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+            if not urlsplit(self.path).path.endswith("/") and self._served(path) is not None:
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", urlsplit(self.path).path + "/")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
+        file = self._served(path) if not path.endswith("/") else None  # "/index.html/" names no file
+        if file is None:
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
+        try:
+            info = os.fstat(file.fileno())
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", self.guess_type(path))
+            self.send_header("Content-Length", str(info.st_size))
+            self.send_header("Last-Modified", self.date_time_string(int(info.st_mtime)))
+            self.send_header("Accept-Ranges", "none")
+            self.end_headers()
+        except BaseException:
+            file.close()
+            raise
+        return file
+
+    def _served(self, path: str) -> Any:
+        """``path`` open for reading when it is a regular file inside the site folder, else None. It is opened
+        without blocking (a FIFO with no writer held the thread for good) and without following a link in its
+        last step (one put there after the check), then checked for what it is."""
+        root = os.path.realpath(self.directory)
+        real = os.path.realpath(path)
+        if not real.startswith(root + os.sep):
+            return None
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        except OSError:
+            regular = False
+        if not regular:
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "rb")
+
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
+        """Never: a folder's names (hidden ones, links) are not for the web."""
+        self.send_error(HTTPStatus.NOT_FOUND)
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code == 404 and page.is_file():
-            body = page.read_bytes()
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-            return
+        page = self._served(os.path.join(self.directory, "404.html")) if code == 404 else None
+        if page is not None:
+            with page:
+                body = page.read(_MAX_ERROR_PAGE + 1)
+            if len(body) <= _MAX_ERROR_PAGE:
+                self.send_response(404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                return
         super().send_error(code, message, explain)
 
 

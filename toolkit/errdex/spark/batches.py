@@ -24,7 +24,7 @@ from errdex.match.knowledge import has_json_line
 from errdex.match.lines import normalised
 from errdex.records.vocabulary import status_of
 
-__all__ = ["MATCHES_TYPE", "MATCH_FIELDS", "MATCH_TYPE", "match_arrow", "match_values", "struct_of"]
+__all__ = ["MATCHES_TYPE", "MATCH_FIELDS", "MATCH_TYPE", "match_arrow", "match_values", "struct_of", "valid_text"]
 
 #: The fields of one match: the record's identifying fields, its place among the line's matches (1 is the
 #: best, the one ``errdex match`` shows), its score, captured groups and the span ``[start, end)`` in characters;
@@ -136,6 +136,35 @@ def _binary(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     if pa.types.is_large_string(array.type):
         return array.view(pa.large_binary())
     return array.cast(pa.binary())
+
+
+def valid_text(array: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """A string array made valid UTF-8, and the original bytes of the values that were not.
+
+    Spark's text reader puts a line's bytes in a string column as they are, and a Parquet reader such as
+    DuckDB refuses a file whose string column holds invalid UTF-8. Each invalid sequence becomes U+FFFD, as
+    ``errdex match`` reads a line (so a match's span indexes this text); the second array (binary) holds the
+    original bytes of each value that changed, null for the others. An array that is valid already (the
+    common case: one validation in C) is returned as it is, beside an array of nulls.
+    """
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    try:
+        array.validate(full=True)
+    except pa.ArrowInvalid:
+        pass
+    else:
+        return array, pa.nulls(len(array), pa.binary())
+    texts: list[str | None] = []
+    originals: list[bytes | None] = []
+    for value in _binary(array).to_pylist():
+        try:
+            texts.append(None if value is None else value.decode("utf-8"))
+            originals.append(None)
+        except UnicodeDecodeError:
+            texts.append(value.decode("utf-8", "replace"))
+            originals.append(value)
+    return pa.array(texts, array.type), pa.array(originals, pa.binary())
 
 
 #: Each knowledge base's fixed fields of its records (id ... status) in its matcher's order, made once.

@@ -3,14 +3,21 @@
 Text inputs are read a line per ``\\n`` (as ``errdex match`` reads them: a
 carriage return ending a line is dropped), JSON lines and Parquet by a
 column. The output holds the input's columns (for text: ``file`` and the
-line), and the ``errdex`` column of :func:`errdex.spark.match`.
+line), the original bytes of the lines that were not valid UTF-8 (the column
+named after the line's with ``_bytes``; the line itself holds U+FFFD in their
+place, so any Parquet reader takes it), and the ``errdex`` column of
+:func:`errdex.spark.match`.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,12 +26,15 @@ from pyspark.errors import AnalysisException, PySparkRuntimeError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from errdex._files import alive, crash_point
 from errdex.errors import InputError, UsageError
 from errdex.spark.frames import match
 
 __all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
 
 FORMATS = ("text", "jsonl", "parquet")
+#: What the line's column of a text input may be named: a plain identifier, which Spark never reads as a path.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Settings of a local session (``local[N]``): bound to the loopback interface, no web UI.
 LOOPBACK_CONF: dict[str, str] = {
     "spark.driver.host": "127.0.0.1",
@@ -71,10 +81,18 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
         raise UsageError("no input given")
     if input_format not in FORMATS:
         raise UsageError(f"unknown input format {input_format!r} (one of: {', '.join(FORMATS)})")
+    if input_format == "text" and (not _NAME.match(column) or column == "file"):
+        raise UsageError(f"the line's column cannot be named {column!r}: a name of letters, digits and _, "
+                         "other than 'file' (the file's column)")
     local = [p for p in paths if "://" not in p]
     missing = [p for p in local if not Path(p).exists()]
     if missing:
-        raise InputError(f"{missing[0]}: no such file or folder")
+        raise InputError(f"{_shown(missing[0])}: no such file or folder")
+    for path in local:
+        unnamed = next(_not_utf8_names(Path(path)), None)
+        if unnamed is not None:  # Java cannot name it: a file given was a crash, a file in a folder lost silently
+            raise InputError(f"{_shown(unnamed)}: the file name is not UTF-8, and Spark cannot open such a file "
+                             "(rename it, or leave it out of the inputs)")
     try:
         if input_format == "text":
             lines = spark.read.option("lineSep", "\n").text(paths)
@@ -85,6 +103,20 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
         return spark.read.parquet(*paths)
     except AnalysisException as exc:
         raise InputError(f"cannot read the inputs: {str(exc).splitlines()[0]}") from exc
+
+
+def _shown(path: str) -> str:
+    """A path as a message shows it: bytes that are not UTF-8 as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _not_utf8_names(path: Path) -> Iterator[str]:
+    """The paths of ``path`` and (for a folder) of the files below it whose names are not UTF-8."""
+    for found in (str(path), *(os.path.join(top, name) for top, _dirs, names in os.walk(path) for name in names)):
+        try:
+            found.encode("utf-8")
+        except UnicodeEncodeError:
+            yield found
 
 
 @dataclass(frozen=True)
@@ -101,11 +133,42 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
     that matched (every row with ``keep_unmatched``), with their ``errdex`` column."""
     spark = spark or local_session(master)
     df = read_inputs(spark, inputs, input_format=input_format, column=column)
-    found = match(df, column, records=records or None, include_retired=include_retired, all_matches=all_matches,
-                  matched_only=not keep_unmatched)
     try:
-        found.write.mode("errorifexists").parquet(str(output))
-    except AnalysisException as exc:
-        raise UsageError(f"cannot write {output}: {str(exc).splitlines()[0]}") from exc
-    rows = spark.read.parquet(str(output)).count()
+        found = match(df, column, records=records or None, include_retired=include_retired,
+                      all_matches=all_matches, matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
+    except AnalysisException as exc:  # a column name Spark cannot resolve (a backtick, a dot ...)
+        raise UsageError(f"Spark cannot use the column {column!r}: {str(exc).splitlines()[0]}") from exc
+    with _staged(output) as folder:
+        try:
+            found.write.mode("errorifexists").parquet(folder)
+        except AnalysisException as exc:
+            raise UsageError(f"cannot write {output}: {str(exc).splitlines()[0]}") from exc
+        rows = spark.read.parquet(folder).count()
     return SparkMatchResult(Path(output), rows)
+
+
+@contextmanager
+def _staged(output: str | Path) -> Iterator[str]:
+    """Where Spark writes ``output``: for a local folder, ``.NAME.PID.tmp`` beside it, renamed to it once whole
+    (a run killed while writing leaves no half output under the name; the next run removes what it left); a
+    remote one (``s3a://`` ...) is written in place, marked whole by Spark's ``_SUCCESS``."""
+    text = str(output)
+    if "://" in text:
+        yield text
+        return
+    target = Path(text)
+    if target.exists() or target.is_symlink():
+        raise UsageError(f"cannot write {text}: it exists already (the output folder must not exist yet)")
+    parent = target.parent
+    for entry in parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = entry.name[len(target.name) + 2:-len(".tmp")]
+        if pid.isdigit() and not alive(int(pid)) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+    staging = parent / f".{target.name}.{os.getpid()}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        yield str(staging)
+        crash_point("spark:written")
+        os.rename(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
