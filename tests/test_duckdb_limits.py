@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from errdex._duckdb import connect, parse_size
 from errdex.errors import ConfigError
 from errdex.index import build_index
-from tests.processes import run, start, wait_until
+from tests.processes import ROOT, errdex_env, run, start, wait_until
 
 #: A query that sorts far more than 32 MiB of memory holds: it spills.
 SPILLING = "SELECT i, md5(i::VARCHAR) AS m FROM range(20000000) t(i) ORDER BY m"
@@ -131,3 +133,32 @@ def test_without_a_cache_the_spill_goes_to_a_private_temporary_folder_cleaned_th
     assert mine.parent == root and mine.name.startswith(f"{os.getpid()}-")
     assert os.listdir(root) == [] and root.stat().st_mode & 0o777 == 0o700
     assert "cannot be used" in capsys.readouterr().err
+
+
+_CAPPED_AT_CONNECT = """
+import os, resource, sys
+import duckdb
+from errdex.cli import main
+
+real = duckdb.connect
+
+def connect(*args, **kwargs):  # the system's limit on the process (ulimit -v) reached as DuckDB starts
+    used = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (used + (2 << 20), resource.RLIM_INFINITY))
+    return real(*args, **kwargs)
+
+duckdb.connect = connect
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads the process's size from /proc")
+def test_too_little_memory_for_duckdb_to_start_is_one_line_naming_the_limit(tmp_path: Path) -> None:
+    """ulimit -v that left DuckDB too little to start: exit 70, 'internal error: OutOfMemoryException'."""
+    done = subprocess.run([sys.executable, "-c", _CAPPED_AT_CONNECT, "export", "--to", "parquet",
+                           "--records", str(ROOT / "records"), "--output", str(tmp_path / "out.parquet")],
+                          env=errdex_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "out of memory" in done.stderr and "MiB of address space this process may use (ulimit -v)" in done.stderr
+    assert list(tmp_path.iterdir()) == []

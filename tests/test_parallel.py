@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import BinaryIO
@@ -12,6 +14,7 @@ from typing import BinaryIO
 import pytest
 
 from errdex import parallel
+from tests.processes import errdex_env, wait_until
 
 
 def test_a_childs_results_file_has_no_name_while_it_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -58,3 +61,45 @@ def test_a_killed_childs_complete_chunks_are_kept(tmp_path: Path, monkeypatch: p
     finally:
         parallel.stop_child(child)
     assert os.listdir(tmp_path) == []
+
+
+_PARENT = """
+import os, select, sys
+from errdex import parallel
+
+def work(out):
+    select.select([], [], [])  # works until it is stopped: a long piece of a large log
+
+child = parallel.start_child(work)
+print(child.pid, flush=True)
+select.select([], [], [])
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead and waiting for its parent to reap it, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_child_ends_with_its_parent_however_the_parent_is_killed(signum: int) -> None:
+    """A match of a large log killed with kill -9 left its forked children matching to the end of their pieces."""
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT], env=errdex_env(), stdout=subprocess.PIPE, text=True)
+    child = 0
+    try:
+        child = int(parent.stdout.readline()) if parent.stdout else 0
+        assert _running(child)
+        parent.send_signal(signum)
+        parent.wait(timeout=10)
+        wait_until(lambda: not _running(child), what="the forked child to end with its parent")
+    finally:
+        parent.kill()
+        parent.wait()
+        if parent.stdout:
+            parent.stdout.close()
+        if child and _running(child):
+            os.kill(child, signal.SIGKILL)  # what the test found must not outlive it

@@ -19,6 +19,7 @@ from errdex.errors import DataError, UsageError
 from errdex.records.canonical import canonical_text
 from errdex.records.loader import load_records
 from tests.conftest import ROOT, write_envelope
+from tests.processes import run
 
 # Not a test of the cache: import and export validate the same records again and again, and these share one cache
 # of them for speed.
@@ -344,3 +345,17 @@ def test_a_file_path_outside_the_repository_is_never_imported(tmp_path: Path, mo
     [entry] = report.entries
     assert entry.status == "invalid" and "EDX130" in entry.reasons[0] and not (tmp_path / "records").exists()
     assert "\n" not in entry.reasons[0]
+
+
+def test_a_killed_parquet_export_leaves_nothing_after_the_next(tmp_path: Path) -> None:
+    """A Parquet export killed (kill -9, an abort under ulimit -v) left a copy of every record as JSONL in
+    /tmp/errdex-export-*, which no run removed."""
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
+    scratch.mkdir()
+    args = ("export", "--to", "parquet", "--records", str(ROOT / "records"), "--output", str(out / "all.parquet"))
+    killed = run(*args, cwd=tmp_path, TMPDIR=str(scratch), ERRDEX_CRASH_AT="export:scratch-written")
+    assert killed.returncode == -9, killed.stderr
+    done = run(*args, cwd=tmp_path, TMPDIR=str(scratch))
+    assert done.returncode == 0, done.stderr
+    assert [path.name for path in out.iterdir()] == ["all.parquet"]
+    assert list(scratch.iterdir()) == []

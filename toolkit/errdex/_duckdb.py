@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from errdex._files import alive
 from errdex.cache import usable_cache
-from errdex.errors import ConfigError
+from errdex.errors import ConfigError, address_space_limit, out_of_memory
 
 if TYPE_CHECKING:
     import duckdb
@@ -162,6 +162,8 @@ def out_of_limits(exc: BaseException, *, spill: str | None = None) -> str | None
 
     if not isinstance(exc, duckdb.OutOfMemoryException):
         return None
+    if address_space_limit() is not None:  # the system's limit, not DuckDB's, is the one to raise
+        return out_of_memory().removeprefix("out of memory: ")
     memory, spill_bytes = limits(spill=spill)
     if "max_temp_directory_size" in str(exc):
         return (f"it needs more than the {mib(memory)} of memory and {mib(spill_bytes)} of disk to spill to that "
@@ -172,8 +174,8 @@ def out_of_limits(exc: BaseException, *, spill: str | None = None) -> str | None
 def connect(database: str = ":memory:", *, read_only: bool = False, config: dict[str, Any] | None = None,
             spill: str | None = None) -> duckdb.DuckDBPyConnection:
     """``duckdb.connect`` with the limits of :func:`limits` and a spill folder of its own (``config`` adds to
-    them; ``spill`` overrides the spill limit). Raises what ``duckdb.connect`` raises, and ConfigError for a
-    limit that is not a size.
+    them; ``spill`` overrides the spill limit). Raises what ``duckdb.connect`` raises, ConfigError for a
+    limit that is not a size, and MemoryError when too little memory is left for DuckDB to start.
 
     ``enable_external_access`` and ``lock_configuration`` in ``config`` are set once the connection is open,
     in that order: given at the start, DuckDB may apply them before ``temp_directory`` and then refuses it.
@@ -184,7 +186,10 @@ def connect(database: str = ":memory:", *, read_only: bool = False, config: dict
     early = {k: v for k, v in (config or {}).items() if k not in _LATE}
     settings = {"memory_limit": f"{memory}B", "max_temp_directory_size": f"{spill_bytes}B",
                 "temp_directory": str(spill_folder()), **early}
-    con = duckdb.connect(database, read_only=read_only, config=settings)
+    try:
+        con = duckdb.connect(database, read_only=read_only, config=settings)
+    except duckdb.OutOfMemoryException as exc:  # too little memory left even to start (ulimit -v)
+        raise MemoryError(str(exc)) from exc
     try:
         for name in _LATE:
             if name in (config or {}):

@@ -44,8 +44,10 @@ __all__ = [
     "RecordNotFound",
     "Stopped",
     "UsageError",
+    "address_space_limit",
     "from_oserror",
     "os_reason",
+    "out_of_memory",
 ]
 
 
@@ -151,3 +153,24 @@ def from_oserror(exc: OSError, path: object = None, *, action: str = "",
     verb = f"cannot {action}: " if action else ""
     reason = os_reason(exc)
     return error(f"{where}: {verb}{reason}" if where is not None else f"{verb}{reason}")
+
+
+def address_space_limit() -> int | None:
+    """The bytes of address space this process may use when the system limits it (``ulimit -v``), else None."""
+    try:
+        import resource  # Unix only
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if limit == resource.RLIM_INFINITY else limit
+
+
+def out_of_memory() -> str:
+    """The one line for work that ran out of memory, naming the system's limit on this process when one is set
+    (``ulimit -v``): raising an errdex setting does not help then."""
+    limit = address_space_limit()
+    if limit is None:
+        return "out of memory: the work is too large for the memory this process may use"
+    return (f"out of memory: the work is too large for the {limit >> 20} MiB of address space this process may "
+            "use (ulimit -v)")

@@ -10,13 +10,12 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from errdex._duckdb import connect, out_of_limits
-from errdex._files import refuse_special, replacing, write_atomic
+from errdex._files import clean_leftovers, crash_point, refuse_special, replacing, stage, write_atomic
 from errdex.bundles.reports import ExportReport
 from errdex.errors import DataError, UsageError, from_oserror
 from errdex.records.canonical import canonical_text
@@ -64,9 +63,11 @@ def _write_parquet(items: list[LoadedRecord], target: Path, *, named: Path | Non
                          "datasetVersion": item.dataset_version}, ensure_ascii=True) for item in items]
     spec = "{" + ", ".join(f"{_sql_text(name)}: {_sql_text(kind)}" for name, kind in columns.items()) + "}"
     largest = max((len(line) for line in lines), default=0)
-    with tempfile.TemporaryDirectory(prefix="errdex-export-") as scratch:
-        source = Path(scratch) / "records.jsonl"
-        source.write_text("".join(line + "\n" for line in lines), encoding="ascii")
+    data = "".join(line + "\n" for line in lines).encode("ascii")
+    # beside the output, named for this process: what a run killed here leaves, the next export removes
+    source = stage(named or target, data)
+    try:
+        crash_point("export:scratch-written")
         names = ", ".join(f'"{name}"' for name in columns)
         sql = (f"COPY (SELECT {names} FROM read_json({_sql_text(str(source))}, format='newline_delimited', "
                f"maximum_object_size={max(16 << 20, 2 * largest)}, columns={spec}) ORDER BY id) "
@@ -79,6 +80,8 @@ def _write_parquet(items: list[LoadedRecord], target: Path, *, named: Path | Non
             raise DataError(f"cannot write Parquet to {named or target}: {reason}") from exc
         finally:
             con.close()
+    finally:
+        source.unlink(missing_ok=True)
 
 
 def _replace_via_temporary(output: Path, write: Callable[[Path], None]) -> None:
@@ -118,6 +121,7 @@ def export_dataset(format: str, output: Path, *, records: Sequence[str | Path] |
     items = _sorted_records(records)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
+        clean_leftovers(output.parent)  # what exports killed here left (their temporary files, by their pid)
         if format == "jsonl":
             write_atomic(output, _jsonl_bytes(items, output.name.lower().endswith(".gz")))
     except OSError as exc:  # a full disk, a read-only folder: name the file, not only the reason

@@ -17,7 +17,7 @@ import click
 
 from errdex._version import __version__
 from errdex.cli._common import Group
-from errdex.errors import ErrdexError, Stopped, from_oserror
+from errdex.errors import ErrdexError, Stopped, from_oserror, out_of_memory
 from errdex.terminal import safe
 
 __all__ = ["cli", "main"]
@@ -79,6 +79,13 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _duckdb_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is DuckDB's out-of-memory error (DuckDB is looked at only when it was loaded)."""
+    duckdb = sys.modules.get("duckdb")
+    kind = getattr(duckdb, "OutOfMemoryException", None)
+    return isinstance(kind, type) and isinstance(exc, kind)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``errdex`` console script (``argv``: the arguments, for a caller in this process).
 
@@ -125,8 +132,10 @@ def _run(args: list[str]) -> None:
     except OSError as exc:  # one that no layer below named: still one line, in our words
         _fail(str(from_oserror(exc)), 1)
     except MemoryError:  # a limit of the system's (ulimit -v, a container): not a bug of errdex's
-        _fail("out of memory: the work is too large for the memory this process may use", 1)
+        _fail(out_of_memory(), 1)
     except Exception as exc:  # the promise: never a traceback
+        if _duckdb_out_of_memory(exc):  # DuckDB's own, raised where no layer below expected it
+            _fail(out_of_memory(), 1)
         if os.environ.get("ERRDEX_DEBUG"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set ERRDEX_DEBUG=1 for a traceback)", 70)
