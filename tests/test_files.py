@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex._files import clean_leftovers, replacing, stage, write_atomic
+from errdex._files import clean_leftovers, make_scratch, replacing, scratch, stage, write_atomic
 from errdex._journal import Change, read_journal
 from errdex._locks import settle
 
@@ -142,3 +142,33 @@ def test_recover_finishes_the_removals_of_a_killed_change(tmp_path: Path) -> Non
                                    "removes": [str(old)]}))
     assert settle(tmp_path, what="test") is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"] and new.read_text() == "record, renamed"
+
+
+def test_a_scratch_folder_a_killed_process_left_is_removed_by_the_next_of_its_kind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a killed 'import -' or parquet export, or an index built with no cache, left its copy of the records in /tmp
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)  # the temporary folder is chosen again, from TMPDIR
+    code = ("import sys\nfrom errdex._files import scratch\nwith scratch('import') as folder:\n"
+            "    (folder / 'stdin.jsonl').write_text('held')\n    print(folder, flush=True)\n    sys.stdin.read()\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": f"toolkit{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
+    assert child.stdout is not None
+    left = Path(child.stdout.readline().strip())
+    child.kill()
+    child.communicate()
+    assert left.parent == tmp_path and (left / "stdin.jsonl").read_text() == "held"
+    other_kind = tmp_path / f"errdex-index-{child.pid}-abcdefgh"  # another kind: its own next run removes it
+    living = tmp_path / f"errdex-import-{os.getpid()}-abcdefgh"  # a live process's
+    linked = tmp_path / f"errdex-import-{child.pid}-linkedxx"  # a link named like one: never followed
+    target = tmp_path / "target"
+    for folder in (other_kind, living, target):
+        folder.mkdir()
+    (target / "keep").write_text("")
+    linked.symlink_to(target)
+    with scratch("import") as mine:
+        assert mine.name.startswith(f"errdex-import-{os.getpid()}-") and oct(mine.stat().st_mode)[-3:] == "700"
+        assert not left.exists() and other_kind.is_dir() and living.is_dir() and (target / "keep").exists()
+    assert not mine.exists()
+    made = make_scratch("index")
+    assert not other_kind.exists() and made.is_dir()

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from errdex._files import alive
+from errdex._files import alive, make_scratch
 from errdex.cache import usable_cache
 from errdex.errors import ConfigError, address_space_limit, out_of_memory
 
@@ -109,7 +109,7 @@ def _temporary_root() -> Path:
             return root
     except OSError:
         pass
-    own = Path(tempfile.mkdtemp(prefix=f"errdex-spill-{os.getpid()}-"))
+    own = make_scratch("spill")
     atexit.register(shutil.rmtree, own, True)
     return own
 

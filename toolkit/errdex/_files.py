@@ -4,7 +4,9 @@ Every temporary file errdex makes is named so it can be told apart and its
 owner found: ``.NAME.PID-XXXXXXXX.tmp`` (beside NAME, by :func:`write_atomic`
 and :func:`stage`) and ``.NAME.PID.tmp`` / ``.NAME.PID.tmp.wal`` (a DuckDB
 index being built). :func:`clean_leftovers` removes the ones whose process is
-gone (killed before it could clean up), and never anything else.
+gone (killed before it could clean up), and never anything else. A scratch
+folder in the system's temporary folder is ``errdex-KIND-PID-XXXXXXXX``
+(:func:`scratch`), and the next one of its kind removes what dead processes left.
 
 A change of many files (a release, a migration, a sync) is all or nothing with
 :class:`errdex._journal.Change`, which stages its files here.
@@ -26,10 +28,11 @@ from typing import Any
 
 from errdex.errors import ConfigError, ErrdexError, UsageError, from_oserror
 
-__all__ = ["alive", "clean_leftovers", "crash_point", "read_regular", "replace_marked", "replacing", "rewrite_marked",
-           "stage", "write_atomic"]
+__all__ = ["alive", "clean_leftovers", "crash_point", "make_scratch", "read_regular", "replace_marked", "replacing",
+           "rewrite_marked", "scratch", "stage", "write_atomic"]
 
 _TEMP = re.compile(r"^\..+\.(?P<pid>[0-9]+)(?:-[a-z0-9_]{8}\.tmp|\.tmp|\.tmp\.wal)$")
+_SCRATCH = re.compile(r"^errdex-(?P<kind>[a-z]+)-(?P<pid>[0-9]+)-[a-z0-9_]+$")
 _OLD_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # before the owner's pid was in the name
 _OLD_AGE_S = 3600.0
 
@@ -213,6 +216,48 @@ def _leftover(entry: os.DirEntry[str]) -> bool:
             return False
         return old and _unowned(Path(entry.path))
     return False
+
+
+def _clean_scratch(root: Path, kind: str) -> None:
+    """Remove the scratch folders of ``kind`` that processes now gone left in ``root``: this user's own folders
+    only, never through a link."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    uid = os.getuid()
+    for entry in entries:
+        found = _SCRATCH.match(entry.name)
+        if found is None or found["kind"] != kind or alive(int(found["pid"])):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == uid:
+                import shutil  # on first use: most runs make no scratch folder (start-up time)
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def make_scratch(kind: str) -> Path:
+    """A new private folder of this process in the system's temporary folder, ``errdex-KIND-PID-XXXXXXXX``,
+    for work that does not belong beside the user's files (a bundle read from stdin, an index with no cache);
+    what processes killed before they could remove theirs left of the same kind is removed first. The caller
+    removes it (:func:`scratch` does)."""
+    import tempfile  # on first use (start-up time)
+    root = Path(tempfile.gettempdir())
+    _clean_scratch(root, kind)
+    return Path(tempfile.mkdtemp(prefix=f"errdex-{kind}-{os.getpid()}-", dir=root))
+
+
+@contextmanager
+def scratch(kind: str) -> Iterator[Path]:
+    """:func:`make_scratch`, removed with what it holds when the block ends."""
+    folder = make_scratch(kind)
+    try:
+        yield folder
+    finally:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def clean_leftovers(folder: Path, *, recursive: bool = False, keep: frozenset[str] = frozenset()) -> list[Path]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
+from errdex._files import scratch
 from errdex.bundles import (
     EXPORT_FORMATS,
     ImportEntry,
@@ -89,8 +89,8 @@ def _import_stdin(records_dir: Path | None, overwrite: bool, check: bool) -> Imp
         raise UsageError(f"import -: the bundle on stdin is over {STDIN_BUNDLE_MAX_BYTES:,} bytes; save it as a file")
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    with tempfile.TemporaryDirectory(prefix="errdex-import-") as folder:
-        path = Path(folder) / "stdin.jsonl"
+    with scratch("import") as folder:
+        path = folder / "stdin.jsonl"
         path.write_bytes(data)
         try:
             report = import_bundle(path, records_dir=records_dir, overwrite=overwrite, check=check)

@@ -6,7 +6,6 @@ import atexit
 import hashlib
 import json
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import duckdb
 
 from errdex._duckdb import connect, out_of_limits
-from errdex._files import clean_leftovers, crash_point, refuse_special, replacing
+from errdex._files import clean_leftovers, crash_point, make_scratch, refuse_special, replacing
 from errdex._locks import hold
 from errdex._version import __version__
 from errdex.cache import usable_cache
@@ -138,7 +137,7 @@ _SCRATCH: list[Path] = []
 def _scratch_folder() -> Path:
     """A temporary folder removed when the process ends, for an index when the cache cannot be used."""
     if not _SCRATCH:
-        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="errdex-index-")))
+        _SCRATCH.append(make_scratch("index"))
         atexit.register(shutil.rmtree, _SCRATCH[0], True)
     return _SCRATCH[0]
 

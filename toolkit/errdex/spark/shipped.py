@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import sys
-import tempfile
 import threading
 import warnings
 from collections import Counter
@@ -30,7 +29,7 @@ from typing import Any
 
 import hyperscan
 
-from errdex._files import write_atomic
+from errdex._files import scratch, write_atomic
 from errdex._version import __version__
 from errdex.cache import usable_cache
 from errdex.match import KnowledgeBase, Matcher
@@ -82,9 +81,9 @@ def ship(records: RecordStore | Sequence[dict[str, Any]] | Sequence[str | Path] 
     """Compile the matcher of ``records`` (a store, records in memory, record files or folders; default: the
     bundled dataset) and pack it with the records' views."""
     views = _views(records, include_retired)
-    with tempfile.TemporaryDirectory(prefix="errdex-ship-") as folder:
-        Matcher(views, cache_dir=Path(folder)).ensure_database()  # the workers' inputs are large
-        plans = sorted(Path(folder).iterdir())
+    with scratch("ship") as folder:
+        Matcher(views, cache_dir=folder).ensure_database()  # the workers' inputs are large
+        plans = sorted(folder.iterdir())
         name, plan = (plans[0].name, plans[0].read_bytes()) if plans else ("", b"")
     data = marshal.dumps({"format": _FORMAT, "views": views, "name": name, "plan": plan,
                           "built": [sys.version, _hyperscan_version(), __version__]})
