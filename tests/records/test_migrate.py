@@ -414,3 +414,18 @@ def test_an_active_version_4_record_with_empty_prose_is_refused_by_the_loader(tm
                     encoding="utf-8")
     with pytest.raises(DataError, match=r"active\.json:\d+:\d+: /record/documentation: String should have"):
         load_records([path])
+
+
+def test_a_record_the_lower_version_cannot_hold_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    # 'migrate --to 3' wrote sshd scenarios into version 3 files, which every command then refused
+    folder = tmp_path / "records"
+    sshd = sorted((ROOT / "records" / "openssh" / "openssh-portable").glob("*.json"))[0]
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / sshd.name).write_bytes(sshd.read_bytes())
+    before = {path: path.read_bytes() for path in folder.rglob("*.json")}
+    for check in (False, True):
+        with pytest.raises(DataError, match=r"cannot be written at version 3: /record/scenarios/0/call/operation: "
+                                            r".*; nothing was written$"):
+            migrate([folder], 3, allow_loss=True, check=check)
+    assert {path: path.read_bytes() for path in folder.rglob("*.json")} == before
+    assert leftovers(folder) == []

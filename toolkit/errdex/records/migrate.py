@@ -19,7 +19,7 @@ from errdex._journal import all_or_nothing
 from errdex._locks import journal_for, records_lock
 from errdex.errors import DataError, UsageError, os_reason
 from errdex.records.canonical import canonical_text
-from errdex.records.loader import checked_record
+from errdex.records.loader import checked_record, model_problem
 from errdex.records.sources import (
     Document,
     bundled_records_dir,
@@ -154,7 +154,12 @@ def _plan_file(path: Path, display: str, docs: list[Document], to: int) -> FileM
         except DraftRefused as exc:
             raise DraftRefused(f"{display}: {exc}; nothing was written") from None
         losses.extend((record["id"], loss) for loss in dropped)
-        values.append({**value, "record": migrated} if record is not value else migrated)
+        written = {**value, "record": migrated} if record is not value else migrated
+        problem = model_problem(written, envelope=record is not value) if migrated is not record else None
+        if problem is not None:  # what the lower version cannot say (an sshd scenario in version 3)
+            raise DataError(f"{display}: record {record['id']} cannot be written at version {to}: {problem[0]}: "
+                            f"{problem[1]}; nothing was written")
+        values.append(written)
     changed = versions != {to}
     if changed and any(doc.outside for doc in docs):
         raise DataError(f"{display}: reached through a symbolic link that leaves the folder given; migrate never "
