@@ -173,3 +173,39 @@ def test_a_run_killed_while_writing_leaves_no_output_and_the_next_removes_its_fo
     assert [p.name for p in tmp_path.iterdir()] == ["out"] and os.listdir(tmp_path / "out") == ["part-0.parquet"]
     with pytest.raises(UsageError, match="exists already"), _staged(tmp_path / "out"):
         pass
+
+
+def test_spark_match_stopped_by_sigterm_removes_its_output_and_its_java_in_one_line(tmp_path: Path) -> None:
+    """SIGTERM while the output is written: the staged output is removed, the session's Java process ends at
+    once and says nothing (it printed pages of stack traces about its lost connection), errdex says one line."""
+    import subprocess
+    import sys
+
+    from tests.processes import errdex_env
+    from tests.spark.conftest import require_spark
+
+    require_spark()
+    log = tmp_path / "app.log"
+    log.write_text("ERROR CreateOS returned invalid JSON.\n")
+    marker = f"errdex-test-{os.getpid()}-{tmp_path.name}"  # finds this run's processes, whoever their parent
+    stopped = subprocess.run([sys.executable, "-m", "errdex", "spark-match", str(log), "--output",
+                              str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                             env=errdex_env(ERRDEX_CRASH_AT="spark:written", ERRDEX_CRASH_SIGNAL="TERM",
+                                            ERRDEX_TEST_MARK=marker))
+    assert stopped.returncode == 143, stopped.stderr
+    lines = stopped.stderr.splitlines()  # Spark's own start-up lines, then errdex's one
+    assert lines[-1] == "errdex: stopped by SIGTERM; what the run had started is stopped and removed", lines
+    assert not any(word in line for line in lines for word in ("Traceback", "Exception", "\tat ")), lines
+    assert [p.name for p in tmp_path.iterdir()] == ["app.log"]
+
+    def ours() -> list[str]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and marker.encode() in (proc / "environ").read_bytes():
+                    found.append(proc.name)
+            except OSError:
+                pass
+        return found
+
+    assert ours() == []

@@ -77,11 +77,14 @@ def read_toml(path: Path, *, limit: int, what: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: nested too deep") from exc
 
 def crash_point(name: str) -> None:
-    """Die here as ``kill -9`` would when ``$ERRDEX_CRASH_AT`` names this point (for crash tests)."""
+    """Die here as ``kill -9`` would when ``$ERRDEX_CRASH_AT`` names this point (for crash tests); with
+    ``$ERRDEX_CRASH_SIGNAL`` set to ``TERM``, ``INT`` or ``HUP``, receive that signal here instead, as from a
+    ``kill`` that can be caught."""
     if os.environ.get("ERRDEX_CRASH_AT") == name:
         import signal  # only in crash tests (start-up time)
 
-        os.kill(os.getpid(), signal.SIGKILL)
+        chosen = os.environ.get("ERRDEX_CRASH_SIGNAL", "KILL")
+        os.kill(os.getpid(), getattr(signal, f"SIG{chosen}") if chosen in ("TERM", "INT", "HUP") else signal.SIGKILL)
 
 
 def refuse_special(path: Path) -> None:

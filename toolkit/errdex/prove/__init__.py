@@ -16,9 +16,9 @@ from typing import Any
 
 import re2
 
+from errdex._stopping import stop_on_signals
 from errdex.errors import RecordNotFound, UsageError
 from errdex.executor.sshd import Leftovers, SshdError, SshdSession, remove_leftovers
-from errdex.executor.stopping import stop_on_signals
 from errdex.match import KnowledgeBase
 from errdex.patterns import PatternSyntaxError, to_re2
 from errdex.patterns.re2_options import re2_options

@@ -27,7 +27,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from errdex._files import alive, crash_point
-from errdex.errors import InputError, UsageError
+from errdex._stopping import stop_on_signals
+from errdex.errors import InputError, Stopped, UsageError
 from errdex.spark.frames import match
 
 __all__ = ["FORMATS", "LOCAL_CONF", "LOOPBACK_CONF", "SparkMatchResult", "local_session", "match_files", "read_inputs"]
@@ -130,8 +131,41 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
                 include_retired: bool = False, all_matches: bool = False, keep_unmatched: bool = False,
                 spark: Any = None) -> SparkMatchResult:
     """Match the inputs on Spark and write Parquet to ``output`` (a folder that must not exist yet): the rows
-    that matched (every row with ``keep_unmatched``), with their ``errdex`` column."""
-    spark = spark or local_session(master)
+    that matched (every row with ``keep_unmatched``), with their ``errdex`` column.
+
+    SIGTERM, SIGHUP and SIGINT unwind the run (:mod:`errdex._stopping`): the output being written is removed,
+    and the Java process of a session this call started is ended at once, before Python exits (left to notice
+    on its own, it printed pages of stack traces about the connection it lost)."""
+    with stop_on_signals():
+        own = spark is None
+        spark = spark or local_session(master)
+        try:
+            return _match_files(spark, inputs, output, input_format=input_format, column=column, records=records,
+                                include_retired=include_retired, all_matches=all_matches,
+                                keep_unmatched=keep_unmatched)
+        except (Stopped, KeyboardInterrupt):
+            if own:
+                _end_java(spark)
+            raise
+
+
+def _end_java(spark: Any) -> None:
+    """Kill the Java process that runs this session (it dies without a word, where a lost connection makes it
+    print stack traces); PySpark's server for accumulator updates, a thread of this process, is told to take
+    the lost connection in silence too (it printed a Python traceback of its own)."""
+    context = spark.sparkContext
+    server = getattr(context, "_accumulatorServer", None)
+    if server is not None:
+        server.handle_error = lambda request, address: None
+    proc = getattr(getattr(context, "_gateway", None), "proc", None)
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def _match_files(spark: Any, inputs: Sequence[str | Path], output: str | Path, *, input_format: str, column: str,
+                 records: Sequence[str | Path] | None, include_retired: bool, all_matches: bool,
+                 keep_unmatched: bool) -> SparkMatchResult:
     df = read_inputs(spark, inputs, input_format=input_format, column=column)
     try:
         found = match(df, column, records=records or None, include_retired=include_retired,

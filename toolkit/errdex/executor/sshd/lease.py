@@ -35,6 +35,7 @@ from typing import Any
 
 from errdex._files import clean_leftovers, write_atomic
 from errdex._locks import hold
+from errdex._stopping import critical, stop_on_signals
 from errdex.errors import InputError, os_reason
 from errdex.executor.sshd.errors import SshdError, SshdUnavailable
 from errdex.executor.sshd.procs import (
@@ -47,7 +48,6 @@ from errdex.executor.sshd.procs import (
     same_process,
     start_time,
 )
-from errdex.executor.stopping import critical, stop_on_signals
 
 __all__ = ["ACCOUNT", "FOLDER_PREFIX", "STATE_DIR", "Lease", "Leftovers", "account_comment", "made_by_run",
            "remove_leftovers", "userdel"]
@@ -106,7 +106,7 @@ class Lease:
     made (:meth:`folder`, :meth:`name_account`, :meth:`add_server`) and forget it once it is removed; ``close()``
     removes the lease when nothing is left in it (else it stays for :func:`remove_leftovers`).
 
-    While open, SIGTERM, SIGHUP and SIGINT unwind the run (see :mod:`errdex.executor.stopping`).
+    While open, SIGTERM, SIGHUP and SIGINT unwind the run (see :mod:`errdex._stopping`).
     """
 
     def __init__(self, state_dir: Path | None = None) -> None:

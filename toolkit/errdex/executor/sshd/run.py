@@ -19,11 +19,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from errdex._stopping import critical
 from errdex.executor.sshd.client import HOST, ClientResult, Credential, connect, login
 from errdex.executor.sshd.lease import Lease, Leftovers, remove_leftovers
 from errdex.executor.sshd.server import SshdServer, require_sshd
 from errdex.executor.sshd.users import TestUser, invalid_name
-from errdex.executor.stopping import critical
 from errdex.records.scenarios.sshd import CallSpec, check_scenario
 
 __all__ = ["RunResult", "SshdSession", "substitute"]

@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
+from errdex._stopping import critical
 from errdex.executor.sshd.errors import SshdStartError, SshdUnavailable
 from errdex.executor.sshd.lease import Lease
 from errdex.executor.sshd.procs import children_of, kill_all
-from errdex.executor.stopping import critical
 
 __all__ = ["BASE_CONFIG", "SSHD", "SshdServer", "children_of", "require_sshd"]
 

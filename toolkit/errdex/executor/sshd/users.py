@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from errdex._stopping import critical
 from errdex.executor.sshd.errors import SshdError, SshdUnavailable, SshdUserError
 from errdex.executor.sshd.lease import Lease, made_by_run, userdel
-from errdex.executor.stopping import critical
 
 __all__ = ["NOLOGIN", "TestUser", "invalid_name"]
 

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
+from errdex._stopping import critical, stop_on_signals
 from errdex.errors import Stopped
-from errdex.executor.stopping import critical, stop_on_signals
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
