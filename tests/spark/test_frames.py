@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,27 @@ def test_spark_match_stopped_by_sigterm_removes_its_output_and_its_java_in_one_l
         return found
 
     assert ours() == []
+
+
+def test_an_input_that_starts_with_binary_data_is_refused_unless_read_as_text(spark: Any, tmp_path: Path) -> None:
+    """A login record (/var/log/btmp) or a database among the logs was read as lines; as ``errdex match``
+    does, it is named and refused, and ``text=True`` (``--text``) reads it."""
+    import gzip
+
+    from errdex.spark import match_files
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "app.log").write_text("ERROR CreateOS returned invalid JSON.\n")
+    login = b"\x06\x00\x00\x00ssh:notty\x00\x00" * 20
+    (logs / "btmp").write_bytes(login + b"\nERROR CreateOS returned invalid JSON.\n")
+    (logs / "_SUCCESS").write_bytes(b"\x00")  # a name Spark does not read is not sniffed
+    packed = tmp_path / "db.gz"
+    packed.write_bytes(gzip.compress(b"SQLite format 3\x00" + b"\x00" * 100))
+    for given, named in ((logs, logs / "btmp"), (packed, packed)):
+        with pytest.raises(InputError, match=rf"^{re.escape(str(named))}: binary data \(a NUL byte in its first 32 "
+                                             r"KiB\), not a log; leave it out of the inputs \(--text"):
+            match_files([given], tmp_path / "out", spark=spark)
+        assert not (tmp_path / "out").exists()
+    result = match_files([logs], tmp_path / "out", spark=spark, text=True)
+    assert result.rows == 2

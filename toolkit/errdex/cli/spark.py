@@ -28,12 +28,13 @@ _MISSING = ("errdex spark-match needs PySpark and Java 17: pip install 'errdex[s
 @click.option("--all-matches", is_flag=True, help="Every matching record per line, best first, not only the best.")
 @click.option("--keep-unmatched", is_flag=True, help="Write the rows no record matches too.")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
+@click.option("-a", "--text", is_flag=True, help="Match a local input that starts with binary data as text too.")
 @records_option
 @format_option("text", "json")
 @quiet_option
 def spark_match_command(inputs: tuple[str, ...], output: Path, input_format: str, column: str, master: str,
-                        all_matches: bool, keep_unmatched: bool, include_retired: bool, records: tuple[str, ...],
-                        fmt: str, quiet: bool) -> int:
+                        all_matches: bool, keep_unmatched: bool, include_retired: bool, text: bool,
+                        records: tuple[str, ...], fmt: str, quiet: bool) -> int:
     """Match log files on Apache Spark with errdex's engine, writing Parquet.
 
     Each row gets an ``errdex`` column: the best match (id, slug, repo,
@@ -49,7 +50,7 @@ def spark_match_command(inputs: tuple[str, ...], output: Path, input_format: str
     try:
         result = spark.match_files(list(inputs), output, input_format=input_format, column=column, master=master,
                                    records=list(records) or None, include_retired=include_retired,
-                                   all_matches=all_matches, keep_unmatched=keep_unmatched)
+                                   all_matches=all_matches, keep_unmatched=keep_unmatched, text=text)
     except ImportError as exc:
         raise UsageError(f"{_MISSING} ({exc})") from exc
     if fmt == "json":

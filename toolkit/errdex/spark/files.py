@@ -75,8 +75,10 @@ def local_session(master: str = "local[2]", *, app_name: str = "errdex", conf: d
 
 
 def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str = "text",
-                column: str = "message") -> DataFrame:
-    """The inputs as one DataFrame; for text, columns ``file`` and ``column`` (the line)."""
+                column: str = "message", text: bool = False) -> DataFrame:
+    """The inputs as one DataFrame; for text, columns ``file`` and ``column`` (the line). A local text input
+    whose start is binary data (``errdex match``'s rule: :func:`errdex.match.readers.binary_reason`) is refused,
+    unless ``text``: Spark would read a database or a login record as lines."""
     paths = [str(p) for p in inputs]
     if not paths:
         raise UsageError("no input given")
@@ -94,11 +96,14 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
         if unnamed is not None:  # Java cannot name it: a file given was a crash, a file in a folder lost silently
             raise InputError(f"{_shown(unnamed)}: the file name is not UTF-8, and Spark cannot open such a file "
                              "(rename it, or leave it out of the inputs)")
+    if input_format == "text" and not text:
+        for path in local:
+            _refuse_binary_files(Path(path))
     try:
         if input_format == "text":
             lines = spark.read.option("lineSep", "\n").text(paths)
-            text = F.rtrim("value", F.lit("\r"))  # carriage returns ending a line, as the reader drops (no regex)
-            return lines.select(F.input_file_name().alias("file"), text.alias(column))
+            line = F.rtrim("value", F.lit("\r"))  # carriage returns ending a line, as the reader drops (no regex)
+            return lines.select(F.input_file_name().alias("file"), line.alias(column))
         if input_format == "jsonl":
             return spark.read.json(paths)
         return spark.read.parquet(*paths)
@@ -109,6 +114,32 @@ def read_inputs(spark: Any, inputs: Sequence[str | Path], *, input_format: str =
 def _shown(path: str) -> str:
     """A path as a message shows it: bytes that are not UTF-8 as ``\\xNN``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+#: How Spark opens a compressed text file, by its name's ending: sniffed after the same decompression.
+_OPENERS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+def _refuse_binary_files(path: Path) -> None:
+    """InputError naming the first file of ``path`` (a file, or the files Spark reads in a folder: not those
+    named ``_...`` or ``.…``) whose start is binary data."""
+    import importlib
+
+    from errdex.match.readers import SNIFF_BYTES, binary_reason
+
+    files = [path] if not path.is_dir() else sorted(
+        entry for entry in path.iterdir() if entry.is_file() and not entry.name.startswith(("_", ".")))
+    for file in files:
+        opener = _OPENERS.get(file.suffix.lower())
+        try:
+            with (importlib.import_module(opener).open(file, "rb") if opener else file.open("rb")) as handle:
+                head = handle.read(SNIFF_BYTES)
+        except (OSError, EOFError):
+            continue  # Spark says what it cannot read
+        reason = binary_reason(head)
+        if reason is not None:
+            raise InputError(f"{_shown(str(file))}: binary data ({reason} in its first {SNIFF_BYTES // 1024} KiB), "
+                             "not a log; leave it out of the inputs (--text matches it as text)")
 
 
 def _not_utf8_names(path: Path) -> Iterator[str]:
@@ -129,7 +160,7 @@ class SparkMatchResult:
 def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_format: str = "text",
                 column: str = "message", master: str = "local[2]", records: Sequence[str | Path] | None = None,
                 include_retired: bool = False, all_matches: bool = False, keep_unmatched: bool = False,
-                spark: Any = None) -> SparkMatchResult:
+                spark: Any = None, text: bool = False) -> SparkMatchResult:
     """Match the inputs on Spark and write Parquet to ``output`` (a folder that must not exist yet): the rows
     that matched (every row with ``keep_unmatched``), with their ``errdex`` column.
 
@@ -142,7 +173,7 @@ def match_files(inputs: Sequence[str | Path], output: str | Path, *, input_forma
         try:
             return _match_files(spark, inputs, output, input_format=input_format, column=column, records=records,
                                 include_retired=include_retired, all_matches=all_matches,
-                                keep_unmatched=keep_unmatched)
+                                keep_unmatched=keep_unmatched, text=text)
         except (Stopped, KeyboardInterrupt):
             if own:
                 _end_java(spark)
@@ -165,8 +196,8 @@ def _end_java(spark: Any) -> None:
 
 def _match_files(spark: Any, inputs: Sequence[str | Path], output: str | Path, *, input_format: str, column: str,
                  records: Sequence[str | Path] | None, include_retired: bool, all_matches: bool,
-                 keep_unmatched: bool) -> SparkMatchResult:
-    df = read_inputs(spark, inputs, input_format=input_format, column=column)
+                 keep_unmatched: bool, text: bool) -> SparkMatchResult:
+    df = read_inputs(spark, inputs, input_format=input_format, column=column, text=text)
     try:
         found = match(df, column, records=records or None, include_retired=include_retired,
                       all_matches=all_matches, matched_only=not keep_unmatched, bytes_column=f"{column}_bytes")
