@@ -29,9 +29,17 @@ def errdex_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _hear_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Python then installs its own Ctrl-C handler at start-up
+
+
 def start(*args: str, cwd: Path, **env: str) -> subprocess.Popen[str]:
+    """errdex started as a user starts it: one that hears Ctrl-C (SIGINT) even when these tests run as a
+    background job, whose shell made it ignore SIGINT (a setting every child would otherwise inherit)."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     return subprocess.Popen([sys.executable, "-m", "errdex", *args], cwd=cwd, env=errdex_env(**env), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_hear_ctrl_c if ignored else None)
 
 
 def run(*args: str, cwd: Path, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:

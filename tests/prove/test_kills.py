@@ -15,6 +15,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,7 +150,9 @@ def test_a_signal_during_a_scenario_removes_everything_then_exits_in_one_line(tm
         _scrub(made)
 
 
-def test_a_sigkill_stops_sshd_at_once_and_cleanup_removes_the_rest(tmp_path: Path) -> None:
+@contextmanager
+def _killed_prove(tmp_path: Path) -> Iterator[Made]:
+    """A prove killed with SIGKILL once its sshd and account exist: what it made (scrubbed at the end)."""
     need_sshd()
     prover = _start_slow(tmp_path)
     made = None
@@ -156,6 +160,15 @@ def test_a_sigkill_stops_sshd_at_once_and_cleanup_removes_the_rest(tmp_path: Pat
         made = _wait_made(prover)
         prover.kill()
         prover.communicate()
+        yield made
+    finally:
+        prover.kill()
+        prover.communicate()
+        _scrub(made)
+
+
+def test_a_sigkill_stops_sshd_at_once_and_cleanup_removes_the_rest(tmp_path: Path) -> None:
+    with _killed_prove(tmp_path) as made:
         wait_until(lambda: not errdex_sshd_processes(str(made.folder)) and not _listening(made.port),
                    what="sshd to stop when prove is killed")
         assert _account_lines(made.account), "the account outlives a SIGKILL (it cannot be caught)"
@@ -166,25 +179,15 @@ def test_a_sigkill_stops_sshd_at_once_and_cleanup_removes_the_rest(tmp_path: Pat
         assert _left(made) == []
         again = run("prove", "--cleanup", cwd=tmp_path)
         assert made.account not in again.stdout, "what was removed is not found twice"
-    finally:
-        _scrub(made)
 
 
 def test_the_next_prove_removes_what_a_killed_one_left(tmp_path: Path) -> None:
-    need_sshd()
-    prover = _start_slow(tmp_path)
-    made = None
-    try:
-        made = _wait_made(prover)
-        prover.kill()
-        prover.communicate()
+    with _killed_prove(tmp_path) as made:
         records = write_envelope(tmp_path / "next", copy.deepcopy(CLOSED_PREAUTH))
         following = run("prove", "--records", str(records), cwd=tmp_path)
         assert following.returncode == 0, following.stdout + following.stderr
         assert f"removed what a killed prove left: account {made.account}" in following.stderr
         assert _left(made) == []
-    finally:
-        _scrub(made)
 
 
 def test_a_second_prove_at_once_keeps_the_first_and_cleanup_keeps_a_live_one(tmp_path: Path) -> None:
