@@ -37,6 +37,8 @@ def test_a_signal_in_a_critical_block_waits_for_its_end() -> None:
 def test_sigint_stays_a_keyboard_interrupt_and_a_programs_own_handler_is_kept() -> None:
     seen = []
     previous = signal.signal(signal.SIGHUP, lambda signum, frame: seen.append(signum))
+    # as a terminal has it, even when the suite runs as a background job (whose shell made SIGINT ignored)
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt), stop_on_signals():
             os.kill(os.getpid(), signal.SIGHUP)
@@ -44,6 +46,7 @@ def test_sigint_stays_a_keyboard_interrupt_and_a_programs_own_handler_is_kept() 
         assert seen == [signal.SIGHUP]
     finally:
         signal.signal(signal.SIGHUP, previous)
+        signal.signal(signal.SIGINT, interrupt)
 
 
 def test_outside_the_main_thread_nothing_is_installed() -> None:
