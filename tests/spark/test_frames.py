@@ -182,7 +182,7 @@ def test_spark_match_stopped_by_sigterm_removes_its_output_and_its_java_in_one_l
     import subprocess
     import sys
 
-    from tests.processes import errdex_env
+    from tests.processes import errdex_env, wait_until
     from tests.spark.conftest import require_spark
 
     require_spark()
@@ -209,7 +209,8 @@ def test_spark_match_stopped_by_sigterm_removes_its_output_and_its_java_in_one_l
                 pass
         return found
 
-    assert ours() == []
+    # the Java process is gone at once; PySpark's Python workers end when they find it gone
+    wait_until(lambda: ours() == [], what="the run's Java process and Python workers to end", timeout=60)
 
 
 def test_an_input_that_starts_with_binary_data_is_refused_unless_read_as_text(spark: Any, tmp_path: Path) -> None:
