@@ -27,17 +27,22 @@ def _commit(repo: Path, text: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def test_a_reworded_draft_synced_then_harvested_again_stays_one_record(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def _harvested_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A repository of OLD in one commit, harvested into ``records``: the repository, the folder and the record."""
     _fake.install(monkeypatch)
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    first = _commit(repo, OLD)
     out = tmp_path / "records"
-    harvest(repo, repo="acme/app", rev=first, out=out)
+    harvest(repo, repo="acme/app", rev=_commit(repo, OLD), out=out)
     [path] = out.rglob("*.json")
+    return repo, out, path
+
+
+def test_a_reworded_draft_synced_then_harvested_again_stays_one_record(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    repo, out, path = _harvested_once(tmp_path, monkeypatch)
     record = json.loads(path.read_text())["record"]
     second = _commit(repo, NEW)
     fresh = tmp_path / "fresh.jsonl"
@@ -86,14 +91,7 @@ def test_a_commit_whose_tree_holds_a_dot_dot_entry_never_puts_it_in_a_record(tmp
 
 
 def test_sync_refuses_a_place_outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake.install(monkeypatch)
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    first = _commit(repo, OLD)
-    out = tmp_path / "records"
-    harvest(repo, repo="acme/app", rev=first, out=out)
-    [path] = out.rglob("*.json")
+    _, out, path = _harvested_once(tmp_path, monkeypatch)
     before = path.read_bytes()
     record = json.loads(before)["record"]
     item = Drifted(record["id"], "moved", Place("src/a.fake", 2, 2), Place("../a.fake", 2, 2),
