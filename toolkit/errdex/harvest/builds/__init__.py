@@ -1,0 +1,124 @@
+"""Which programs and platform each file of a tree belongs to, read from the build files the tree already has.
+
+One reader per build system: Makefiles (:mod:`.make`: link rules, static libraries, BSD make's ``PROG``),
+nginx's ``auto/`` scripts (:mod:`.nginx`), CMake (:mod:`.cmake`), Python projects (:mod:`.python`), Maven
+modules and Ant projects (:mod:`.java`). Where no build file names a file, its path says what it can
+(:mod:`.paths`): the platform (``os/win32/``, ``*_solaris.c``, ``port-aix.c``) and the role (``regress/``,
+``tests/``: test; ``contrib/``, ``examples/``: contrib). What a file gets is a :class:`Build`, written in a
+harvested record as its ``build`` field.
+
+Build files are read within bounds (:data:`MAX_BUILD_FILES`, :data:`MAX_BUILD_BYTES` each,
+:data:`BUDGET_SECONDS` over all): a hostile tree gives fewer programs, never a hang.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from errdex.harvest.builds.cmake import CMAKE_NAMES, programs_of_cmake
+from errdex.harvest.builds.java import JAVA_NAMES, programs_of_java
+from errdex.harvest.builds.make import MAKEFILE_NAMES, parse_makefile, programs_of_makefiles
+from errdex.harvest.builds.nginx import AUTO_NAMES, programs_of_auto
+from errdex.harvest.builds.paths import platform_of_path, role_of_path
+from errdex.harvest.builds.python import PYTHON_NAMES, programs_of_python
+
+__all__ = ["BUDGET_SECONDS", "MAX_BUILD_BYTES", "MAX_BUILD_FILES", "Build", "Builds", "is_build_file",
+           "read_builds"]
+
+MAX_BUILD_FILES = 2000
+MAX_BUILD_BYTES = 1024 * 1024
+BUDGET_SECONDS = 10.0
+_NAMES = MAKEFILE_NAMES | CMAKE_NAMES | JAVA_NAMES | PYTHON_NAMES
+
+
+def is_build_file(path: str) -> bool:
+    """Whether a path is a build file some reader reads."""
+    return posixpath.basename(path) in _NAMES or path in AUTO_NAMES or path.endswith(tuple(f"/{n}" for n in AUTO_NAMES))
+
+
+@dataclass(frozen=True)
+class Build:
+    """What a file is built into: the programs (sorted; empty when no build file says), the platform it is
+    for (None: every platform), and its role: ``main`` (the project's own programs), ``test`` or ``contrib``."""
+
+    programs: tuple[str, ...] = ()
+    platform: str | None = None
+    role: str = "main"
+
+    def as_field(self) -> dict[str, Any]:
+        """The record's ``build`` field."""
+        return {"programs": list(self.programs), "platform": self.platform, "role": self.role}
+
+
+@dataclass
+class Builds:
+    """What the build files of one tree say: programs by source stem (path without extension) and by folder
+    (every file under it, the deepest folder winning), and platforms by source stem."""
+
+    stems: dict[str, set[str]] = field(default_factory=dict)
+    folders: dict[str, set[str]] = field(default_factory=dict)
+    platforms: dict[str, str] = field(default_factory=dict)
+
+    def add_stems(self, stems: dict[str, set[str]]) -> None:
+        for stem, names in stems.items():
+            self.stems.setdefault(stem, set()).update(names)
+
+    def of(self, path: str) -> Build:
+        """The :class:`Build` of the file at ``path`` (relative to the tree's top)."""
+        stem = path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+        names = set(self.stems.get(stem, ()))
+        folder = posixpath.dirname(path)
+        while True:
+            if folder in self.folders:
+                names |= self.folders[folder]
+                break
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+        platform = self.platforms.get(stem) or platform_of_path(path)
+        return Build(tuple(sorted(names)), platform, role_of_path(path))
+
+
+def read_builds(files: Iterable[tuple[str, bytes]], prefix: str = "") -> Builds:
+    """What the build files given (path, bytes) say; ``prefix``: the folder the tree's paths start with (a
+    folder harvested inside its repository), kept in every path of the result."""
+    started = time.monotonic()
+
+    def budget() -> bool:
+        return time.monotonic() - started < BUDGET_SECONDS
+
+    texts: dict[str, dict[str, str]] = {"make": {}, "auto": {}, "cmake": {}, "python": {}, "java": {}}
+    for count, (path, data) in enumerate(sorted(files, key=lambda pair: (pair[0].count("/"), pair[0]))):
+        if count >= MAX_BUILD_FILES or len(data) > MAX_BUILD_BYTES:
+            continue
+        inner, base = path[len(prefix):] if path.startswith(prefix) else path, posixpath.basename(path)
+        text = data.decode("utf-8", "replace")
+        kind = ("auto" if inner in AUTO_NAMES else "make" if base in MAKEFILE_NAMES
+                else "cmake" if base in CMAKE_NAMES else "python" if base in PYTHON_NAMES
+                else "java" if base in JAVA_NAMES else None)
+        if kind is not None:
+            texts[kind][path] = text
+    builds = Builds()
+    if texts["auto"] and budget():
+        stems, platforms = programs_of_auto({path[len(prefix):]: text for path, text in texts["auto"].items()})
+        builds.add_stems({prefix + stem: names for stem, names in stems.items()})
+        builds.platforms.update({prefix + stem: platform for stem, platform in platforms.items()})
+    makefiles = [parse_makefile(path, text) for path, text in texts["make"].items() if budget()]
+    builds.add_stems(programs_of_makefiles(makefiles, budget))
+    if texts["cmake"] and budget():
+        stems, platforms = programs_of_cmake(texts["cmake"])
+        builds.add_stems(stems)
+        builds.platforms.update(platforms)
+    if texts["python"] and budget():
+        folders, scripts = programs_of_python(texts["python"])
+        builds.add_stems(scripts)
+        for folder, names in folders.items():
+            builds.folders.setdefault(folder, set()).update(names)
+    if texts["java"] and budget():
+        for folder, names in programs_of_java(texts["java"]).items():
+            builds.folders.setdefault(folder, set()).update(names)
+    return builds
