@@ -44,7 +44,7 @@ def test_the_sql_macro_ranks_the_placed_twin_first(twins: Path, tmp_path: Path) 
 @pytest.mark.parametrize(("record", "line", "placed"), [
     ({"filePath": "a/Client.java", "lineNumber": 42}, "x Client.java:42 y", True),
     ({"filePath": "a/Client.java", "lineNumber": 42}, "[Client@42]", True),
-    ({"filePath": "a/Client.java", "lineNumber": 42}, "Client@421", False),
+    ({"filePath": "a/Client.java", "lineNumber": 42}, "Client@421", True),  # another line, the same class
     ({"filePath": "a/Client.java", "lineNumber": 42}, "MyClient@42", False),
     ({"filePath": "a/Client.java", "lineNumber": 42}, "Client-java:42", False),  # the dot is not any character
     ({"filePath": "cmd\\main.go", "lineNumber": 17}, "main.go:17: failed", True),

@@ -21,7 +21,9 @@ LINES = {
     f"2026-12-01 10:00:00,001 - WARN  [main:Beta@368] - {MESSAGE}": "00000000000a0002",
     f"2026-12-01 10:00:00,002 - WARN  at Beta.java:368: {MESSAGE}": "00000000000a0002",
     f"2026-12-01 10:00:00,003 - WARN  [main:Alpha@120] - {MESSAGE}": "00000000000a0001",
-    f"2026-12-01 10:00:00,004 - WARN  [main:Beta@3680] - {MESSAGE}": "00000000000a0001",  # another line: no hint
+    # another line of Beta's class: the class still names the file (a record a release behind on its line)
+    f"2026-12-01 10:00:00,004 - WARN  [main:Beta@3680] - {MESSAGE}": "00000000000a0002",
+    f"2026-12-01 10:00:00,007 - WARN  [main:Gamma@368] - {MESSAGE}": "00000000000a0001",  # another class: no hint
     f"2026-12-01 10:00:00,005 - WARN  [main:XBeta@368] - {MESSAGE}": "00000000000a0001",  # another class
     f"2026-12-01 10:00:00,006 - WARN  {MESSAGE}": "00000000000a0001",  # no hint: record id decides
 }

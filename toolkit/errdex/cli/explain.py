@@ -86,12 +86,17 @@ def _history(kb: KnowledgeBase, found: Found, records: tuple[str, ...]) -> dict[
 @click.option("--short", is_flag=True, help="Only the message, what it means and the fix (under 15 lines).")
 @click.option("--no-pager", "no_pager", is_flag=True, help="Never page the text (it is paged only on a terminal).")
 @click.option("--prove", "prove", is_flag=True, help="Run the record's scenarios now and show whether they pass.")
+@click.option("--program", metavar="NAME", default=None,
+              help="A log line: written by this program (e.g. sshd); records of other programs rank after.")
+@click.option("--platform", metavar="NAME", default=None,
+              help="A log line: the program ran on this platform (e.g. linux, win32).")
 @click.option("--proofs", metavar="FILE", default=None,
               help="Read the proof status from a report of 'errdex prove --format json' (- for stdin).")
 @color_option
 @quiet_option
 def explain_command(what: str, records: tuple[str, ...], fmt: str, short: bool, no_pager: bool, prove: bool,
-                    proofs: str | None, quiet: bool) -> int:
+                    proofs: str | None, quiet: bool, program: str | None = None,
+                    platform: str | None = None) -> int:
     """Explain a log line or record, the fix first.
 
     WHAT is a log line (- reads it from stdin), a record id, slug,
@@ -117,6 +122,7 @@ def explain_command(what: str, records: tuple[str, ...], fmt: str, short: bool, 
     if len(what) > EXPLAIN_MAX_CHARS:
         raise UsageError(f"explain takes one log line, id or slug of at most {EXPLAIN_MAX_CHARS:,} characters")
     kb = load(list(records) or None, include_retired=True)
+    kb.prefer(program=program, platform=platform)
     found = find(kb, what)
     if fmt == "json":
         echo(json.dumps(found.record, indent=2, ensure_ascii=False) + "\n")

@@ -143,6 +143,10 @@ def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, 
               help="JSON log field to match besides the raw line "
                    f"(repeatable; default: {', '.join(LOG_MESSAGE_FIELDS)}).")
 @click.option("--include-retired", is_flag=True, help="Also match withdrawn and superseded records.")
+@click.option("--program", metavar="NAME", default=None,
+              help="The lines were written by this program (e.g. sshd): records of other programs rank after.")
+@click.option("--platform", metavar="NAME", default=None,
+              help="The program ran on this platform (e.g. linux, win32): records for others rank after.")
 @click.option("--text", "-a", "as_text", is_flag=True,
               help="Match an input that starts with binary data (a NUL byte or bytes that are not UTF-8 in its "
                    "first 32 KiB) as text; by default it is skipped, as grep does.")
@@ -156,7 +160,8 @@ def _given(fmt: str, summary: bool, each: bool, follow: bool, site: str | None, 
 @quiet_option
 def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, each: bool, summary: bool,
                   fail_on: str | None, follow: bool, fields: tuple[str, ...], include_retired: bool, as_text: bool,
-                  jobs: int | None, site: str | None, site_url: str | None, quiet: bool) -> int:
+                  jobs: int | None, site: str | None, site_url: str | None, quiet: bool,
+                  program: str | None = None, platform: str | None = None) -> int:
     """Match log lines to records, grouped by record: message, severity, fix, count, when, which lines.
 
     Each record that matched gets one block (most severe first): its
@@ -167,9 +172,15 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
     shape). --each prints one block per line as it is read instead.
 
     FILE may be plain or compressed (gzip, bzip2, xz); - (or nothing) reads
-    stdin as a stream. Ranking: most literal characters in the pattern, then
-    fewest variable parts, then record id. A record's page is linked when
-    the built site holds it or a site URL is set.
+    stdin as a stream. Ranking: a record whose file is built into other
+    programs than the one the line names (its syslog tag, or --program) or
+    for another platform (--platform) comes after those that could have
+    written it; then most literal characters in the pattern, fewest variable
+    parts; among equals, the record whose file, class or module the line
+    names, one built into the named program, one for every platform or unix
+    over another, main code over contrib and tests; then record id. A
+    record's page is linked when the built site holds it or a site URL is
+    set.
 
     \b
     Example:
@@ -180,6 +191,7 @@ def match_command(files: tuple[str, ...], records: tuple[str, ...], fmt: str, ea
     _refuse_pairs(_given(fmt, summary, each, follow, site, site_url))
     _refuse_conflicts(files, records, follow, fields)
     kb = _load_knowledge(records, fields, include_retired, quiet)
+    kb.prefer(program=program, platform=platform)
     skipped_before = _warn_skipped(kb, 0, quiet)
     color = color_enabled()
     page = page_finder(site, site_url)

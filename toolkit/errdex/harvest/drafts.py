@@ -36,7 +36,7 @@ CONTEXT_LINES = 3
 #: The fields a harvest writes and refreshes; every other field is a contributor's.
 MECHANICAL_FIELDS: tuple[str, ...] = (
     "repo", "errorMessage", "messagePattern", "errorType", "errorClass", "severity", "filePath", "lineNumber",
-    "sourceCode", "sourceCodeStart", "sourceCodeEnd", "githubUrl", "analyzedSha",
+    "sourceCode", "sourceCodeStart", "sourceCodeEnd", "githubUrl", "analyzedSha", "build",
 )
 #: The mechanical fields a contributor owns once a record is documented (no longer a draft): the message as the
 #: record words it, the pattern tuned to real log lines, the class, type and severity chosen for it. A harvest

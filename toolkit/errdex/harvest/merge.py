@@ -148,6 +148,8 @@ def _refresh(old: dict[str, Any], draft: dict[str, Any]) -> tuple[dict[str, Any]
     merged = dict(old)
     documented = old.get("status") != DRAFT_STATUS
     for name in MECHANICAL_FIELDS:
+        if name not in draft:  # a draft made without its build files read (build): the record's stays
+            continue
         if not (documented and name in DOCUMENTED_FIELDS and name in old):
             merged[name] = draft[name]
     trigger = old.get("triggerScenarios")

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Literal
 
 from errdex import parallel
 from errdex.errors import DataError, UsageError
+from errdex.harvest.builds import source_builds
 from errdex.harvest.config import HarvestConfig, load_harvest_config
 from errdex.harvest.drafts import draft_record, message_text, source_lines, timestamp
 from errdex.harvest.languages import FileSites, Finder, TreeFacts, Unparsable, finder_for
@@ -343,6 +344,9 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
                        for file, _ in pairs)
     found = finding.run(jobs or 1, progress)
     drafts = _drafts(list(zip((file for file, _ in pairs), found, strict=True)), report)
+    builds = source_builds(Path(source), rev=rev, sha=sha, path_prefix=path_prefix)
+    for draft in drafts:  # what the tree's build files say of the draft's file (match ranks by it)
+        draft["build"] = builds.of(draft["filePath"]).as_field()
     _merge_and_write(drafts, report, target, bundle is not None, check, repo)
     report.elapsed_s = time.monotonic() - started
     return report

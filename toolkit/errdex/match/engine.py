@@ -19,6 +19,7 @@ lines separated by ``\n``. Spans are character offsets into the decoded line.
 
 from __future__ import annotations
 
+import itertools
 import marshal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,7 +35,7 @@ from errdex._version import __version__
 from errdex.cache import read_marshal, sha256
 from errdex.match import prefilter
 from errdex.match.lines import line_start
-from errdex.match.placement import prefer_placed, rank_key, rank_of
+from errdex.match.placement import NO_PREFERENCE, prefer_placed, rank_key, rank_of
 from errdex.match.plan import FLAGS, compile_keys, make_plan, patterns_of
 from errdex.match.regexes import SHORT_LINE, Regexes
 from errdex.records.views import Views
@@ -150,6 +151,7 @@ class Matcher:
         """``records``: dicts with at least id, slug, repo, errorClass, severity and messagePattern;
         ``resolve``: from such a dict to the whole record (for :attr:`Match.record`)."""
         self.resolve = resolve
+        self.preference = NO_PREFERENCE  # errdex match --program/--platform: see prefer_placed
         hyperscan_version: str = hyperscan.__version__  # type: ignore[attr-defined]  # hyperscan's stubs omit it
         sources = patterns_of(records)
         digest = sha256(
@@ -388,9 +390,10 @@ class Matcher:
         """Several confirmed candidates of one line, best first (:func:`rank_key`, then :func:`prefer_placed`)."""
         keys, records = self._keys, self.records
         found.sort(key=lambda f: rank_of(keys[f[0]][0], keys[f[0]][1], records[f[0]]["id"]))
-        if keys[found[0][0]] != keys[found[1][0]]:  # no tie for first place: where it was written cannot matter
-            return found
-        return found_of(prefer_placed(self.matches_of(found), line))
+        if (not self.preference.given and b"]: " not in line
+                and all(keys[a[0]] != keys[b[0]] for a, b in itertools.pairwise(found))):
+            return found  # no tie, no program named: what the line says of where it was written cannot matter
+        return found_of(prefer_placed(self.matches_of(found), line, self.preference))
 
     def matches_of(self, found: list[Found]) -> list[Match]:
         """The :class:`Match` of each of :meth:`confirm_found`'s tuples."""

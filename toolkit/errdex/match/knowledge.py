@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.cache import usable_cache
-from errdex.errors import DataError, RecordNotFound
+from errdex.errors import DataError, RecordNotFound, UsageError
 from errdex.match.engine import (
     MAX_LINE_MATCHES,
     Capped,
@@ -23,6 +23,7 @@ from errdex.match.engine import (
 )
 from errdex.match.jsonl import JsonLines
 from errdex.match.lines import break_counter, line_end
+from errdex.match.placement import Preference
 from errdex.records.loader import LoadedRecord, RecordStore, load_record_store
 from errdex.records.vocabulary import LOG_MESSAGE_FIELDS
 
@@ -172,6 +173,17 @@ class KnowledgeBase:
         groups of a match refer to one of them)."""
         return [line, *self._json_fields(line)]
 
+    def prefer(self, *, program: str | None = None, platform: str | None = None) -> None:
+        """Rank every line's matches as written by ``program`` on ``platform`` (``errdex match --program
+        --platform``): a record whose file is known to be built into other programs only, or for another
+        platform, ranks after every record that could have written the line; among equals, one built into
+        ``program`` comes first (:func:`errdex.match.placement.prefer_placed`)."""
+        for name, value in (("--program", program), ("--platform", platform)):
+            if value is not None and not value.strip():
+                raise UsageError(f"{name} names nothing; give a name such as sshd or linux")
+        self.matcher.preference = Preference(program.strip() if program else None,
+                                             platform.strip().lower() if platform else None)
+
     def match(self, line: str | bytes) -> list[Match]:
         """Every record whose pattern occurs in the line (or in its JSON message fields), best first.
         ``line``: ``str`` or UTF-8 ``bytes``."""
@@ -184,7 +196,7 @@ class KnowledgeBase:
             for one in found:
                 best.setdefault(one.view["id"], one)
             more, unchecked = more + rest_of(found)[0], unchecked + rest_of(found)[1]
-        ranked = prefer_placed(sorted(best.values(), key=rank_key), line)
+        ranked = prefer_placed(sorted(best.values(), key=rank_key), line, self.matcher.preference)
         if len(ranked) <= MAX_LINE_MATCHES and not more and not unchecked:
             return ranked
         # what each text left out is counted once per text: a record the line and a field both match counts twice

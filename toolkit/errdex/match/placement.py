@@ -1,14 +1,16 @@
-"""Ranking matches: by how specific their pattern is, and a tie for first place by where the line was written."""
+"""Ranking matches: by how specific their pattern is, then among equals by what the line says of where it was
+written (:mod:`errdex.records.placement`, the rule the SQL and browser matchers read too)."""
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from errdex.records.placement import placement_pattern
+from errdex.records.placement import agrees, excluded, line_program, placement_pattern, standing
 
-__all__ = ["Ranked", "prefer_placed", "rank_key", "rank_of"]
+__all__ = ["Preference", "Ranked", "prefer_placed", "rank_key", "rank_of"]
 
 
 class Ranked(Protocol):
@@ -27,6 +29,22 @@ class Ranked(Protocol):
 M = TypeVar("M", bound=Ranked)
 
 
+@dataclass(frozen=True)
+class Preference:
+    """What the user says of every line (``errdex match --program NAME --platform NAME``): the program that
+    wrote them (in place of the one a line's syslog tag names) and the platform it ran on."""
+
+    program: str | None = None
+    platform: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.program is not None or self.platform is not None
+
+
+NO_PREFERENCE = Preference()
+
+
 def rank_key(match: Ranked) -> tuple[int, int, str]:
     """Most literal characters first, then fewest variable parts, then record id."""
     return rank_of(match.literal_chars, match.variable_parts, match.view["id"])
@@ -43,22 +61,40 @@ def _compiled(source: str) -> re.Pattern[str]:
 
 
 def _placed(record: dict[str, Any], line: str) -> bool:
-    """Whether the line names the record's file and line (:func:`errdex.records.placement.placement_pattern`, the
-    rule the SQL and browser matchers read too): log4j ``Class@368``, ``Class.java:368``, ``client.py:42``."""
+    """Whether the line names the record's file and line, its Python module or its Java class
+    (:func:`errdex.records.placement.placement_pattern`): log4j ``Class@368``, ``dfs.DataNode$Responder``..."""
     source = placement_pattern(record)
     return source is not None and _compiled(source).search(line) is not None
 
 
-def prefer_placed(matches: list[M], line: str | bytes) -> list[M]:
-    """Ranked ``matches`` with those tied for first place whose file and line the line names (:func:`_placed`)
-    moved ahead of the others tied (two statements that write one message); nothing else moves. Reads the
-    records only on such a tie."""
-    top = rank_key(matches[0])[:2] if len(matches) > 1 else None
-    tied = 0
-    while tied < len(matches) and rank_key(matches[tied])[:2] == top:
-        tied += 1
-    if tied < 2:
+def prefer_placed(matches: list[M], line: str | bytes, preference: Preference = NO_PREFERENCE) -> list[M]:
+    """``matches`` (ranked by :func:`rank_key`) reordered by what the line and ``preference`` say:
+
+    1. a record that could not have written the line (the line's program, :data:`PROGRAM_TAG
+       <errdex.records.placement.PROGRAM_TAG>` or ``preference.program``, is not among its file's known
+       programs; or its file is for another platform than ``preference.platform``) goes after every one that
+       could, whatever its pattern;
+    2. among matches tied on (literal characters, variable parts), those whose file, module or class the line
+       names come first, then those known to be built into the line's program, then by
+       :func:`~errdex.records.placement.standing` (platform, then role: main, contrib, test); the record id
+       last, as before. Nothing else moves."""
+    if len(matches) < 2:
         return matches
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    matches[:tied] = sorted(matches[:tied], key=lambda m: not _placed(m.record, text))  # stable: ties keep order
+    program = preference.program.lower() if preference.program else line_program(text)
+    platform = preference.platform
+    out = [excluded(m.record, program, platform) for m in matches] if program or platform else [False] * len(matches)
+    if any(out) and not all(out):
+        order = sorted(range(len(matches)), key=out.__getitem__)  # stable: each side keeps its rank order
+        matches[:], out = [matches[i] for i in order], [out[i] for i in order]
+    start = 0
+    while start < len(matches):
+        key = (out[start], *rank_key(matches[start])[:2])
+        end = start + 1
+        while end < len(matches) and (out[end], *rank_key(matches[end])[:2]) == key:
+            end += 1
+        if end - start > 1:
+            matches[start:end] = sorted(matches[start:end], key=lambda m: (
+                not _placed(m.record, text), not agrees(m.record, program), standing(m.record, platform)))
+        start = end
     return matches

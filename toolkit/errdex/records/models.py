@@ -41,6 +41,7 @@ __all__ = [
     "SCENARIO_CALLS",
     "SCENARIO_OPERATIONS",
     "SEVERITIES",
+    "Build",
     "EnvelopeV2",
     "EnvelopeV3",
     "EnvelopeV4",
@@ -370,6 +371,26 @@ def _unfilled(record: BaseModel) -> list[InitErrorDetails]:
     return errors
 
 
+#: The roles a file has in its project's build (``build.role``).
+BuildRole = Literal["main", "test", "contrib"]
+
+
+class Build(_Strict):
+    """What the record's file is built into, as the project's build files (or, where they say nothing, its
+    path) tell: harvested, refreshed by each harvest, read by ``errdex match`` to rank records that match a
+    line equally well."""
+
+    programs: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,100}$")]] = Field(
+        default_factory=list, max_length=200,
+        description="The programs (executables, Python distributions, Maven modules) the file is built into; "
+                    "empty when no build file says.")
+    platform: Annotated[str, Field(pattern=r"^[a-z0-9]{1,20}$")] | None = Field(
+        default=None, description="The platform the file is for (unix, linux, win32, solaris, aix, darwin...), "
+                                  "or null: every platform.")
+    role: BuildRole = Field(default="main", description="main: the project's own code; test: tests, regression "
+                                                        "helpers, benchmarks; contrib: contrib, examples.")
+
+
 class RecordV4(RecordV3):
     """One error message raised by one place in a real codebase (format version 4: version 3 plus drafts).
 
@@ -406,6 +427,9 @@ class RecordV4(RecordV3):
         "(kept, no longer recommended); superseded by another record. Records are never deleted; matching "
         "skips withdrawn and superseded records unless asked.",
     )
+    build: Build | None = Field(
+        default=None, description="Optional: the programs and platform the file is built into (a harvest writes "
+                                  "it); absent or null when not known.")
     schemaVersion: Literal[4] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
         description="Version of the record format; 4 for this schema."
     )

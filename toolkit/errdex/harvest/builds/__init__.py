@@ -17,6 +17,7 @@ import posixpath
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from errdex.harvest.builds.cmake import CMAKE_NAMES, programs_of_cmake
@@ -25,9 +26,10 @@ from errdex.harvest.builds.make import MAKEFILE_NAMES, parse_makefile, programs_
 from errdex.harvest.builds.nginx import AUTO_NAMES, programs_of_auto
 from errdex.harvest.builds.paths import platform_of_path, role_of_path
 from errdex.harvest.builds.python import PYTHON_NAMES, programs_of_python
+from errdex.harvest.source import read_source
 
 __all__ = ["BUDGET_SECONDS", "MAX_BUILD_BYTES", "MAX_BUILD_FILES", "Build", "Builds", "is_build_file",
-           "read_builds"]
+           "read_builds", "source_builds"]
 
 MAX_BUILD_FILES = 2000
 MAX_BUILD_BYTES = 1024 * 1024
@@ -35,9 +37,17 @@ BUDGET_SECONDS = 10.0
 _NAMES = MAKEFILE_NAMES | CMAKE_NAMES | JAVA_NAMES | PYTHON_NAMES
 
 
+def _auto_top(path: str) -> str | None:
+    """The folder that holds ``auto/`` (with a final ``/``, or "") when ``path`` is one of nginx's scripts."""
+    for name in AUTO_NAMES:
+        if path == name or path.endswith("/" + name):
+            return path[: -len(name)]
+    return None
+
+
 def is_build_file(path: str) -> bool:
     """Whether a path is a build file some reader reads."""
-    return posixpath.basename(path) in _NAMES or path in AUTO_NAMES or path.endswith(tuple(f"/{n}" for n in AUTO_NAMES))
+    return posixpath.basename(path) in _NAMES or _auto_top(path) is not None
 
 
 @dataclass(frozen=True)
@@ -83,30 +93,35 @@ class Builds:
         return Build(tuple(sorted(names)), platform, role_of_path(path))
 
 
-def read_builds(files: Iterable[tuple[str, bytes]], prefix: str = "") -> Builds:
-    """What the build files given (path, bytes) say; ``prefix``: the folder the tree's paths start with (a
-    folder harvested inside its repository), kept in every path of the result."""
+def read_builds(files: Iterable[tuple[str, bytes]]) -> Builds:
+    """What the build files given (path, bytes) say (paths relative to the tree's top, or all under one
+    folder: nginx's ``auto/`` names sources from the folder that holds it)."""
     started = time.monotonic()
 
     def budget() -> bool:
         return time.monotonic() - started < BUDGET_SECONDS
 
-    texts: dict[str, dict[str, str]] = {"make": {}, "auto": {}, "cmake": {}, "python": {}, "java": {}}
+    texts: dict[str, dict[str, str]] = {"make": {}, "cmake": {}, "python": {}, "java": {}}
+    autos: dict[str, dict[str, str]] = {}  # folder holding auto/ -> its scripts
     for count, (path, data) in enumerate(sorted(files, key=lambda pair: (pair[0].count("/"), pair[0]))):
         if count >= MAX_BUILD_FILES or len(data) > MAX_BUILD_BYTES:
             continue
-        inner, base = path[len(prefix):] if path.startswith(prefix) else path, posixpath.basename(path)
+        base, top = posixpath.basename(path), _auto_top(path)
         text = data.decode("utf-8", "replace")
-        kind = ("auto" if inner in AUTO_NAMES else "make" if base in MAKEFILE_NAMES
-                else "cmake" if base in CMAKE_NAMES else "python" if base in PYTHON_NAMES
-                else "java" if base in JAVA_NAMES else None)
+        if top is not None:
+            autos.setdefault(top, {})[path[len(top):]] = text
+            continue
+        kind = ("make" if base in MAKEFILE_NAMES else "cmake" if base in CMAKE_NAMES
+                else "python" if base in PYTHON_NAMES else "java" if base in JAVA_NAMES else None)
         if kind is not None:
             texts[kind][path] = text
     builds = Builds()
-    if texts["auto"] and budget():
-        stems, platforms = programs_of_auto({path[len(prefix):]: text for path, text in texts["auto"].items()})
-        builds.add_stems({prefix + stem: names for stem, names in stems.items()})
-        builds.platforms.update({prefix + stem: platform for stem, platform in platforms.items()})
+    for top, scripts in sorted(autos.items()):
+        if "auto/sources" not in scripts or not budget():
+            continue
+        stems, platforms = programs_of_auto(scripts)
+        builds.add_stems({top + stem: names for stem, names in stems.items()})
+        builds.platforms.update({top + stem: platform for stem, platform in platforms.items()})
     makefiles = [parse_makefile(path, text) for path, text in texts["make"].items() if budget()]
     builds.add_stems(programs_of_makefiles(makefiles, budget))
     if texts["cmake"] and budget():
@@ -122,3 +137,11 @@ def read_builds(files: Iterable[tuple[str, bytes]], prefix: str = "") -> Builds:
         for folder, names in programs_of_java(texts["java"]).items():
             builds.folders.setdefault(folder, set()).update(names)
     return builds
+
+
+def source_builds(root: Path, *, rev: str | None = None, sha: str | None = None,
+                  path_prefix: str | None = None) -> Builds:
+    """What the build files of the tree a harvest reads say (the same folder or revision, the same paths:
+    :func:`~errdex.harvest.source.read_source`, build files only, test folders included)."""
+    found = read_source(root, rev=rev, sha=sha, include_tests=True, supported=is_build_file, path_prefix=path_prefix)
+    return read_builds((file.path, file.data) for file in found.files)
