@@ -26,7 +26,13 @@
         // a pattern this browser cannot compile is left out rather than breaking the others
       }
     }
-    return { fields: data.fields, entries, placements, skipped };
+    let programTag = null;  // the syslog tag naming a line's program (errdex.records.placement.PROGRAM_TAG)
+    try {
+      programTag = data.programTag ? new RegExp(data.programTag) : null;
+    } catch (error) {
+      programTag = null;
+    }
+    return { fields: data.fields, entries, placements, programTag, skipped };
   }
 
   // The expression of the line naming the record's file and line (`placement` in api/patterns.json, written by
@@ -40,23 +46,39 @@
     }
   }
 
-  // The records tied for first place (literal characters, variable parts) whose placement the line holds come
-  // ahead of the others tied, in their order; nothing else moves (as errdex.match.placement.prefer_placed).
-  function preferPlaced(found, line, placements) {
+  // As errdex.match.placement.prefer_placed: a record whose programs (known) do not hold the program the line's
+  // syslog tag names goes after every other; then among records tied on (literal characters, variable parts)
+  // those whose placement the line holds come first, then those built into the line's program, then by
+  // standing; each group otherwise keeps its order (the record id's).
+  function preferPlaced(found, line, placements, programTag) {
     if (found.length < 2) return found;
-    const first = found[0].entry;
-    let tied = 0;
-    while (tied < found.length && found[tied].entry.literalChars === first.literalChars &&
-           found[tied].entry.variableParts === first.variableParts) tied += 1;
-    if (tied < 2) return found;
-    const top = found.slice(0, tied);
+    const tag = programTag ? programTag.exec(line) : null;
+    const program = tag ? tag[1].toLowerCase() : null;
+    const programs = (f) => f.entry.programs || [];
+    const out = (f) => Boolean(program && programs(f).length && !programs(f).includes(program));
+    const list = program ? [...found.filter((f) => !out(f)), ...found.filter(out)] : found.slice();
     const named = (f) => {
       const regex = placements.get(f.entry.id);
       return Boolean(regex && regex.test(line));
     };
-    const placed = top.filter(named);
-    if (!placed.length) return found;
-    return [...placed, ...top.filter((f) => !placed.includes(f)), ...found.slice(tied)];
+    const key = (f) => [named(f) ? 0 : 1, program && programs(f).includes(program) ? 0 : 1, f.entry.standing || 0];
+    const ranked = [];
+    let start = 0;
+    while (start < list.length) {
+      const first = list[start];
+      let end = start + 1;
+      while (end < list.length && out(list[end]) === out(first) &&
+             list[end].entry.literalChars === first.entry.literalChars &&
+             list[end].entry.variableParts === first.entry.variableParts) end += 1;
+      const group = list.slice(start, end).map((f, position) => ({ f, position, k: end - start > 1 ? key(f) : [] }));
+      group.sort((a, b) => {
+        for (let i = 0; i < a.k.length; i++) if (a.k[i] !== b.k[i]) return a.k[i] - b.k[i];
+        return a.position - b.position;
+      });
+      ranked.push(...group.map((g) => g.f));
+      start = end;
+    }
+    return ranked;
   }
 
   function jsonFields(line, fields) {
@@ -86,7 +108,7 @@
         }
       }
     }
-    return { found: preferPlaced(found, line, compiled.placements), stopped: false };
+    return { found: preferPlaced(found, line, compiled.placements, compiled.programTag), stopped: false };
   }
 
   const api = { compile, matchLine, preferPlaced };

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from errdex.cache import usable_cache
 from errdex.patterns import normalize_escapes
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
-from errdex.records.placement import placement_pattern
+from errdex.records.placement import PROGRAM_TAG, build_programs, placement_pattern, standing
 from errdex.records.source_paths import github_url, unsafe_path
 from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
@@ -163,14 +163,30 @@ class RecordFacts:
                 "url": record_path(record),
                 "source": known["source"], "flags": known["flags"],
                 "literalChars": known["literalChars"], "variableParts": known["variableParts"],
-                "placement": placement_pattern(record),  # breaks a tie for first place, as errdex match does
+                "placement": placement_pattern(record),  # breaks a tie, as errdex match does
+                "programs": build_programs(record), "standing": standing(record),
                 # proven to search any line in linear time: the only ones a page without a worker runs
                 "linear": known["linear"],
                 "meaning": first_sentence(record["documentation"]),
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })
         entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
-        return {"fields": list(LOG_MESSAGE_FIELDS), "patterns": entries, "refused": refused, "retired": retired}
+        return {"fields": list(LOG_MESSAGE_FIELDS), "programTag": PROGRAM_TAG, "patterns": entries, "refused": refused,
+                "retired": retired}
+
+
+def _built_into(record: dict[str, Any]) -> str:
+    """The record's ``build`` field in words (programs, platform, role), or "" when it has none."""
+    build = record.get("build")
+    if not isinstance(build, dict):
+        return ""
+    programs = [p for p in build.get("programs") or [] if isinstance(p, str)]
+    parts = [f"built into {', '.join(programs)}" if programs else "no build file names its program"]
+    if isinstance(build.get("platform"), str):
+        parts.append(f"for {build['platform']}")
+    if build.get("role") in ("test", "contrib"):
+        parts.append(f"{build['role']} code")
+    return "; ".join(parts)
 
 
 def _proof_summary(record: dict[str, Any], proof: dict[str, Any] | None, known: bool) -> tuple[str, int, int]:
@@ -312,6 +328,7 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         handling_strategy=record.get("handlingStrategy", ""),
         code_blocks=_code_blocks(record),
         file_path=record.get("filePath", ""), line_number=int(record.get("lineNumber") or 0),
+        built_into=_built_into(record),
         analyzed_sha=record.get("analyzedSha", ""),
         source_url=_source_url(record),
         source_lines=_source_lines(record),
