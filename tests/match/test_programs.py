@@ -74,7 +74,7 @@ def test_the_line_names_the_program_or_class_in_every_matcher(folder: Path, tmp_
 def test_a_record_of_another_program_ranks_after_even_when_more_specific(folder: Path) -> None:
     """The key scanner's pattern holds more literal text, but the line says sshd wrote it."""
     kb = errdex.load([folder])
-    assert [m.view["id"] for m in kb.match(f"error: {MESSAGE}")][0] == KEYSCAN  # nothing named: specificity
+    assert kb.match(f"error: {MESSAGE}")[0].view["id"] == KEYSCAN  # nothing named: specificity
     found = [m.view["id"] for m in kb.match(f"host sshd[7]: error: {MESSAGE}")]
     assert found[0] == SSHD and found[-1] == KEYSCAN
 

@@ -125,12 +125,12 @@ def read_builds(files: Iterable[tuple[str, bytes]]) -> Builds:
     makefiles = [parse_makefile(path, text) for path, text in texts["make"].items() if budget()]
     builds.add_stems(programs_of_makefiles(makefiles, budget))
     if texts["cmake"] and budget():
-        stems, platforms = programs_of_cmake(texts["cmake"])
-        builds.add_stems(stems)
-        builds.platforms.update(platforms)
+        targets, windows = programs_of_cmake(texts["cmake"])
+        builds.add_stems(targets)
+        builds.platforms.update(windows)
     if texts["python"] and budget():
-        folders, scripts = programs_of_python(texts["python"])
-        builds.add_stems(scripts)
+        folders, console = programs_of_python(texts["python"])
+        builds.add_stems(console)
         for folder, names in folders.items():
             builds.folders.setdefault(folder, set()).update(names)
     if texts["java"] and budget():

@@ -32,6 +32,11 @@ def _expand(text: str, variables: dict[str, str], folder: str) -> list[str]:
     return [word.strip("\"") for word in text.split()]
 
 
+def _stem(folder: str, word: str) -> str:
+    path = word if word.startswith(folder + "/") or not folder else posixpath.join(folder, word)
+    return posixpath.normpath(path).rsplit(".", 1)[0]
+
+
 def programs_of_cmake(texts: dict[str, str]) -> tuple[dict[str, set[str]], dict[str, str]]:
     """(source stem -> executables, source stem -> platform) of the ``CMakeLists.txt`` files given (path ->
     text), read in path order (a parent folder's before its children's)."""
@@ -65,9 +70,8 @@ def programs_of_cmake(texts: dict[str, str]) -> tuple[dict[str, set[str]], dict[
                 executables.add(target)
                 if "WIN32" in words:
                     windows.add(target)
-            stems = {posixpath.normpath(w if w.startswith(folder + "/") or not folder else posixpath.join(folder, w))
-                     .rsplit(".", 1)[0] for w in words if _SOURCE.search(w)}
-            sources.setdefault(target, set()).update(stems)
+            found_stems = {_stem(folder, w) for w in words if _SOURCE.search(w)}
+            sources.setdefault(target, set()).update(found_stems)
     stems: dict[str, set[str]] = {}
     platforms: dict[str, str] = {}
     for program in sorted(executables):
