@@ -1,0 +1,118 @@
+"""Which statement wrote each line the real nginx, redis-server and sshd write in the workloads of
+:mod:`tests.harvest.nginxlogs`, :mod:`tests.harvest.redislogs` and :mod:`tests.harvest.sshdlogs`: written by
+reading the code at the tag Debian 12 builds (nginx ``release-1.22.1``, redis ``7.0.15``, openssh-portable
+``V_9_2_P1``), never by asking errdex.
+
+Each entry is (a regex that finds the line's shape, the spans that are right for it): a span is (file, first line,
+last line) of the statement that supplies the message's own text. Where two statements of the tree write the very
+same words (nginx's ``"exit"`` of its master and of a worker), a line cannot tell them apart and either is right;
+where a message is composed by a wrapper from a literal elsewhere (a ``"\\"%s\\" directive %s"`` whose ``%s`` is a
+handler's ``return "invalid number"``), both the wrapper's statement and the literal's are right. Lines no
+statement of the program wrote (libc, the kernel) match an entry of ``OTHERS`` and are counted apart.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["OTHERS", "TRUTH"]
+
+Span = tuple[str, int, int]
+Entry = tuple[str, tuple[Span, ...]]
+
+_CORE = "src/core/"
+_UNIX = "src/os/unix/"
+_HTTP = "src/http/"
+_UP = "src/http/ngx_http_upstream.c"
+_CONF = "src/core/ngx_conf_file.c"
+_PROC = "src/os/unix/ngx_process.c"
+_CYCLE = "src/os/unix/ngx_process_cycle.c"
+
+NGINX: list[Entry] = [
+    (r'\[notice\] .*: using the "epoll" event method$', (("src/event/ngx_event.c", 485, 486),)),
+    # NGINX_VER_BUILD, a macro of core/nginx.h ("nginx/" NGINX_VERSION), is the whole format
+    (r"\[notice\] .*: nginx/1\.22\.1$", ((_UNIX + "ngx_posix_init.c", 101, 101),)),
+    (r"\[notice\] .*: OS: Linux ", ((_UNIX + "ngx_linux_init.c", 58, 59),)),
+    (r"\[notice\] .*: getrlimit\(RLIMIT_NOFILE\): \d+:\d+$", ((_UNIX + "ngx_posix_init.c", 111, 113),)),
+    (r"\[notice\] .*: start worker processes$", ((_CYCLE, 340, 340),)),
+    # "start %s %P": the %s is "worker process", the name ngx_start_worker_processes passes to ngx_spawn_process
+    (r"\[notice\] .*: start worker process \d+$", ((_PROC, 206, 206),)),
+    # ngx_connection_error appends " (111: Connection refused)"; the request's log handler the context
+    (r"\[error\] .*: \*\d+ connect\(\) failed \(111: Connection refused\) while connecting to upstream",
+     ((_UP, 2773, 2773),)),
+    # ngx_http_upstream_next(..., NGX_HTTP_UPSTREAM_FT_TIMEOUT) on the read timer of the response header
+    (r"\[error\] .*: \*\d+ upstream timed out \(110: Connection timed out\) while reading response header",
+     ((_UP, 4306, 4307),)),
+    (r"\[error\] .*: \*\d+ upstream sent too big header while", ((_UP, 2461, 2462),)),
+    (r"\[error\] .*: \*\d+ upstream prematurely closed connection while reading response header",
+     ((_UP, 2437, 2438),)),
+    (r"\[error\] .*: \*\d+ client intended to send too large body: \d+ bytes", ((_HTTP + "ngx_http_core_module.c",
+                                                                                990, 992),)),
+    # "%s \"%s\" failed": of.failed is "open()" (ngx_open_file_n, set by ngx_open_cached_file)
+    (r'\[error\] .*: \*\d+ open\(\) ".*" failed \(2: No such file or directory\), client',
+     ((_HTTP + "modules/ngx_http_static_module.c", 137, 138),)),
+    (r'\[error\] .*: \*\d+ limiting requests, excess: [\d.]+ by zone "perip"',
+     ((_HTTP + "modules/ngx_http_limit_req_module.c", 269, 273),)),
+    (r'\[error\] .*: \*\d+ limiting connections by zone "addr"',
+     ((_HTTP + "modules/ngx_http_limit_conn_module.c", 268, 271),)),
+    (r'\[error\] .*: \*\d+ directory index of ".*" is forbidden', ((_HTTP + "ngx_http_core_module.c", 1287, 1288),)),
+    (r"\[error\] .*: \*\d+ access forbidden by rule", ((_HTTP + "modules/ngx_http_access_module.c", 284, 285),)),
+    (r'\[error\] .*: \*\d+ rewrite or internal redirection cycle while processing "/cycle"',
+     ((_HTTP + "ngx_http_core_module.c", 1069, 1071),)),
+    # the message is an element of ngx_http_client_errors[], logged as the format of a call with no literal
+    (r"\[info\] .*: \*\d+ client sent invalid method while reading client request line",
+     ((_HTTP + "ngx_http_request.c", 71, 71), (_HTTP + "ngx_http_request.c", 1174, 1175))),
+    (r"\[info\] .*: \*\d+ client closed connection while waiting for request",
+     ((_HTTP + "ngx_http_request.c", 463, 464),)),
+    (r"\[info\] .*: \*\d+ client sent plain HTTP request to HTTPS port", ((_HTTP + "ngx_http_request.c", 2048, 2049),)),
+    # ngx_ssl_connection_error appends " (SSL: error:...)" from OpenSSL's error queue
+    (r"\[info\] .*: \*\d+ SSL_do_handshake\(\) failed \(SSL: .*\) while SSL handshaking",
+     (("src/event/ngx_event_openssl.c", 1857, 1857),)),
+    (r"\[info\] .*: \*\d+ epoll_wait\(\) reported that client prematurely closed connection, so upstream",
+     ((_UP, 1430, 1432),)),
+    # "signal %d (%s) received from %P%s": %s is the action (", reconfiguring", ", shutting down" or "")
+    (r"\[notice\] .*: signal \d+ \(SIG\w+\) received from \d+", ((_PROC, 445, 447),)),
+    (r"\[notice\] .*: signal \d+ \(SIG\w+\) received$", ((_PROC, 450, 452),)),
+    (r"\[notice\] .*: reconfiguring$", ((_CYCLE, 223, 223),)),
+    (r"\[notice\] .*: gracefully shutting down$", ((_CYCLE, 730, 731),)),
+    # the worker's two "exiting" (on quit, on terminate) and the master's and a worker's "exit" say the same
+    (r"\[notice\] .*: exiting$", ((_CYCLE, 714, 714), (_CYCLE, 724, 724))),
+    (r"\[notice\] .*: exit$", ((_CYCLE, 662, 662), (_CYCLE, 1003, 1003))),
+    (r"\[notice\] .*: worker process \d+ exited with code \d+$", ((_PROC, 546, 548),)),
+    (r"\[alert\] .*: worker process \d+ exited on signal 9$", ((_PROC, 535, 538),)),
+    (r"\[emerg\] .*: bind\(\) to 127\.0\.0\.1:\d+ failed \(98: Address already in use\)$",
+     ((_CORE + "ngx_connection.c", 608, 609),)),
+    (r"\[emerg\] .*: still could not bind\(\)$", ((_CORE + "ngx_connection.c", 707, 707),)),
+    # nginx -t: ngx_log_stderr prints "nginx: " before the message
+    (r"^nginx: the configuration file .* syntax is ok$", ((_CORE + "ngx_cycle.c", 291, 292),)),
+    (r"^nginx: configuration file .* test is successful$", ((_CORE + "nginx.c", 304, 305),)),
+    (r"^nginx: configuration file .* test failed$", ((_CORE + "nginx.c", 295, 296),)),
+    # ngx_conf_log_error appends " in FILE:LINE"; its messages also go to stderr, after "nginx: "
+    (r'^nginx: \[emerg\] unknown directive "bogus_directive" in ', ((_CONF, 487, 488),)),
+    # "\"%s\" directive %s": the handler's return value is the %s
+    (r'^nginx: \[emerg\] "worker_processes" directive invalid value in ',
+     ((_CONF, 473, 474), (_CORE + "nginx.c", 1522, 1522))),
+    (r'^nginx: \[emerg\] "keepalive_requests" directive invalid number in ',
+     ((_CONF, 473, 474), (_CONF, 1185, 1185))),
+    (r'^nginx: \[emerg\] "client_max_body_size" directive invalid value in ',
+     ((_CONF, 473, 474), (_CONF, 1247, 1247))),
+    (r'^nginx: \[emerg\] "events" directive is duplicate in ',
+     ((_CONF, 473, 474), ("src/event/ngx_event.c", 965, 965))),
+    (r'^nginx: \[emerg\] unexpected end of file, expecting "}" in ', ((_CONF, 272, 273),)),
+    # ngx_open_file_n is the macro "open()" of os/unix/ngx_files.h
+    (r'^nginx: \[emerg\] open\(\) ".*" failed \(2: No such file or directory\) in ', ((_CONF, 183, 185),)),
+]
+
+TRUTH: dict[str, list[Entry]] = {"nginx": NGINX}
+#: Lines of the workloads that no statement of the program wrote.
+OTHERS: dict[str, list[str]] = {"nginx": []}
+
+
+def find(program: str, line: str) -> tuple[Span, ...] | None:
+    """The right spans for a line of ``program``; () for a line another program wrote; None when unknown."""
+    for pattern, spans in TRUTH[program]:
+        if re.search(pattern, line):
+            return spans
+    if any(re.search(pattern, line) for pattern in OTHERS[program]):
+        return ()
+    return None
