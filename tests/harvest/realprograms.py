@@ -42,8 +42,14 @@ def _nginx() -> list[str]:
     return run_nginx_workload()
 
 
+def _redis() -> list[str]:
+    from tests.harvest.redislogs import run_redis_workload
+    return run_redis_workload()
+
+
 PROGRAMS: dict[str, Program] = {
     "nginx": Program("nginx", "/usr/sbin/nginx", "nginx.git", "nginx/nginx", "release-1.22.1", _nginx),
+    "redis": Program("redis", "/usr/bin/redis-server", "redis.git", "redis/redis", "7.0.15", _redis),
 }
 
 

@@ -103,9 +103,91 @@ NGINX: list[Entry] = [
     (r'^nginx: \[emerg\] open\(\) ".*" failed \(2: No such file or directory\) in ', ((_CONF, 183, 185),)),
 ]
 
-TRUTH: dict[str, list[Entry]] = {"nginx": NGINX}
+_S = "src/server.c"
+_NET = "src/networking.c"
+_REPL = "src/replication.c"
+_RDB = "src/rdb.c"
+_AOF = "src/aof.c"
+_R = r"^\d+:[CMSX] \d+ \w+ \d+ [\d:.]+ [#*.-] "  # redis's "PID:ROLE DATE LEVEL " before every logged message
+
+REDIS: list[Entry] = [
+    (_R + "oO0OoO0OoO0Oo Redis is starting", ((_S, 7077, 7077),)),
+    (_R + r"Redis version=7\.0\.15, bits=64, commit=\w+, modified=\d, pid=\d+, just started$", ((_S, 7078, 7084),)),
+    (_R + "Configuration loaded$", ((_S, 7089, 7089),)),
+    (_R + r"You requested maxclients of \d+ requiring at least \d+ max file descriptors\.$", ((_S, 2225, 2228),)),
+    (_R + r"Server can't set maximum open files to \d+ because of OS error: ", ((_S, 2229, 2231),)),
+    (_R + r"Current maximum open files is \d+\. maxclients has been reduced to \d+", ((_S, 2232, 2236),)),
+    # "monotonic clock: %s": the %s is monotonicInit()'s literal
+    (_R + "monotonic clock: POSIX clock_gettime$", ((_S, 2511, 2511), ("src/monotonic.c", 152, 152))),
+    (_R + r"Running mode=standalone, port=\d+\.$", ((_S, 6229, 6232),)),
+    (_R + "Server initialized$", ((_S, 7100, 7100),)),
+    # "WARNING %s": the text is checkOvercommit's sdsnew() of syscheck.c
+    (_R + "WARNING Memory overcommit must be enabled!", ((_S, 6134, 6134), ("src/syscheck.c", 154, 160))),
+    (_R + "Ready to accept connections$", ((_S, 7142, 7142),)),
+    # the plain and the TLS accept handlers say the same
+    (_R + r"Accepted 127\.0\.0\.1:\d+$", ((_NET, 1374, 1374), (_NET, 1394, 1394))),
+    (_R + r"Protocol error \(invalid bulk length\) from client: id=", ((_NET, 2246, 2247),)),
+    (_R + "Possible SECURITY ATTACK detected", ((_NET, 3553, 3553),)),
+    (_R + "Client closed connection id=", ((_NET, 2681, 2681),)),
+    # closeClientOnOutputBufferLimitReached; AddReplyFromClient says the same
+    (_R + r"Client id=\d+ .* scheduled to be closed ASAP for overcoming of output buffer limits\.$",
+     ((_NET, 3827, 3829), (_NET, 1141, 1141))),
+    (_R + "Before turning into a replica, using my own master parameters", ((_REPL, 3302, 3305),)),
+    # replicationSetMaster; replicationCron says the same
+    (_R + r"Connecting to MASTER 127\.0\.0\.1:\d+$", ((_REPL, 3004, 3005), (_REPL, 3600, 3601))),
+    (_R + "MASTER <-> REPLICA sync started$", ((_REPL, 2897, 2897),)),
+    (_R + r"REPLICAOF 127\.0\.0\.1:\d+ enabled \(user request from 'id=", ((_REPL, 3145, 3146),)),
+    (_R + "Error condition on socket for SYNC: Connection refused$", ((_REPL, 2585, 2586),)),
+    (_R + r"Discarding previously cached master state\.$", ((_REPL, 3331, 3331),)),
+    (_R + "Setting secondary replication ID to ", ((_REPL, 1675, 1675),)),
+    (_R + r"MASTER MODE enabled \(user request from 'id=", ((_REPL, 3111, 3112),)),
+    (_R + r"Failed opening the temp RDB file temp-\d+\.rdb \(in server root dir .*\) for saving: Is a directory$",
+     ((_RDB, 1406, 1411),)),
+    (_R + "DB saved on disk$", ((_RDB, 1451, 1451),)),
+    (_R + r"User requested shutdown\.\.\.$", ((_S, 4097, 4097),)),
+    (_R + r"Saving the final RDB snapshot before exiting\.$", ((_S, 4251, 4251),)),
+    (_R + r"Calling fsync\(\) on the AOF file\.$", ((_S, 4241, 4241),)),
+    (_R + r"Redis is now ready to exit, bye bye\.\.\.$", ((_S, 4301, 4302),)),
+    (_R + r"Loading RDB produced by version 7\.0\.15$", ((_RDB, 3018, 3019),)),
+    (_R + r"RDB age \d+ seconds$", ((_RDB, 3023, 3024),)),
+    (_R + r"RDB memory usage when created [\d.]+ Mb$", ((_RDB, 3027, 3028),)),
+    (_R + r"Done loading RDB, keys loaded: \d+, keys expired: \d+\.$", ((_RDB, 3227, 3229),)),
+    (_R + r"DB loaded from disk: [\d.]+ seconds$", ((_S, 6605, 6606),)),
+    (_R + r"DB \d+: \d+ keys \(\d+ volatile\) in \d+ slots HT\.$", ((_S, 1294, 1294),)),
+    # sigShutdownHandler picks the literal, serverLogFromHandler(LL_WARNING, msg) writes it (its own prefix)
+    (r"^\d+:signal-handler \(\d+\) Received SIGTERM scheduling shutdown\.\.\.$", ((_S, 6315, 6315), (_S, 6329, 6329))),
+    # loadServerConfigFromString's loaderr: fprintf to stderr; the reason is a literal assigned before the goto
+    (r"^\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*$", (("src/config.c", 621, 622),)),
+    (r"^Reading the configuration file, at line \d+$", (("src/config.c", 624, 624),)),
+    (r"^>>> 'bogus-directive yes'$", (("src/config.c", 625, 625),)),
+    (r"^Bad directive or wrong number of arguments$", (("src/config.c", 587, 587), ("src/config.c", 627, 627))),
+    (_R + r"Module /nonexistent/errdex-module\.so failed to load: ", (("src/module.c", 11279, 11279),)),
+    (_R + r"Can't load module from /nonexistent/errdex-module\.so: server aborting$", (("src/module.c", 11103, 11105),)),
+    (_R + "Wrong signature trying to load DB from file$", ((_RDB, 2911, 2911),)),
+    (_R + r"Fatal error loading the DB: Invalid argument\. Exiting\.$", ((_S, 6641, 6641),)),
+    (_R + r"Short read or OOM loading DB\. Unrecoverable error, aborting now\.$", ((_RDB, 3238, 3239),)),
+    # rdbReportReadError(...) is a macro of rdbReportError, which snprintf()s this prefix before the reason
+    # (Debian's rdb.c is patched: the line it names differs from the tag's 3240)
+    (_R + r"Internal error in RDB reading offset \d+, function at rdb\.c:\d+ -> Unexpected EOF reading RDB file$",
+     ((_RDB, 3240, 3240), (_RDB, 69, 71))),
+    (_R + "Bad file format reading the append only file appendonly", ((_AOF, 1620, 1621),)),
+    (_R + r"!!! Warning: short read while loading the AOF file ", ((_AOF, 1589, 1589),)),
+    (_R + r"!!! Truncating the AOF \S+ at offset \d+ !!!$", ((_AOF, 1590, 1591),)),
+    (_R + r"AOF \S+ loaded anyway because aof-load-truncated is enabled$", ((_AOF, 1606, 1607),)),
+    (_R + r"DB loaded from incr file \S+: [\d.]+ seconds$", ((_AOF, 1722, 1723),)),
+    (_R + r"DB loaded from append only file: [\d.]+ seconds$", ((_S, 6592, 6592),)),
+    (_R + r"Opening AOF incr file \S+ on server start$", ((_AOF, 764, 764),)),
+    # aofLoadManifestFromFile's loaderr: each serverLog's message begins or ends with a line break, which leaves
+    # lines of their own ("*** FATAL ..." under an empty prefixed one)
+    (r"^\*\*\* FATAL AOF MANIFEST FILE ERROR \*\*\*$", ((_AOF, 375, 375),)),
+    (_R + r"Reading the manifest file, at line \d+$", ((_AOF, 377, 377),)),
+    (_R + r">>> 'this is no manifest line'$", ((_AOF, 378, 378),)),
+    (_R + "Invalid AOF manifest file format$", ((_AOF, 310, 310), (_AOF, 380, 380))),
+]
+
+TRUTH: dict[str, list[Entry]] = {"nginx": NGINX, "redis": REDIS}
 #: Lines of the workloads that no statement of the program wrote.
-OTHERS: dict[str, list[str]] = {"nginx": []}
+OTHERS: dict[str, list[str]] = {"nginx": [], "redis": []}
 
 
 def find(program: str, line: str) -> tuple[Span, ...] | None:
