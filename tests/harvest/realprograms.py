@@ -47,9 +47,16 @@ def _redis() -> list[str]:
     return run_redis_workload()
 
 
+def _sshd() -> list[str]:
+    from tests.harvest.sshdlogs import run_sshd_workload
+    return run_sshd_workload()
+
+
 PROGRAMS: dict[str, Program] = {
     "nginx": Program("nginx", "/usr/sbin/nginx", "nginx.git", "nginx/nginx", "release-1.22.1", _nginx),
     "redis": Program("redis", "/usr/bin/redis-server", "redis.git", "redis/redis", "7.0.15", _redis),
+    "sshd": Program("sshd", "/usr/sbin/sshd", "openssh-portable.git", "openssh/openssh-portable", "V_9_2_P1",
+                    _sshd),
 }
 
 

@@ -185,9 +185,49 @@ REDIS: list[Entry] = [
     (_R + "Invalid AOF manifest file format$", ((_AOF, 310, 310), (_AOF, 380, 380))),
 ]
 
-TRUTH: dict[str, list[Entry]] = {"nginx": NGINX, "redis": REDIS}
+_PK = "packet.c"
+_ID = r"(authenticating |invalid )?user \S+ 127\.0\.0\.1 port \d+"  # sshpkt_fmt_connection_id's words for the peer
+
+#: sshd -E LOG writes each message as it is, with no time or tag; the privilege-separated child's messages reach
+#: the log through the monitor, which adds " [preauth]" (monitor.c:458); the ``_f`` macros of log.h put the
+#: function's name and ": " before the message.
+SSHD: list[Entry] = [
+    (r"^Server listening on 127\.0\.0\.1 port \d+\.$", (("sshd.c", 1085, 1088),)),
+    (r'^Connection from 127\.0\.0\.1 port \d+ on 127\.0\.0\.1 port \d+ rdomain ""$', (("sshd.c", 2196, 2200),)),
+    (r"^kex_exchange_identification: Connection closed by remote host$", (("kex.c", 1296, 1296),)),
+    (r'^kex_exchange_identification: client sent invalid protocol identifier "GET / HTTP/1\.1"$',
+     (("kex.c", 1338, 1339),)),
+    (r"^Protocol major versions differ: 2 vs\. 1$", (("kex.c", 1386, 1387),)),
+    # sshpkt_fatal(ssh, r, "banner exchange") in sshd.c; its default case composes "%s%sConnection %s %s" and
+    # logdie_r appends ": " and ssh_err(r)'s words
+    (r"^banner exchange: Connection from 127\.0\.0\.1 port \d+: (invalid format|could not read protocol version)$",
+     (("sshd.c", 2217, 2217), (_PK, 1908, 1910))),
+    (r"^Connection closed by 127\.0\.0\.1 port \d+$", ((_PK, 1874, 1874),)),
+    (r"^Connection closed by " + _ID + r" \[preauth\]$", ((_PK, 1874, 1874),)),
+    (r"^Connection reset by " + _ID + r" \[preauth\]$", ((_PK, 1885, 1885),)),
+    (r"^Disconnected from " + _ID + "$", ((_PK, 1881, 1881),)),
+    # auth_log's "%s %s%s%s for %s%.100s from ...": authmsg "Failed" or "Accepted", a literal of the same function
+    (r"^(Failed|Accepted) (password|publickey) for (invalid user )?\S+ from 127\.0\.0\.1 port \d+ ssh2",
+     (("auth.c", 298, 307), ("auth.c", 291, 291))),
+    (r"^Invalid user \S+ from 127\.0\.0\.1 port \d+$", (("auth.c", 495, 496),)),
+    # NOUSER is the name of the fake account sshd authenticates an invalid user against (auth.c's fakepw)
+    (r"^Could not get shadow information for NOUSER$", (("auth-shadow.c", 96, 96),)),
+    (r"^maximum authentication attempts exceeded for \S+ from 127\.0\.0\.1 port \d+ ssh2 \[preauth\]$",
+     (("auth.c", 339, 344),)),
+    # ssh_packet_disconnect's "Disconnecting %s: %.100s", the reason a literal of its caller
+    (r"^Disconnecting " + _ID + r": Too many authentication failures \[preauth\]$",
+     ((_PK, 1954, 1954), ("auth.c", 345, 345))),
+    (r"^Unable to negotiate with 127\.0\.0\.1 port \d+: no matching key exchange method found\. Their offer: ",
+     ((_PK, 1896, 1898),)),
+    (r"^User child is on pid \d+$", (("sshd.c", 560, 560),)),
+    (r"^Received disconnect from 127\.0\.0\.1 port \d+:11: disconnected by errdex$", ((_PK, 1742, 1747),)),
+    (r"^Accepted key ED25519 SHA256:\S+ found at \S+:1$", (("auth2-pubkeyfile.c", 334, 335),)),
+    (r"^Received signal 15; terminating\.$", (("sshd.c", 1164, 1165),)),
+]
+
+TRUTH: dict[str, list[Entry]] = {"nginx": NGINX, "redis": REDIS, "sshd": SSHD}
 #: Lines of the workloads that no statement of the program wrote.
-OTHERS: dict[str, list[str]] = {"nginx": [], "redis": []}
+OTHERS: dict[str, list[str]] = {"nginx": [], "redis": [], "sshd": []}
 
 
 def find(program: str, line: str) -> tuple[Span, ...] | None:
