@@ -1,11 +1,12 @@
 """Debian's real redis-server on 127.0.0.1, made to write the log lines operators see.
 
 :func:`run_redis_workload` starts ``/usr/bin/redis-server CONFIG`` (``logfile`` and ``dir`` in a temporary folder,
-a free port, ``loglevel verbose``) several times: a server whose file limit is below its ``maxclients``, which
-then sees a protocol error, an HTTP request (``POST / HTTP/1.1``: the SECURITY ATTACK line), a client over its
-output buffer limit, a replica of a port that refuses, a ``SAVE`` whose temporary file cannot be made (a folder has its name),
-and a ``SHUTDOWN SAVE``; started again, it loads what it saved and stops on SIGTERM; then servers that stop at start: a bad directive (``FATAL
-CONFIG FILE ERROR``, on standard error), a module that does not exist, an RDB file and an AOF that are corrupt.
+a free port, ``loglevel verbose``) several times. First a server whose file limit is below its ``maxclients``,
+which then sees a protocol error, an HTTP request (``POST / HTTP/1.1``: the SECURITY ATTACK line), a client over
+its output buffer limit, a replica of a port that refuses, a ``SAVE`` whose temporary file cannot be made (a
+folder has its name) and a ``SHUTDOWN SAVE``; started again, it loads what it saved and stops on SIGTERM. Then
+servers that stop at start: a bad directive (``FATAL CONFIG FILE ERROR``, on standard error), a module that does
+not exist, an RDB file and an AOF that are corrupt, an AOF manifest that is no manifest.
 Every process and file it made is gone when it returns.
 
     PYTHONPATH=toolkit:. .venv/bin/python -m tests.harvest.redislogs
