@@ -10,12 +10,16 @@ code), and the share traced top-1 to its statement must stay at or above :data:`
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from errdex.executor.sshd.procs import children_of
 from tests.harvest.realprograms import PROGRAMS, Traced, expected_lines, harvest_tree, require
 from tests.harvest.truth import Score, score, shared_data
+from tests.processes import time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 NGINX_CONFIG = ROOT / "examples" / "harvest" / "nginx.toml"
@@ -41,10 +45,23 @@ def data() -> Path:
     return shared_data()
 
 
+#: The folders the workloads make in the temporary folder.
+_FOLDERS = ("errdex-nginx-", "errdex-redis-", "errdex-sshd-")
+
+
+def _ours() -> set[str]:
+    return {entry for entry in os.listdir(tempfile.gettempdir()) if entry.startswith(_FOLDERS)}
+
+
 def _lines(name: str, data: Path) -> Traced:
     program = PROGRAMS[name]
     require(program, data)
-    traced = expected_lines(name, program.workload())
+    before = _ours()
+    with time_limit(120, what=f"the {name} workload"):
+        lines = program.workload()
+    assert not children_of(os.getpid()), f"the {name} workload left processes running"
+    assert _ours() <= before, f"the {name} workload left folders: {sorted(_ours() - before)}"
+    traced = expected_lines(name, lines)
     assert not traced.unknown, "lines the truth has no entry for:\n" + "\n".join(traced.unknown)
     assert traced.shapes >= SHAPES[name], f"{name} wrote only {traced.shapes} of the statements its workload asks for"
     return traced
