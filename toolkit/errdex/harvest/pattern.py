@@ -18,10 +18,11 @@ A log line is one line: a message is cut at its first line break (:func:`first_l
 writes ``Failed:`` on the line, the exception on the next ones), and line breaks at either end dropped.
 
 A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
-:class:`NoLiteralText`; one with less literal text than :data:`MIN_LETTERS` letters (or
-:data:`PUNCTUATION_ENOUGH` punctuation characters), such as a version ``"0.20.1"`` or ``"1"``, with
-:class:`PatternRefused` ``too-generic``: such a pattern matches nearly every line. One whose pattern the
-matchers would not run (over the size bounds, EDX125) with :class:`PatternRefused`.
+:class:`NoLiteralText`; one whose pattern the matchers would not run (over the size bounds, EDX125) with
+:class:`PatternRefused`. A draft also needs :func:`specific` literal text, at least :data:`MIN_LETTERS` letters
+(or :data:`PUNCTUATION_ENOUGH` punctuation characters): a version ``"0.20.1"`` or a ``"1"`` would match lines
+of any kind. The harvest skips a site without it as ``too-generic``, and :func:`build` refuses so
+(:class:`PatternRefused` ``too-generic``) a pattern whose holes it had to join until too little was left.
 
 A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
 (``(-?[0-9]+)``) does not match; so by default each such group also accepts its own placeholder
@@ -444,8 +445,6 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     trimmed = _trim(first_line(template))
     if not has_literal(trimmed):
         raise NoLiteralText("the message has no literal text")
-    if not specific(trimmed):
-        raise PatternRefused("too-generic", f"the message's literal text has fewer than {MIN_LETTERS} letters")
     parts = _merge(trimmed)
     exclusions: dict[int, str] = {}
     try:
