@@ -20,9 +20,10 @@ writes ``Failed:`` on the line, the exception on the next ones), and line breaks
 A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
 :class:`NoLiteralText`; one whose pattern the matchers would not run (over the size bounds, EDX125) with
 :class:`PatternRefused`. A draft also needs :func:`specific` literal text, at least :data:`MIN_LETTERS` letters
-(or :data:`PUNCTUATION_ENOUGH` punctuation characters): a version ``"0.20.1"`` or a ``"1"`` would match lines
-of any kind. The harvest skips a site without it as ``too-generic``, and :func:`build` refuses so
-(:class:`PatternRefused` ``too-generic``) a pattern whose holes it had to join until too little was left.
+and :data:`MIN_MARKS` letters and punctuation marks (or :data:`PUNCTUATION_ENOUGH` marks): a version
+``"0.20.1"``, a ``"1"`` or an ``"id %d"`` would match lines of any kind. The harvest skips a site without it
+as ``too-generic``, and :func:`build` refuses so (:class:`PatternRefused` ``too-generic``) a pattern whose
+holes it had to join until too little was left.
 
 A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
 (``(-?[0-9]+)``) does not match; so by default each such group also accepts its own placeholder
@@ -40,8 +41,8 @@ from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
 from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
-__all__ = ["MIN_LETTERS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build",
-           "display", "first_line", "has_literal", "specific"]
+__all__ = ["MIN_LETTERS", "MIN_MARKS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused",
+           "build", "display", "first_line", "has_literal", "specific"]
 
 #: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
 SHAPE_PATTERNS: dict[Shape, str] = {
@@ -150,19 +151,22 @@ def has_literal(template: Template) -> bool:
 
 #: How many non-space characters of punctuation alone make a message's literal text specific.
 PUNCTUATION_ENOUGH = 5
-#: The fewest letters the literal text every way of writing a message writes must hold (digits, as in a
-#: version ``0.20.1`` or a ``"1"``, do not count): fewer, and its pattern matches lines of any kind.
-MIN_LETTERS = 3
+#: The least literal text every way of writing a message must write (digits and spaces do not count, as in a
+#: version ``0.20.1`` or a ``"1"``): :data:`MIN_LETTERS` letters, and :data:`MIN_MARKS` letters and punctuation
+#: marks in all (``EOF``, ``OS: %s``; not ``ok``, ``id %d``, ``[%s]``): less, and its pattern matches lines
+#: of any kind.
+MIN_LETTERS = 2
+MIN_MARKS = 3
 
 
 def specific(template: Template) -> bool:
-    """Whether a template's required literal text (line breaks at either end dropped) holds at least
-    :data:`MIN_LETTERS` letters, or :data:`PUNCTUATION_ENOUGH` punctuation characters (not spaces, not
-    digits: urllib3's ``'%s://%s:%s "%s %s %s" %s %s'``)."""
+    """Whether a template's required literal text (line breaks at either end dropped) is enough for a draft:
+    at least :data:`MIN_LETTERS` letters and :data:`MIN_MARKS` letters and punctuation marks in all, or
+    :data:`PUNCTUATION_ENOUGH` punctuation marks alone (urllib3's ``'%s://%s:%s "%s %s %s" %s %s'``)."""
     required = _required_text(_trim(template))
     letters = sum(ch.isalpha() for ch in required)
     marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
-    return letters >= MIN_LETTERS or marks >= PUNCTUATION_ENOUGH
+    return (letters >= MIN_LETTERS and letters + marks >= MIN_MARKS) or marks >= PUNCTUATION_ENOUGH
 
 
 _BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines()'s line boundaries

@@ -19,8 +19,8 @@ import pickle
 import re
 import time
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
