@@ -185,9 +185,11 @@ def binary_name(node: Node) -> str:
     chain: list[Node] = []
     parent = node.parent
     while parent is not None:
-        if parent.type in _CLASS_NODES or (parent.type == "class_body" and parent.parent is not None
-                                           and parent.parent.type == "object_creation_expression"):
-            chain.append(parent if parent.type in _CLASS_NODES else parent.parent)
+        creation = parent.parent if parent.type == "class_body" else None
+        if parent.type in _CLASS_NODES:
+            chain.append(parent)
+        elif creation is not None and creation.type == "object_creation_expression":
+            chain.append(creation)  # an anonymous class
         parent = parent.parent
     name = ""
     for index, cls in enumerate(reversed(chain)):
