@@ -216,9 +216,9 @@ def _printf(text: str) -> Template:
 
 
 def test_constants_of_no_letters_are_not_specific() -> None:
-    for generic in ["1", "0.20.1", "ok", "id %d", "[%s]", "%s:%d", "\\x%02x", "%s is %s"]:
+    for generic in ["1", "0.20.1", "v%s", "[%s]", "%s:%d", "\\x%02x", "#%d: %s"]:
         assert not specific(_printf(generic)), generic
-    for enough in ["EOF", "OS: %s %s", "x=%d, y=%d", '%s://%s:%s "%s %s %s" %s %s', "Layout of %s"]:
+    for enough in ["ok", "EOF", "OS: %s %s", "x=%d, y=%d", '%s://%s:%s "%s %s %s" %s %s', "Layout of %s"]:
         assert specific(_printf(enough)), enough
 
 

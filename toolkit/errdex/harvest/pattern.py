@@ -20,8 +20,8 @@ writes ``Failed:`` on the line, the exception on the next ones), and line breaks
 A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
 :class:`NoLiteralText`; one whose pattern the matchers would not run (over the size bounds, EDX125) with
 :class:`PatternRefused`. A draft also needs :func:`specific` literal text, at least :data:`MIN_LETTERS` letters
-and :data:`MIN_MARKS` letters and punctuation marks (or :data:`PUNCTUATION_ENOUGH` marks): a version
-``"0.20.1"``, a ``"1"`` or an ``"id %d"`` would match lines of any kind. The harvest skips a site without it
+(or :data:`PUNCTUATION_ENOUGH` punctuation marks): a version ``"0.20.1"`` or a ``"1"`` would match lines of
+any kind. The harvest skips a site without it
 as ``too-generic``, and :func:`build` refuses so (:class:`PatternRefused` ``too-generic``) a pattern whose
 holes it had to join until too little was left.
 
@@ -41,7 +41,7 @@ from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
 from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
-__all__ = ["MIN_LETTERS", "MIN_MARKS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused",
+__all__ = ["MIN_LETTERS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused",
            "build", "display", "first_line", "has_literal", "specific"]
 
 #: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
@@ -151,22 +151,20 @@ def has_literal(template: Template) -> bool:
 
 #: How many non-space characters of punctuation alone make a message's literal text specific.
 PUNCTUATION_ENOUGH = 5
-#: The least literal text every way of writing a message must write (digits and spaces do not count, as in a
-#: version ``0.20.1`` or a ``"1"``): :data:`MIN_LETTERS` letters, and :data:`MIN_MARKS` letters and punctuation
-#: marks in all (``EOF``, ``OS: %s``; not ``ok``, ``id %d``, ``[%s]``): less, and its pattern matches lines
-#: of any kind.
+#: The fewest letters the literal text every way of writing a message writes must hold (digits do not count:
+#: a version ``0.20.1`` or a ``"1"`` matches lines of any kind; npm's ``log.info('ok')`` and ``OS: %s`` write
+#: real lines and keep their drafts).
 MIN_LETTERS = 2
-MIN_MARKS = 3
 
 
 def specific(template: Template) -> bool:
     """Whether a template's required literal text (line breaks at either end dropped) is enough for a draft:
-    at least :data:`MIN_LETTERS` letters and :data:`MIN_MARKS` letters and punctuation marks in all, or
-    :data:`PUNCTUATION_ENOUGH` punctuation marks alone (urllib3's ``'%s://%s:%s "%s %s %s" %s %s'``)."""
+    at least :data:`MIN_LETTERS` letters, or :data:`PUNCTUATION_ENOUGH` punctuation marks (not spaces, not
+    digits: urllib3's ``'%s://%s:%s "%s %s %s" %s %s'``)."""
     required = _required_text(_trim(template))
     letters = sum(ch.isalpha() for ch in required)
     marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
-    return (letters >= MIN_LETTERS and letters + marks >= MIN_MARKS) or marks >= PUNCTUATION_ENOUGH
+    return letters >= MIN_LETTERS or marks >= PUNCTUATION_ENOUGH
 
 
 _BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines()'s line boundaries
