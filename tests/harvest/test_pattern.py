@@ -8,7 +8,7 @@ import pytest
 
 from errdex import patterns
 from errdex.harvest.drafts import message_text
-from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, has_literal
+from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, first_line, has_literal, specific
 from errdex.harvest.sites import Choice, Hole, Shape, Template, Text
 
 CREATEOS: Template = (
@@ -198,3 +198,61 @@ def test_a_narrowed_class_never_leaves_out_a_letter_or_what_the_value_holds() ->
             "Error Path:/zookeeper/quota Error:KeeperErrorCode = NodeExists for /zookeeper/quota")
     assert _search(build(request), line) == ("sessionid:0x13 type:create cxid:0x2 zxid:0x5", "/zookeeper/quota",
                                             "KeeperErrorCode = NodeExists for /zookeeper/quota")
+
+
+def test_a_message_is_cut_at_its_first_line_break() -> None:
+    """``"Failed:\\n" + e`` writes ``Failed:`` on the line, the exception on the lines after."""
+    assert build((Text("Exception in receiveBlock:\n"), Hole("e"))) == "Exception in receiveBlock:"
+    assert display((Text("Exception in receiveBlock:\n"), Hole("e"))) == "Exception in receiveBlock:"
+    assert first_line((Text("a\r\nb"),)) == (Text("a"),)
+    # a first line of no literal text gives way to the first line that has enough
+    assert build((Hole("%s"), Text("\nUsage: "), Hole("%s"))) == "Usage: (.+)"
+
+
+def _printf(text: str) -> Template:
+    """``text`` with each ``%`` conversion a hole."""
+    return tuple(Hole(piece) if piece.startswith("%") else Text(piece)
+                 for piece in re.split(r"(%[0-9]*[a-z])", text) if piece)
+
+
+def test_constants_of_no_letters_are_not_specific() -> None:
+    for generic in ["1", "0.20.1", "v%s", "[%s]", "%s:%d", "\\x%02x", "#%d: %s"]:
+        assert not specific(_printf(generic)), generic
+    for enough in ["ok", "EOF", "OS: %s %s", "x=%d, y=%d", '%s://%s:%s "%s %s %s" %s %s', "Layout of %s"]:
+        assert specific(_printf(enough)), enough
+
+
+def test_an_address_a_path_or_an_exception_keeps_its_colons() -> None:
+    """A hole an address, a path or an exception fills is not narrowed to ``[^:]+``."""
+    cases = [
+        ((Text("Connected to "), Hole("server"), Text(": session "), Hole("id"), Text(" of "), Hole("peer")),
+         "Connected to [fe80::1%eth0]:2181: session 7 of /10.0.0.1:50010"),
+        ((Text("Cannot read "), Hole("path"), Text(": "), Hole("reason")), r"Cannot read C:\data\edits: gone"),
+        ((Text("Failed "), Hole("e"), Text(": retrying "), Hole("n")), "Failed java.io.IOException: x: retrying 3"),
+        ((Text("Receiving block "), Hole("block"), Text(" src: "), Hole("inAddr"), Text(" dest: "),
+          Hole("myAddr")), "Receiving block blk_1 src: /10.250.19.102:54106 dest: /10.250.19.102:50010"),
+    ]
+    for template, line in cases:
+        pattern = build(template)
+        _sound(pattern)
+        assert _search(pattern, line) is not None, (pattern, line)
+
+
+def test_holes_no_class_can_part_are_joined_never_left_to_backtrack() -> None:
+    """The real messages whose drafts EDX123 rejected: a letter, a hex digit or only optional parts between
+    two holes."""
+    templates: list[Template] = [
+        (Text("Layout of "), Hole("{nrows}"), Text("x"), Hole("{ncols}"), Text(" must be larger than required "
+                                                                             "size "), Hole("{nplots}")),
+        (Text('userid cookie "%V='), *[part for _ in range(4) for part in (Hole("%08X", "hex"), Text("D"))],
+         Text('" was reset')),
+        (Choice(((Hole("__func__"),), ())), Choice(((Text(": "),), ())), Hole("%s"), Text(":"),
+         Hole("%ld", "int"), Text(": invalid known_hosts entry")),
+        (Text("ASSERT_"), Hole("%s"), Text("_"), Hole("%s"), Text("("), Hole("%s"), Text(", a2) failed:")),
+    ]
+    for template in templates:
+        pattern = build(template)
+        _sound(pattern)
+        assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
+    assert build(templates[0]) == "Layout of (.+) must be larger than required size (.+)"
+    assert _search(build(templates[1]), 'userid cookie "%V=0A0B0C0D0E0F0A0B0C0D" was reset') is not None

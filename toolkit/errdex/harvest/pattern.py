@@ -6,14 +6,24 @@ engine could tell where one ends and the next begins. A :class:`~errdex.harvest.
 optional group or an alternation, non-capturing, so group numbers follow the holes in order.
 
 Two ``(.+)`` with a separator between them backtrack polynomially when a match fails late (EDX123, and the
-in-browser matcher refuses the pattern). :func:`build` runs errdex's own backtracking analysis on what it
-wrote and, for each hole it names, takes one character of the separator that follows the hole out of the
-hole's class (``([^)]+)\\)`` instead of ``(.+)\\)``), choosing closing brackets, quotes and punctuation
-before spaces and letters, until the analysis finds nothing.
+in-browser matcher refuses the pattern). :func:`build` runs the analysis EDX123 runs
+(:func:`errdex.patterns.backtracking_problems`, the one rule) on what it wrote and, for each hole it names,
+takes one character of the separator that follows the hole out of the hole's class (``([^)]+)\\)`` instead
+of ``(.+)\\)``), choosing closing brackets, quotes and punctuation before spaces and letters, and never a
+character the hole's value may hold (:func:`_may_hold`: ``:`` of an address, a host:port or a path). When no
+hole can be narrowed, the two holes and what lies between them become one ``(.+)``; a pattern the analysis
+still faults is refused, never returned: no draft fails EDX123.
+
+A log line is one line: a message is cut at its first line break (:func:`first_line`; ``"Failed:\\n" + e``
+writes ``Failed:`` on the line, the exception on the next ones), and line breaks at either end dropped.
 
 A template whose required literal text holds no letter or digit (``%s: %s``) is refused with
-:class:`NoLiteralText`: such a pattern matches nearly every line (the caller records a ``no-literal`` skip);
-one whose pattern the matchers would not run (over the size bounds, EDX125) with :class:`PatternRefused`.
+:class:`NoLiteralText`; one whose pattern the matchers would not run (over the size bounds, EDX125) with
+:class:`PatternRefused`. A draft also needs :func:`specific` literal text, at least :data:`MIN_LETTERS` letters
+(or :data:`PUNCTUATION_ENOUGH` punctuation marks): a version ``"0.20.1"`` or a ``"1"`` would match lines of
+any kind. The harvest skips a site without it
+as ``too-generic``, and :func:`build` refuses so (:class:`PatternRefused` ``too-generic``) a pattern whose
+holes it had to join until too little was left.
 
 A draft's errorMessage shows its holes as the code writes them (``HTTP ${status}``), which a shaped group
 (``(-?[0-9]+)``) does not match; so by default each such group also accepts its own placeholder
@@ -31,7 +41,8 @@ from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
 from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
-__all__ = ["SHAPE_PATTERNS", "NoLiteralText", "PatternRefused", "build", "display", "has_literal"]
+__all__ = ["MIN_LETTERS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused",
+           "build", "display", "first_line", "has_literal", "specific"]
 
 #: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
 SHAPE_PATTERNS: dict[Shape, str] = {
@@ -58,6 +69,18 @@ _MAX_REPAIRS = 32
 _URL_NAMED = re.compile(r"(?i)(?:\bur[il]s?|links?|href|location|redirect(?:ed)?(?: to)?|endpoint)\W*$")
 _URL_CODE = re.compile(r"(?i)ur[il]|link|href")
 _URL_CHARACTERS = frozenset(":/?#&=@%+.~-")
+#: A hole whose code or the text before it names an address, a host, a path or a file (``" src: " + inAddr``,
+#: ``connected to %s``, ``{path}``): its value holds an address's and a path's separators (``/10.0.0.1:50010``,
+#: ``[fe80::1%eth0]:2181``, ``C:\\data``), so its class never leaves them out.
+_PLACE_NAMED = re.compile(r"(?i)(?:\b(?:addr(?:ess)?|host(?:name)?|server|peer|remote|endpoint|socket|ip|src|"
+                          r"source|dest(?:ination)?|target|path|file(?:name)?|dir(?:ectory)?|folder)\W*"
+                          r"|\b(?:to|from|at|connect(?:ed|ing)? to|listening on|bound to)\W*)$")
+_PLACE_CODE = re.compile(r"(?i)addr|host|server|peer|remote|endpoint|sock|(?:^|[^a-z])ip|inet|src|dest|target|"
+                         r"path|file|dir|folder|location|node")
+_PLACE_CHARACTERS = frozenset(":/.%[]\\-~@")
+#: An exception's text (``+ e``, ``+ ioe``, ``e.getMessage()``, ``{exc}``) may hold any separator.
+_ERROR_CODE = re.compile(r"(?i)^(?:e|ex|exc|ioe|ie|t|th|err|error|cause|exception|\w*Exception)$"
+                         r"|get(?:Localized)?Message\(\)|stringifyException|[{(]exc?\b")
 #: An object's text may hold these: a Java object's whole ``toString()`` (``sessionid:0x1 type:create``) all
 #: four, a Python repr or str (``{x!r}``, ``%r``, ``str(x)``) ``:`` and ``=``.
 _OBJECT_TEXT = re.compile(r"\.toString\(\)\}?$")
@@ -77,9 +100,9 @@ class PatternRefused(ValueError):
     """The pattern of a template is one the matchers would not run; ``reason`` is the :class:`Skipped` reason
     (``too-large`` or ``not-portable``) and the message says why."""
 
-    def __init__(self, reason: Literal["too-large", "not-portable"], why: str) -> None:
+    def __init__(self, reason: Literal["too-large", "not-portable", "too-generic"], why: str) -> None:
         super().__init__(why)
-        self.reason: Literal["too-large", "not-portable"] = reason
+        self.reason: Literal["too-large", "not-portable", "too-generic"] = reason
 
 
 def _escape_table() -> dict[int, str]:
@@ -123,11 +146,51 @@ def has_literal(template: Template) -> bool:
     punctuation enough to be specific (five characters or more besides spaces: urllib3's
     ``'%s://%s:%s "%s %s %s" %s %s'``; not ``"%s: %s"``)."""
     required = _required_text(_trim(template))
-    return any(ch.isalnum() for ch in required) or len("".join(required.split())) >= _PUNCTUATION_ENOUGH
+    return any(ch.isalnum() for ch in required) or len("".join(required.split())) >= PUNCTUATION_ENOUGH
 
 
 #: How many non-space characters of punctuation alone make a message's literal text specific.
-_PUNCTUATION_ENOUGH = 5
+PUNCTUATION_ENOUGH = 5
+#: The fewest letters the literal text every way of writing a message writes must hold (digits do not count:
+#: a version ``0.20.1`` or a ``"1"`` matches lines of any kind; npm's ``log.info('ok')`` and ``OS: %s`` write
+#: real lines and keep their drafts).
+MIN_LETTERS = 2
+
+
+def specific(template: Template) -> bool:
+    """Whether a template's required literal text (line breaks at either end dropped) is enough for a draft:
+    at least :data:`MIN_LETTERS` letters, or :data:`PUNCTUATION_ENOUGH` punctuation marks (not spaces, not
+    digits: urllib3's ``'%s://%s:%s "%s %s %s" %s %s'``)."""
+    required = _required_text(_trim(template))
+    letters = sum(ch.isalpha() for ch in required)
+    marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
+    return letters >= MIN_LETTERS or marks >= PUNCTUATION_ENOUGH
+
+
+_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines()'s line boundaries
+
+
+def first_line(template: Template) -> Template:
+    """The line a message writes first, as a log line holds it: line breaks at the start dropped, cut at the
+    first line break of its text (``"Failed:\\n" + e``: ``Failed:``). When that first line has too little
+    literal text (:func:`specific`) and a later line has enough, that line (``"%s\\nUsage: %s"``)."""
+    lines: list[list[Part]] = [[]]
+    for part in template:
+        if isinstance(part, Text) and any(ch in _BREAKS for ch in part.text):
+            pieces = part.text.splitlines()
+            for i, piece in enumerate(pieces or [""]):
+                if i:
+                    lines.append([])
+                if piece:
+                    lines[-1].append(Text(piece))
+            if part.text[-1] in _BREAKS:
+                lines.append([])
+        else:
+            lines[-1].append(part)
+    if len(lines) == 1:
+        return template
+    kept = [tuple(line) for line in lines if line]
+    return next((line for line in kept if specific(line)), kept[0] if kept else ())
 
 
 def _trim(template: Template) -> Template:
@@ -188,6 +251,10 @@ class _Writer:
     places: dict[int, _Place] = field(default_factory=dict)
     befores: dict[int, str] = field(default_factory=dict)
     shapes: dict[int, Shape] = field(default_factory=dict)
+    #: Where each hole's group ends, and the index of the top-level part that holds it.
+    ends: dict[int, int] = field(default_factory=dict)
+    tops: dict[int, int] = field(default_factory=dict)
+    top: int = 0
     chunks: list[str] = field(default_factory=list)
     length: int = 0
     holes: int = 0
@@ -203,6 +270,8 @@ class _Writer:
 
     def sequence(self, parts: list[Part], after: _Place | None) -> None:
         for i, part in enumerate(parts):
+            if after is None:
+                self.top = i
             if isinstance(part, Text):
                 self.put(_escape(part.text))
             elif isinstance(part, Hole):
@@ -216,6 +285,7 @@ class _Writer:
     def hole(self, hole: Hole) -> None:
         number = self.holes
         self.holes += 1
+        self.tops[number] = self.top
         self.shapes[number] = hole.shape
         self.sources[number] = hole.source
         self.put("(")
@@ -229,7 +299,9 @@ class _Writer:
             matches = re.compile(body, re.ASCII).fullmatch
         if self.placeholders and matches(hole.source) is None:
             body += "|" + _escape(hole.source)  # the errorMessage writes the hole as the code does
-        self.put(body + ")")
+        self.put(body)
+        self.ends[number] = self.length
+        self.put(")")
 
     def choice(self, choice: Choice, place: _Place) -> None:
         options = [_merge(o) for o in choice.options]
@@ -287,17 +359,40 @@ def _narrow(writer: _Writer, offsets: list[int], exclusions: dict[int, str]) -> 
     return False
 
 
+#: What an exception's text may hold: any separator :func:`_narrow` would choose.
+_EVERYTHING = frozenset(_PREFERENCE)
+
+
 def _may_hold(source: str, before: str) -> frozenset[str]:
     """Separators a hole's value may hold by what it is (besides letters, digits and ``_``, which no class
-    leaves out): a URL's (named so by the text before it or by its code), an object's text's."""
+    leaves out): a URL's (named so by the text before it or by its code), an address's or a path's (named
+    so likewise), an object's text's; an exception's text holds them all."""
+    if _ERROR_CODE.search(source.strip("{}$%")):
+        return _EVERYTHING
     held: frozenset[str] = frozenset()
     if _URL_NAMED.search(before) or _URL_CODE.search(source):
         held |= _URL_CHARACTERS
+    if _PLACE_NAMED.search(before) or _PLACE_CODE.search(source):
+        held |= _PLACE_CHARACTERS
     if _OBJECT_TEXT.search(source):
         held |= _OBJECT_CHARACTERS
     elif _REPR.search(source):
         held |= _REPR_CHARACTERS
     return held
+
+
+def _joined(writer: _Writer, parts: list[Part], offsets: list[int]) -> list[Part] | None:
+    """``parts`` with the top-level parts from the first hole ``offsets`` names to the last made one hole
+    ``(.+)`` (optional when each of them may write nothing), so that no two repeats split the text between
+    them; None when the offsets name no hole."""
+    numbers = sorted({n for o in offsets for n, start in writer.offsets.items() if start <= o < writer.ends[n]})
+    if not numbers:
+        return None
+    first, last = writer.tops[numbers[0]], writer.tops[numbers[-1]]
+    span = parts[first:last + 1]
+    hole = Hole("".join(display((part,)) for part in span), "any")
+    optional = all(isinstance(part, Choice) and any(not option for option in part.options) for part in span)
+    return _merge((*parts[:first], Choice(((hole,), ())) if optional else hole, *parts[last + 1:]))
 
 
 def _named_offsets(problem: PatternProblem) -> list[int]:
@@ -349,7 +444,7 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     :class:`PatternRefused` when the pattern falls outside what the matchers run (too large; a lone
     surrogate in the text).
     """
-    trimmed = _trim(template)
+    trimmed = _trim(first_line(template))
     if not has_literal(trimmed):
         raise NoLiteralText("the message has no literal text")
     parts = _merge(trimmed)
@@ -361,13 +456,24 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     pattern = "".join(writer.chunks)
     _refuse_too_large(pattern)  # before any analysis: a repair only makes the pattern longer
     plain = _plain(parts)
-    for _ in range(0 if plain else _MAX_REPAIRS):
-        problems = backtracking_problems(pattern)
-        if not problems or not _narrow(writer, _named_offsets(problems[0]), exclusions):
-            break
+    repairs = 0
+    problems = [] if plain else backtracking_problems(pattern)
+    while problems:
+        offsets = _named_offsets(problems[0])
+        if repairs < _MAX_REPAIRS and _narrow(writer, offsets, exclusions):
+            repairs += 1
+        else:  # no hole can leave the separator out: the holes and what lies between them as one
+            joined = _joined(writer, parts, offsets)
+            if joined is None or joined == parts:
+                raise PatternRefused("not-portable", f"{pattern}: {problems[0].message}")
+            parts, exclusions, repairs = joined, {}, 0
+            if not specific(tuple(parts)):
+                raise PatternRefused("too-generic", "the message's literal text lies between parts that "
+                                     "backtrack, and what is left is too little")
         writer = _write(parts, exclusions, placeholders)
         pattern = "".join(writer.chunks)
         _refuse_too_large(pattern)
+        problems = backtracking_problems(pattern)
     unportable = [] if plain else portability_problems(pattern)
     if unportable:
         raise PatternRefused("not-portable", unportable[0].message)
@@ -378,7 +484,7 @@ def display(template: Template) -> str:
     """The ``errorMessage`` of a template: text as written (without line terminators at either end, as
     :func:`build` drops them), each hole as the code writes it, each choice as its longest option."""
     out = []
-    for part in _trim(template):
+    for part in _trim(first_line(template)):
         if isinstance(part, Text):
             out.append(part.text)
         elif isinstance(part, Hole):

@@ -20,6 +20,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -38,7 +39,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import PatternRefused, has_literal
+from errdex.harvest.pattern import PatternRefused, first_line, has_literal, specific
 from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
@@ -190,6 +191,9 @@ class _Finding:
         lines = source_lines(file.data) if sites.sites else []
         seen: Counter[str] = Counter()
         for site in sorted(sites.sites, key=lambda site: (site.line, site.end_line)):
+            line = first_line(site.template)  # the line a log holds: no line break, no later lines
+            if line != site.template:
+                site = replace(site, template=line)
             message = message_text(site.template)
             pattern = _pattern(site, message, build_pattern, self.memo)
             if isinstance(pattern, Skipped):
@@ -243,7 +247,7 @@ def _constants(files: Sequence[tuple[SourceFile, Finder]]) -> dict[str, TreeFact
     return found
 
 
-SkipReason = Literal["no-literal", "unresolved-constant", "not-portable", "too-large"]
+SkipReason = Literal["no-literal", "unresolved-constant", "not-portable", "too-large", "too-generic"]
 
 
 def _skip_reason(site: Site, message: str) -> SkipReason | None:
@@ -252,6 +256,8 @@ def _skip_reason(site: Site, message: str) -> SkipReason | None:
         return "no-literal"
     if not _ALNUM.intersection(message):
         return "no-literal"  # punctuation only: nothing to name the record by or to match on
+    if not specific(site.template):
+        return "too-generic"  # a version, a "1": its pattern would match lines of any kind
     return None
 
 

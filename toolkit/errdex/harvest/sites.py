@@ -82,9 +82,10 @@ class Site:
 class Skipped:
     """A call that looks like a site whose message could not be harvested, and why (counted in the summary):
     ``no-literal`` (no literal text at all), ``unresolved-constant`` (a name whose value is not known),
-    ``not-portable`` (the pattern falls outside the portable subset)."""
+    ``not-portable`` (the pattern falls outside the portable subset), ``too-large``, ``too-generic`` (less
+    literal text than :func:`errdex.harvest.pattern.specific` asks: a version, a ``"1"``)."""
 
     path: str
     line: int
-    reason: Literal["no-literal", "unresolved-constant", "not-portable", "too-large"]
+    reason: Literal["no-literal", "unresolved-constant", "not-portable", "too-large", "too-generic"]
     detail: str = ""

@@ -52,13 +52,18 @@ class TreeFacts:
     - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
     - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter;
     - ``returns``: the messages functions of a name return (Python ``def describe(self): return f"..."``),
-      each distinct template once: a caller uses one only when all the tree's functions of that name agree.
+      each distinct template once: a caller uses one only when all the tree's functions of that name agree;
+    - ``loggers``: the logger fields of the tree's classes as ``Class.field`` (and ``Outer.Inner.field``), and
+      the methods that return a logger as ``Class.method()`` (Java);
+    - ``parents``: each class's superclass by simple name (Java), so a class inherits its parent's loggers.
     """
 
     constants: dict[str, str] = field(default_factory=dict)
     sinks: dict[str, Sink] = field(default_factory=dict)
     passed: dict[Parameter, list[str]] = field(default_factory=dict)
     returns: dict[str, list[Template]] = field(default_factory=dict)
+    loggers: set[str] = field(default_factory=set)
+    parents: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -75,6 +80,9 @@ class TreeFacts:
         for name, templates in other.returns.items():
             kept = self.returns.setdefault(name, [])
             kept.extend(t for t in templates if t not in kept)
+        self.loggers |= other.loggers
+        for name, parent in other.parents.items():
+            self.parents.setdefault(name, parent)
 
 
 class Unparsable(ValueError):

@@ -4,9 +4,11 @@ A message is read from string literals, ``+`` concatenation (a non-literal opera
 with literal branches (a Choice), ``String.format`` and ``MessageFormat.format``, SLF4J ``{}`` with
 arguments, and the constants it names (``static final String`` of the file, or of the tree through
 :meth:`JavaFinder.survey` as ``Class.NAME`` and ``NAME``, and a local ``String x = "..."`` earlier in the
-method). Log calls count when the receiver is a logger: ``LOG``, ``log``, ``logger``, ``LOGGER`` or any
-``static final Logger`` field of the file; a project sink (not one of :data:`DEFAULT_SINKS`) matches any call
-of that method name.
+method). Log calls count when the receiver is a logger (:mod:`.java_loggers`: a field of the usual names,
+one declared as a Logger or set from a logger factory, in this class, a superclass or another class of the
+tree, ``NameNode.stateChangeLog``, or a method returning one); a project sink (not one of
+:data:`DEFAULT_SINKS`) matches any call of that method name. A site's function is ``Class.method`` with the
+class as the JVM names it (``Outer$Inner``, ``Outer$1``), as log4j prints it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from errdex.harvest.languages import FileSites, Parameter, TreeFacts
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, sink_table, unescape
 from errdex.harvest.languages._tree import KeptTrees, oversized, plus_operands
 from errdex.harvest.languages.java_calls import Forwarded, one_of, passed
+from errdex.harvest.languages.java_loggers import Loggers, binary_name
+from errdex.harvest.languages.java_loggers import survey as survey_loggers
 from errdex.harvest.sinks import Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, SiteKind, Skipped, Text
 
@@ -31,9 +35,6 @@ _PARSER = tree_sitter.Parser(_LANGUAGE)
 #: The constants pass's trees, kept for the sites pass.
 _TREES = KeptTrees(_PARSER)
 Node = tree_sitter.Node
-
-_LOGGER_NAMES = frozenset({"LOG", "log", "logger", "LOGGER", "Log", "_log", "_logger", "LOGGER_"})
-_LOGGER_TYPES = frozenset({"Logger", "Log", "XLogger", "ExtendedLogger"})
 
 #: Log methods of SLF4J, log4j, commons-logging and JUL, each on errdex's level scale; ``log`` is JUL's
 #: ``log(Level.X, msg, ...)`` (the level is argument 0).
@@ -51,7 +52,6 @@ _DEFAULT_SET: frozenset[Sink] = frozenset(DEFAULT_SINKS)
 #: ``System.err.println(...)`` is an error, ``System.out.println(...)`` information.
 _STREAMS = {"System.err": "error", "System.out": "info"}
 _PRINTS = frozenset({"println", "print", "printf"})
-_GETTERS = frozenset({"getLogger", "getLog", "logger", "log", "getLOG"})
 _MESSAGE_FORMAT = re.compile(r"\{[0-9]")
 _HEX_CALLS = frozenset({"Long.toHexString", "Integer.toHexString", "Long.toString"})
 _FUNCTION_NODES = ("method_declaration", "constructor_declaration")
@@ -77,7 +77,9 @@ class _File:
         self.levels = levels
         own, calls = offered if offered is not None else (_file_constants(root), passed(root))
         self.constants = {**facts.constants, **own}
-        self.loggers = _LOGGER_NAMES | _logger_fields(root)
+        own_loggers = survey_loggers(root)
+        self.loggers = Loggers(root, TreeFacts(loggers=facts.loggers | own_loggers.loggers,
+                                               parents={**own_loggers.parents, **facts.parents}))
         self.sinks, self.logger_only = sink_table(sinks, _DEFAULT_SET)
         self.forwarded = Forwarded(facts.passed, calls)
         self.result = FileSites()
@@ -197,7 +199,7 @@ class _File:
                 level = _STREAMS.get(receiver_name)
                 if level is None:
                     return
-            elif receiver_name not in self.loggers and not _logger_call(receiver):
+            elif not self.loggers.receiver(receiver):
                 return
         if sink.level_arg is not None:
             level_node = args[sink.level_arg] if len(args) > sink.level_arg else None
@@ -211,12 +213,6 @@ class _File:
             style = None
         self.add(node, "log", message, level=level, error_class=receiver_name or name, style=style,
                  locals_=locals_)
-
-
-def _logger_call(receiver: Node | None) -> bool:
-    """``LoggerFactory.getLogger(X.class).info(...)``, ``getLog().warn(...)``."""
-    return receiver is not None and receiver.type == "method_invocation" \
-        and _text(receiver.child_by_field_name("name")) in _GETTERS
 
 
 def _stringy(node: Node) -> bool:
@@ -260,23 +256,6 @@ def _literal_text(node: Node, known: Mapping[str, str]) -> str | None:
     return None
 
 
-#: The declarations whose type may be a Logger.
-_DECLARATIONS = ("field_declaration", "local_variable_declaration", "formal_parameter")
-
-
-def _logger_fields(root: Node) -> set[str]:
-    """The names of the file's fields, locals and parameters declared as a Logger."""
-    names: set[str] = set()
-    for declaration in nodes(_LANGUAGE, root, _DECLARATIONS):  # one query for the three kinds
-        type_name = _text(declaration.child_by_field_name("type")).rsplit(".", 1)[-1]
-        if type_name in _LOGGER_TYPES:
-            if declaration.type == "formal_parameter":
-                names.add(_text(declaration.child_by_field_name("name")))
-            names.update(_text(d.child_by_field_name("name"))
-                         for d in declaration.children_by_field_name("declarator"))
-    return names
-
-
 def _walk(node: Node, kind: str) -> Iterator[Node]:
     return iter(nodes(_LANGUAGE, node, (kind,)))
 
@@ -309,7 +288,7 @@ def _context(node: Node) -> tuple[str | None, tuple[str, ...]]:
             formal = next((c for c in parent.named_children if c.type == "catch_formal_parameter"), None)
             guards.append(f"catch ({_text(formal)})")
         elif parent.type in _FUNCTION_NODES:
-            owner = _class_name(parent)
+            owner = binary_name(parent)
             name = _text(parent.child_by_field_name("name"))
             function = f"{owner}.{name}" if owner else name
             break
@@ -364,12 +343,13 @@ class JavaFinder:
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's ``static final String`` constants and the literals its calls pass to named methods."""
-        if b"final" not in source and b'"' not in source:
+        if b"final" not in source and b'"' not in source and b"extends" not in source and b"Log" not in source:
             return TreeFacts()
         root = _TREES.parse(source, keep=True).root_node
         own, calls = _file_constants(root), passed(root)
         _OFFERED[id(source)] = (source, own, calls)
-        return TreeFacts(constants=own, passed=calls)
+        loggers = survey_loggers(root)
+        return TreeFacts(constants=own, passed=calls, loggers=loggers.loggers, parents=loggers.parents)
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
