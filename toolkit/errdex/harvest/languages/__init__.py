@@ -52,13 +52,16 @@ class TreeFacts:
     - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
     - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter;
     - ``returns``: the messages functions of a name return (Python ``def describe(self): return f"..."``),
-      each distinct template once: a caller uses one only when all the tree's functions of that name agree.
+      each distinct template once: a caller uses one only when all the tree's functions of that name agree;
+    - ``dialects``: the style a project sink's format is read in, by base style, learned from the tree's own
+      formatter (C: :mod:`.c_dialect`).
     """
 
     constants: dict[str, str] = field(default_factory=dict)
     sinks: dict[str, Sink] = field(default_factory=dict)
     passed: dict[Parameter, list[str]] = field(default_factory=dict)
     returns: dict[str, list[Template]] = field(default_factory=dict)
+    dialects: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -72,6 +75,8 @@ class TreeFacts:
             for literal in literals:
                 if literal not in known:
                     known.append(literal)
+        for base, style in other.dialects.items():
+            self.dialects.setdefault(base, style)
         for name, templates in other.returns.items():
             kept = self.returns.setdefault(name, [])
             kept.extend(t for t in templates if t not in kept)
