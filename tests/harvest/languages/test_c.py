@@ -268,3 +268,40 @@ void f(void) { ngx_log_error_core(NGX_LOG_NOTICE, 0, "start %s %P", name, pid); 
     # a builder that knows a few letters (redis's sdscatfmt: no %d) is not a dialect
     assert FINDER.survey(b'''#include <stdarg.h>
 sds sdscatfmt(sds s, char const *fmt, ...) { switch (*f) { case 's': case 'S': case 'i': break; } }''').dialects == {}
+
+
+def test_a_message_held_in_a_variable_is_a_choice_of_what_it_is_given() -> None:
+    # redis's loadServerConfigFromString: err starts NULL, is given literals, a built message and a buffer
+    source = b'''void load(char *line) {
+    char buf[64];
+    const char *err = NULL;
+    if (!line) { err = "Unbalanced quotes"; goto loaderr; }
+    if (bad(line)) { snprintf(buf, sizeof(buf), "Error in '%s'", line); err = buf; goto loaderr; }
+    if (!open(line)) { err = sdscatprintf(sdsempty(), "Can't open: %s", why); goto loaderr; }
+    err = "Bad directive"; goto loaderr;
+loaderr:
+    fprintf(stderr, "%s\\n", err);
+}'''
+    assert FINDER is not None
+    site = _find(source, sinks=FINDER.default_sinks).sites[0]
+    assert site.template == (Choice(((Text("Unbalanced quotes"),), (Text("Error in '"), Hole("%s"), Text("'")),
+                                     (Text("Can't open: "), Hole("%s")), (Text("Bad directive"),))), Text("\n"))
+    assert re.fullmatch(build(site.template), "Bad directive")
+    # a buffer something else writes too: what it holds is not known
+    other = source.replace(b"err = buf;", b"strcpy(buf, line); err = buf;")
+    assert _find(other, sinks=FINDER.default_sinks).sites[0].template[0] == Hole("%s")
+
+
+def test_a_message_picked_from_a_table_of_literals_is_a_choice() -> None:
+    source = b'''static char *client_errors[] = {
+    /* INVALID_METHOD */
+    "client sent invalid method",
+    "client sent invalid request",
+    NULL
+};
+void f(int rc) { fprintf(stderr, client_errors[rc - BASE]); fprintf(stderr, "%s: %d", client_errors[rc], rc); }'''
+    assert FINDER is not None
+    direct, argument = _find(source, sinks=FINDER.default_sinks).sites
+    options = Choice(((Text("client sent invalid method"),), (Text("client sent invalid request"),)))
+    assert direct.template == (options,)
+    assert argument.template == (options, Text(": "), Hole("%d", "int"))

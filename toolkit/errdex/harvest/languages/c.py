@@ -20,7 +20,7 @@ import tree_sitter
 import tree_sitter_c
 
 from errdex.harvest.formats import PROJECT_PRINTF
-from errdex.harvest.languages import FileSites, TreeFacts, c_dialect, c_sinks
+from errdex.harvest.languages import FileSites, TreeFacts, c_dialect, c_sinks, c_values
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, oversized
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
@@ -141,6 +141,9 @@ class _File:
             options = [self.message(branch, locals_) for branch in branches if branch is not None]
             if len(options) == 2 and any(has_text(option) for option in options):
                 return [Choice(tuple(options))]
+        if kind == "subscript_expression" and (table := c_values.values(node)):  # a table of messages
+            return [Choice(tuple(finish(Raw(p.text, "printf") if isinstance(p, Text) else p for p in option)
+                                 for option in table))]
         return [Hole(_text(node))]
 
     def message(self, node: Node, locals_: Mapping[str, str], style: str = "printf") -> Template:
