@@ -106,9 +106,9 @@ def _buffers(function: Node) -> dict[str, list[str] | None]:
     """The function's local arrays declared without a value -> the formats of the builder calls writing
     them (their first argument); None for an array something else writes (``strcpy``, ``memcpy``)."""
     body = function.child_by_field_name("body")
-    arrays = {_text(d.child_by_field_name("declarator")): [] for d in nodes(_LANGUAGE, body, ("array_declarator",))
-              if d.parent is not None and d.parent.type == "declaration"} if body is not None else {}
-    found: dict[str, list[str] | None] = dict(arrays)
+    found: dict[str, list[str] | None] = {
+        _text(d.child_by_field_name("declarator")): [] for d in nodes(_LANGUAGE, body, ("array_declarator",))
+        if d.parent is not None and d.parent.type == "declaration"} if body is not None else {}
     for call in nodes(_LANGUAGE, body, ("call_expression",)) if body is not None else ():
         args = call.child_by_field_name("arguments")
         first = args.named_children[0] if args is not None and args.named_children else None
