@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.harvest.formats import STYLES, formatted, parts, str_format_field
+from errdex.harvest.formats import STYLES, formatted, parts, project_printf, str_format_field
 from errdex.harvest.sites import Hole, Text
 
 
@@ -101,3 +101,24 @@ def test_plain_and_unknown_styles() -> None:
     assert set(STYLES) >= {"printf", "python-percent", "str-format", "slf4j", "go", "message-format", "plain"}
     with pytest.raises(ValueError, match="unknown format style"):
         parts("x", "cobol")
+
+
+def test_a_project_printf_reads_uppercase_letters_as_conversions() -> None:
+    # a tree's own formatter whose letters are not known: libc's letters, and an uppercase letter is one
+    assert parts("start %s %P at %T, %d%%", "printf-extended") == (
+        Text("start "), Hole("%s"), Text(" "), Hole("%P"), Text(" at "), Hole("%T"), Text(", "),
+        Hole("%d", "int"), Text("%"))
+    assert parts("%V", "printf") == (Text("%V"),)  # libc's printf has no %V
+
+
+def test_a_project_printf_reads_its_formatters_modifiers_and_conversions() -> None:
+    nginx = project_printf("Xmux", "ADLMNOPTVZcdfilprsvz")
+    assert parts('excess: %ui.%03ui by zone "%V"', nginx) == (
+        Text("excess: "), Hole("%ui", "word"), Text("."), Hole("%03ui", "word"), Text(' by zone "'), Hole("%V"),
+        Text('"'))
+    # a run of modifiers then one conversion; what follows the conversion stays text
+    assert parts("%uz bytes, %*s, %sclient, %xs, %.3fs, %r:%r, %lld, %5ui", nginx) == (
+        Hole("%uz", "word"), Text(" bytes, "), Hole("%*s"), Text(", "), Hole("%s"), Text("client, "), Hole("%xs"),
+        Text(", "), Hole("%.3f", "float"), Text("s, "), Hole("%r"), Text(":"), Hole("%r"), Text(", "),
+        Hole("%lld", "int"), Text(", "), Hole("%5ui"))
+    assert "printf-extended" in STYLES

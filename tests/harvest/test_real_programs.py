@@ -29,9 +29,9 @@ NGINX_CONFIG = ROOT / "examples" / "harvest" / "nginx.toml"
 #: Measured: nginx 21 of 66 (31.8%), with examples/harvest/nginx.toml 28 of 66 (42.4%); redis 122 of 128
 #: (95.3%); sshd 31 of 43 (72.1%).
 FLOORS = {
-    "nginx": 0.30,
-    "nginx-config": 0.41,
-    "redis": 0.95,
+    "nginx": 0.69,
+    "nginx-config": 0.80,
+    "redis": 0.96,
     "sshd": 0.70,
 }
 #: How many distinct statements each workload makes its program write, at least (a run's timing may leave out a

@@ -206,3 +206,102 @@ def test_sshds_composed_auth_line_gets_a_pattern_that_matches_its_lines() -> Non
                  "Failed keyboard-interactive/pam for root from 10.0.0.1 port 22 ssh2",
                  "Postponed publickey for git from 10.0.0.1 port 22 ssh2: RSA 12:34"):
         assert re.fullmatch(pattern, line), (pattern, line)
+
+
+_FORMATTER = b'''
+#include <stdarg.h>
+void ngx_log_error_core(ngx_uint_t level, ngx_err_t err, const char *fmt, ...);
+u_char * ngx_cdecl ngx_sprintf(u_char *buf, const char *fmt, ...);
+u_char *
+ngx_vslprintf(u_char *buf, u_char *last, const char *fmt, va_list args)
+{
+    while (*fmt && buf < last) {
+        if (*fmt == '%') {
+            for ( ;; ) {
+                switch (*fmt) {
+                case 'u': sign = 0; fmt++; continue;
+                case 'X': hex = 2; fmt++; continue;
+                case '*': slen = va_arg(args, size_t); fmt++; continue;
+                case '.': fmt++; continue;
+                default: break;
+                }
+                break;
+            }
+            switch (*fmt) {
+            case 'V': fmt++; continue;
+            case 's': fmt++; continue;
+            case 'P': break;
+            case 'i': break;
+            case 'd': break;
+            case '%': *buf++ = '%'; fmt++; continue;
+            default: *buf++ = *fmt++; continue;
+            }
+        }
+    }
+    return buf;
+}
+'''
+
+
+def test_a_trees_own_formatter_defines_how_its_sinks_formats_read() -> None:
+    assert FINDER is not None
+    facts = FINDER.survey(_FORMATTER)
+    assert facts.dialects == {"printf": "printf-extended:Xu:PVdis"}
+    source = b'''void f(void) {
+    ngx_log_error_core(NGX_LOG_NOTICE, 0, "start %s %P, excess: %ui.%03ui", name, pid, a, b);
+    fprintf(stderr, "%ui and %P\\n", n);
+}'''
+    project, libc = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
+    assert project.template == (Text("start "), Hole("%s"), Text(" "), Hole("%P"), Text(", excess: "),
+                                Hole("%ui", "word"), Text("."), Hole("%03ui", "word"))
+    assert re.fullmatch(build(project.template), "start worker process 4943, excess: 1.000")
+    # libc's fprintf reads libc's printf: %u then the letter i; %P is text
+    assert libc.template == (Hole("%u", "uint"), Text("i and %P\n"))
+
+
+def test_without_a_formatter_a_project_sink_reads_uppercase_conversions() -> None:
+    assert FINDER is not None
+    source = b'''void ngx_log_error_core(ngx_uint_t level, ngx_err_t err, const char *fmt, ...);
+void f(void) { ngx_log_error_core(NGX_LOG_NOTICE, 0, "start %s %P", name, pid); }'''
+    site = _find(source, sinks=FINDER.default_sinks).sites[0]
+    assert site.template == (Text("start "), Hole("%s"), Text(" "), Hole("%P"))
+    # a builder that knows a few letters (redis's sdscatfmt: no %d) is not a dialect
+    assert FINDER.survey(b'''#include <stdarg.h>
+sds sdscatfmt(sds s, char const *fmt, ...) { switch (*f) { case 's': case 'S': case 'i': break; } }''').dialects == {}
+
+
+def test_a_message_held_in_a_variable_is_a_choice_of_what_it_is_given() -> None:
+    # redis's loadServerConfigFromString: err starts NULL, is given literals, a built message and a buffer
+    source = b'''void load(char *line) {
+    char buf[64];
+    const char *err = NULL;
+    if (!line) { err = "Unbalanced quotes"; goto loaderr; }
+    if (bad(line)) { snprintf(buf, sizeof(buf), "Error in '%s'", line); err = buf; goto loaderr; }
+    if (!open(line)) { err = sdscatprintf(sdsempty(), "Can't open: %s", why); goto loaderr; }
+    err = "Bad directive"; goto loaderr;
+loaderr:
+    fprintf(stderr, "%s\\n", err);
+}'''
+    assert FINDER is not None
+    site = _find(source, sinks=FINDER.default_sinks).sites[0]
+    assert site.template == (Choice(((Text("Unbalanced quotes"),), (Text("Error in '"), Hole("%s"), Text("'")),
+                                     (Text("Can't open: "), Hole("%s")), (Text("Bad directive"),))), Text("\n"))
+    assert re.fullmatch(build(site.template), "Bad directive")
+    # a buffer something else writes too: what it holds is not known
+    other = source.replace(b"err = buf;", b"strcpy(buf, line); err = buf;")
+    assert _find(other, sinks=FINDER.default_sinks).sites[0].template[0] == Hole("%s")
+
+
+def test_a_message_picked_from_a_table_of_literals_is_a_choice() -> None:
+    source = b'''static char *client_errors[] = {
+    /* INVALID_METHOD */
+    "client sent invalid method",
+    "client sent invalid request",
+    NULL
+};
+void f(int rc) { fprintf(stderr, client_errors[rc - BASE]); fprintf(stderr, "%s: %d", client_errors[rc], rc); }'''
+    assert FINDER is not None
+    direct, argument = _find(source, sinks=FINDER.default_sinks).sites
+    options = Choice(((Text("client sent invalid method"),), (Text("client sent invalid request"),)))
+    assert direct.template == (options,)
+    assert argument.template == (options, Text(": "), Hole("%d", "int"))

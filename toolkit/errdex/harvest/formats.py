@@ -10,6 +10,8 @@ are not all it prints.
 Styles (:data:`~errdex.harvest.sinks.FormatStyle`, plus ``java-format`` and ``util-format``):
 
 - ``printf``: C ``printf`` (flags, width, precision, ``*``, length modifiers; ``%m`` is ``strerror``);
+- ``printf-extended``: a project's own printf (nginx's ``%V``, ``%P``, ``%ui``), for a sink that is the
+  tree's own function, not libc's (:func:`project_printf`);
 - ``python-percent``: ``%s``, ``%(name)s``, ``%%``;
 - ``str-format``: ``str.format`` fields ``{}``, ``{0}``, ``{name!r:>10}``, ``{{``/``}}``;
 - ``slf4j``: ``{}`` placeholders, ``\\{}`` a literal ``{}``;
@@ -28,10 +30,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from errdex.harvest.sites import Hole, Part, Shape, Template, Text
 
-__all__ = ["STYLES", "formatted", "join", "parts", "str_format_field"]
+__all__ = ["PROJECT_PRINTF", "STYLES", "formatted", "join", "parts", "project_printf", "str_format_field"]
 
 
 def join(items: Iterable[Part]) -> Template:
@@ -100,6 +103,66 @@ def _printf(fmt: str) -> Template:
 
 def _java_format(fmt: str) -> Template:
     return _printf_like(fmt, java=True)
+
+
+# --- a project's own printf ------------------------------------------------------------------------------
+
+#: The style of a project sink's format when the tree's formatter is not known: libc's letters, and any
+#: uppercase letter as a conversion.
+PROJECT_PRINTF = "printf-extended"
+_LIBC_MODIFIERS = "hlLqjzZt"
+_LIBC_CONVERSIONS = "diouxXeEfFgGaAcCsSpnm"
+_INTEGER_LETTERS = frozenset("diuoxXhlLqjzt")
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def project_printf(modifiers: str = "", conversions: str = "") -> str:
+    """The style of a printf dialect: a conversion is ``%``, flags, width and precision (``*`` too), a run of
+    modifier letters, then one conversion letter. The letters are libc's (``hlLqjzZt``; ``diouxX...``), every
+    uppercase letter as a conversion, and the ``modifiers`` and ``conversions`` a tree's own formatter takes
+    (nginx's ``ngx_vslprintf``: modifiers ``umXx``, conversions ``VvsOTMzidlDAfpcZNr``), so that ``%ui`` is
+    one conversion, not ``%u`` and a literal ``i``."""
+    return f"{PROJECT_PRINTF}:{modifiers}:{conversions}"
+
+
+def _letters(*groups: str) -> str:
+    return re.escape("".join(sorted(set("".join(groups)))))
+
+
+@lru_cache(maxsize=8)
+def _dialect(style: str) -> re.Pattern[str]:
+    _, _, rest = style.partition(":")
+    modifiers, _, conversions = rest.partition(":")
+    return re.compile(_PRINTF_HEAD + rf"(?P<length>[{_letters(_LIBC_MODIFIERS, modifiers)}]*)"
+                      rf"(?P<conv>[{_letters(_LIBC_CONVERSIONS, _UPPER, conversions, '%')}])")
+
+
+def _dialect_shape(m: re.Match[str]) -> Shape:
+    """libc's shape for a conversion libc reads the same; ``word`` for a run of integer letters (``%ui``,
+    ``%Xd``: a number in some base); else ``any`` (``%V``: a string; ``%T``: a time)."""
+    libc = _PRINTF.fullmatch(m.group(0))
+    if libc is not None:
+        return _PRINTF_SHAPES.get(libc["conv"], "any")
+    if set(m["length"] + m["conv"]) <= _INTEGER_LETTERS:
+        return "word"
+    return "any"
+
+
+def _project_printf(fmt: str, style: str) -> Template:
+    out: list[Part] = []
+    pos = 0
+    for m in _dialect(style).finditer(fmt):
+        out.append(Text(fmt[pos:m.start()]))
+        pos = m.end()
+        if m.group(0) == "%%":
+            out.append(Text("%"))
+            continue
+        shape = _dialect_shape(m)
+        if shape != "any" and (_padded(m["flags"], m["width"]) or "'" in m["flags"] or "," in m["flags"]):
+            shape = "any"
+        out.append(Hole(m.group(0), shape))
+    out.append(Text(fmt[pos:]))
+    return join(out)
 
 
 # --- Python % formatting --------------------------------------------------------------------------------
@@ -305,7 +368,7 @@ _READERS: dict[str, Callable[[str], Template]] = {
     "plain": _plain,
 }
 #: Every style :func:`parts` reads.
-STYLES: tuple[str, ...] = tuple(_READERS)
+STYLES: tuple[str, ...] = (*_READERS, PROJECT_PRINTF)
 
 
 def formatted(template: Template, style: str) -> Template:
@@ -316,7 +379,10 @@ def formatted(template: Template, style: str) -> Template:
 
 
 def parts(fmt: str, style: str) -> Template:
-    """The template a format string writes, read in ``style`` (one of :data:`STYLES`)."""
+    """The template a format string writes, read in ``style`` (one of :data:`STYLES`, or a dialect's
+    :func:`project_printf`)."""
+    if style == PROJECT_PRINTF or style.startswith(PROJECT_PRINTF + ":"):
+        return _project_printf(fmt, style)
     try:
         reader = _READERS[style]
     except KeyError:

@@ -56,6 +56,8 @@ class TreeFacts:
     - ``loggers``: the logger fields of the tree's classes as ``Class.field`` (and ``Outer.Inner.field``), and
       the methods that return a logger as ``Class.method()`` (Java);
     - ``parents``: each class's superclass by simple name (Java), so a class inherits its parent's loggers.
+    - ``dialects``: the style a project sink's format is read in, by base style, learned from the tree's own
+      formatter (C: :mod:`.c_dialect`).
     """
 
     constants: dict[str, str] = field(default_factory=dict)
@@ -64,6 +66,7 @@ class TreeFacts:
     returns: dict[str, list[Template]] = field(default_factory=dict)
     loggers: set[str] = field(default_factory=set)
     parents: dict[str, str] = field(default_factory=dict)
+    dialects: dict[str, str] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -77,6 +80,8 @@ class TreeFacts:
             for literal in literals:
                 if literal not in known:
                     known.append(literal)
+        for base, style in other.dialects.items():
+            self.dialects.setdefault(base, style)
         for name, templates in other.returns.items():
             kept = self.returns.setdefault(name, [])
             kept.extend(t for t in templates if t not in kept)

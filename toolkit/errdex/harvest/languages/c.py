@@ -19,7 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.languages import FileSites, TreeFacts, c_sinks
+from errdex.harvest.formats import PROJECT_PRINTF
+from errdex.harvest.languages import FileSites, TreeFacts, c_dialect, c_sinks, c_values
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, oversized
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
@@ -117,6 +118,7 @@ class _File:
         for sink in sinks:  # a project's sink (after the defaults) replaces a default of its name
             self.sinks[sink.name] = sink
         self.result = FileSites()
+        self.dialect = PROJECT_PRINTF
 
     def pieces(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
         """The parts of a format expression, literal text still unread (see :meth:`message`)."""
@@ -139,6 +141,9 @@ class _File:
             options = [self.message(branch, locals_) for branch in branches if branch is not None]
             if len(options) == 2 and any(has_text(option) for option in options):
                 return [Choice(tuple(options))]
+        if kind == "subscript_expression" and (table := c_values.values(node)):  # a table of messages
+            return [Choice(tuple(finish(Raw(p.text, "printf") if isinstance(p, Text) else p for p in option)
+                                 for option in table))]
         return [Hole(_text(node))]
 
     def message(self, node: Node, locals_: Mapping[str, str], style: str = "printf") -> Template:
@@ -171,7 +176,8 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "no-literal", _text(node)[:80]))
             return
         fmt = args[sink.format_arg]
-        template = self.message(fmt, locals_, sink.style)
+        project = sink.style == "printf" and sink not in _DEFAULT_SET  # the tree's own printf: its dialect
+        template = self.message(fmt, locals_, self.dialect if project else sink.style)
         if not has_text(template):
             macro = fmt.type == "identifier" and _text(fmt).isupper()
             self.result.skipped.append(Skipped(self.path, line, "unresolved-constant" if macro else "no-literal",
@@ -264,10 +270,10 @@ class CFinder:
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""
-        if b"#define" not in source and b"..." not in source:
+        if b"#define" not in source and b"..." not in source and b"va_list" not in source:
             return TreeFacts()  # neither a macro nor a variadic function: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
-        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root))
+        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), dialects=c_dialect.learned(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
@@ -284,6 +290,7 @@ class CFinder:
         tree = tree or _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, facts.constants)
         state.result.parse_error = broken(tree.root_node)
+        state.dialect = facts.dialects.get("printf", PROJECT_PRINTF)
         for call in _walk(tree.root_node, "call_expression"):
             sink = state.sinks.get(_text(call.child_by_field_name("function")))
             if sink is None:

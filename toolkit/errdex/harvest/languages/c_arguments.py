@@ -14,6 +14,7 @@ from functools import lru_cache
 import tree_sitter_c
 from tree_sitter import Language, Node
 
+from errdex.harvest.languages import c_values
 from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
@@ -119,6 +120,8 @@ def _string_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
     when nothing about it is literal."""
     if depth > 4:
         return None
+    if (known := c_values.values(node)) is not None and (known or depth > 0):  # a table, a built message;
+        return known  # NULL, assigned or a branch, prints no message
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _string_values(node.named_children[0], depth + 1)
     if node.type == "string_literal":
