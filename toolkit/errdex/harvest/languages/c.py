@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.languages import FileSites, TreeFacts, c_sinks
+from errdex.harvest.languages import FileSites, TreeFacts, Unparsable, c_recover, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
-from errdex.harvest.languages._tree import KeptTrees, oversized
+from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Site, Skipped, Template, Text
@@ -283,18 +283,48 @@ class CFinder:
             return FileSites()  # no sink is named here: no site, and no need to parse
         tree = tree or _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, facts.constants)
-        state.result.parse_error = broken(tree.root_node)
-        for call in _walk(tree.root_node, "call_expression"):
-            sink = state.sinks.get(_text(call.child_by_field_name("function")))
-            if sink is None:
-                continue
-            args = _arguments(call)
-            fmt = args[sink.format_arg] if len(args) > sink.format_arg else None
-            # local strings are looked up only for a format that names a variable (a walk of the body)
-            body = _enclosing_body(call) if fmt is not None and fmt.type == "identifier" else None
-            locals_ = _local_strings(body, call.start_byte, state.constants) if body is not None else {}
-            state.call(call, locals_)
-        return state.result
+        whole = _read_calls(state, tree.root_node)
+        chosen = {key: found for key, found in whole.items() if not found[0]}
+        if tree.root_node.has_error:  # the calls read in error are read again in the file's variants
+            for variant in c_recover.variants(source):
+                try:
+                    root = parse(_PARSER, variant).root_node
+                except Unparsable:
+                    continue
+                for key, found in _read_calls(state, root).items():
+                    if key not in chosen and not found[0]:
+                        chosen[key] = found
+        recovered = sum(len(found[1].sites) for key, found in chosen.items() if found is not whole.get(key))
+        for key, found in whole.items():
+            chosen.setdefault(key, found)  # read in error in every tree: as the whole file's tree has it
+        result = FileSites()
+        for _key, (_, one) in sorted(chosen.items()):
+            result.sites.extend(one.sites)
+            result.skipped.extend(one.skipped)
+        if recovered:
+            result.parse_error = f"{first_error(tree.root_node)}; {recovered} site(s) recovered"
+        else:
+            result.parse_error = broken(tree.root_node)
+        return result
+
+
+def _read_calls(state: _File, root: Node) -> dict[tuple[int, int], tuple[bool, FileSites]]:
+    """Each sink call under ``root`` read into ``state.result``; by the call's (line, column): whether it was
+    read in error (:func:`c_recover.misread`), and what it gave (sites and skips)."""
+    found: dict[tuple[int, int], tuple[bool, FileSites]] = {}
+    for call in _walk(root, "call_expression"):
+        sink = state.sinks.get(_text(call.child_by_field_name("function")))
+        if sink is None:
+            continue
+        args = _arguments(call)
+        fmt = args[sink.format_arg] if len(args) > sink.format_arg else None
+        # local strings are looked up only for a format that names a variable (a walk of the body)
+        body = _enclosing_body(call) if fmt is not None and fmt.type == "identifier" else None
+        locals_ = _local_strings(body, call.start_byte, state.constants) if body is not None else {}
+        state.result = FileSites()
+        state.call(call, locals_)
+        found[(call.start_point[0], call.start_point[1])] = (c_recover.misread(call), state.result)
+    return found
 
 
 def _enclosing_body(node: Node) -> Node | None:
