@@ -108,7 +108,7 @@ class HarvestReport:
         if self.unparsed:
             lines.append(f"{self.unparsed:,} file(s) read but not parsed (no sink name)")
         for path, error in self.parse_failures:  # a finder that read the file in parts says how many sites
-            recovered = error.endswith(" recovered")
-            lines.append(f"failed to parse whole: {path} ({error})" if recovered else f"failed to parse {path}: {error}")
+            whole = f"failed to parse whole: {path} ({error})"
+            lines.append(whole if error.endswith(" recovered") else f"failed to parse {path}: {error}")
         lines.append(f"{self.elapsed_s:.2f} s, {self.lines_per_second:,.0f} source lines/s")
         return lines

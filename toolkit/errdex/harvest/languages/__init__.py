@@ -31,7 +31,8 @@ from typing import NamedTuple, Protocol
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "Unparsable", "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Macro", "Parameter", "Printer", "TreeFacts", "Unparsable",
+           "finder_for"]
 
 
 class Parameter(NamedTuple):
@@ -43,6 +44,31 @@ class Parameter(NamedTuple):
     position: int
 
 
+class Macro(NamedTuple):
+    """A function-like C macro: its parameters (the variadic one by the name its body uses, ``__VA_ARGS__``
+    or a GNU ``args...``'s ``args``; ``variadic`` says whether the last is one) and its body."""
+
+    parameters: tuple[str, ...]
+    variadic: bool
+    body: str
+
+
+class Printer(NamedTuple):
+    """A C function with a format parameter (found by its declaration or definition): where its format and
+    level are, whether it builds a string rather than writing one, whether it is variadic (else it takes a
+    ``va_list``); what its own body prints around the message, ``(where, before, value, after, condition,
+    test)`` with ``where`` ``prefix`` or ``suffix``, ``value`` and ``condition`` parameter indexes
+    (``condition`` -1: always) and ``test`` ``nonzero`` or ``not-null``; and the calls it makes, as (function,
+    the parameter index each argument passes, -1 for none)."""
+
+    format_arg: int
+    level_arg: int | None
+    builds: bool
+    variadic: bool = True
+    around: tuple[tuple[str, str, int, str, int, str], ...] = ()
+    forwards: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
 @dataclass
 class TreeFacts:
     """What a first pass over the tree learns, of one file or (merged by :meth:`add`, in path order) of all
@@ -52,13 +78,17 @@ class TreeFacts:
     - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
     - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter;
     - ``returns``: the messages functions of a name return (Python ``def describe(self): return f"..."``),
-      each distinct template once: a caller uses one only when all the tree's functions of that name agree.
+      each distinct template once: a caller uses one only when all the tree's functions of that name agree;
+    - ``macros`` and ``printers``: C function-like macros and printf-like functions, by name (a definition
+      is kept over a declaration, which does not say what the function prints).
     """
 
     constants: dict[str, str] = field(default_factory=dict)
     sinks: dict[str, Sink] = field(default_factory=dict)
     passed: dict[Parameter, list[str]] = field(default_factory=dict)
     returns: dict[str, list[Template]] = field(default_factory=dict)
+    macros: dict[str, Macro] = field(default_factory=dict)
+    printers: dict[str, Printer] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -75,6 +105,11 @@ class TreeFacts:
         for name, templates in other.returns.items():
             kept = self.returns.setdefault(name, [])
             kept.extend(t for t in templates if t not in kept)
+        for name, macro in other.macros.items():
+            self.macros.setdefault(name, macro)
+        for name, printer in other.printers.items():
+            if name not in self.printers or (printer.forwards and not self.printers[name].forwards):
+                self.printers[name] = printer
 
 
 class Unparsable(ValueError):

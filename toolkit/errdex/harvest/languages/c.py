@@ -19,12 +19,13 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.languages import FileSites, TreeFacts, Unparsable, c_recover, c_sinks
+from errdex.harvest.formats import join, parts
+from errdex.harvest.languages import FileSites, TreeFacts, Unparsable, c_macros, c_printers, c_recover, c_sinks
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
-from errdex.harvest.sites import Choice, Hole, Site, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
 __all__ = ["DEFAULT_SINKS", "FINDER", "CFinder", "macro_value"]
 
@@ -177,11 +178,24 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "unresolved-constant" if macro else "no-literal",
                                                _text(fmt)[:80]))
             return
-        template = collapse(fill_arguments(template, args[sink.format_arg + 1:]))
         function, guards = _context(node)
+        template = join(collapse(fill_arguments(template, args[sink.format_arg + 1:], function)))
+        if sink.prefix or sink.suffix:
+            template = join([*_around(sink.prefix, function), *template, *_around(sink.suffix, function)])
         self.result.sites.append(Site(
             path=self.path, language="c", kind="log", line=line, end_line=node.end_point[0] + 1,
             template=template, level=level, error_class=sink.name, function=function, guards=guards))
+
+
+def _around(text: str, function: str | None) -> list[Part]:
+    """A sink's prefix or suffix as parts: printf text, ``{function}`` the calling function's name (a word
+    when it is not known)."""
+    out: list[Part] = []
+    for number, piece in enumerate(text.split(c_macros.FUNCTION)):
+        if number:
+            out.append(Text(function) if function else Hole("__func__", "word"))
+        out.extend(parts(piece, "printf"))
+    return out
 
 
 def _arguments(call: Node) -> list[Node]:
@@ -264,20 +278,22 @@ class CFinder:
 
     def survey(self, source: bytes) -> TreeFacts:
         """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""
-        if b"#define" not in source and b"..." not in source:
-            return TreeFacts()  # neither a macro nor a variadic function: nothing to parse for
+        if b"#define" not in source and b"..." not in source and b"va_list" not in source:
+            return TreeFacts()  # neither a macro nor a function with a format: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
-        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root))
+        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), macros=c_macros.macros(root),
+                         printers=c_printers.printers(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         tree: tree_sitter.Tree | None = None
         if all(sink in _DEFAULT_SET for sink in sinks):
             # no project sinks: the tree's own printf-like log functions are found by their declarations
-            own = list(facts.sinks.values())
-            if b"..." in source:
+            own = list(_tree_sinks(facts).values())
+            if b"..." in source or b"#define" in source:
                 tree = _TREES.parse(source)
                 own += c_sinks.declared(tree.root_node).values()
+                own += _file_macros(tree.root_node, facts).values()
             sinks = [*own, *sinks]
         if not any(sink.name.encode() in source for sink in sinks):
             return FileSites()  # no sink is named here: no site, and no need to parse
@@ -325,6 +341,30 @@ def _read_calls(state: _File, root: Node) -> dict[tuple[int, int], tuple[bool, F
         state.call(call, locals_)
         found[(call.start_point[0], call.start_point[1])] = (c_recover.misread(call), state.result)
     return found
+
+
+#: The sinks of the last tree seen (its facts, and what they give): a harvest hands every file the same facts.
+_TREE_SINKS: list[tuple[TreeFacts, dict[str, Sink]]] = []
+
+
+def _tree_sinks(facts: TreeFacts) -> dict[str, Sink]:
+    """The tree's own sinks: its printf-like log functions and log macros found by their names
+    (:mod:`c_sinks`), and its macros that reach a sink (:mod:`c_macros`), which win."""
+    if _TREE_SINKS and _TREE_SINKS[0][0] is facts:
+        return _TREE_SINKS[0][1]
+    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **facts.sinks}
+    found = {**facts.sinks, **c_macros.resolve(facts.macros, facts.printers, known)}
+    _TREE_SINKS[:] = [(facts, found)]
+    return found
+
+
+def _file_macros(root: Node, facts: TreeFacts) -> dict[str, Sink]:
+    """The sinks among the file's own macros that differ from the tree's macro of their name."""
+    own = {name: macro for name, macro in c_macros.macros(root).items() if facts.macros.get(name) != macro}
+    if not own:
+        return {}
+    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **_tree_sinks(facts)}
+    return c_macros.resolve({**facts.macros, **own}, facts.printers, known, own)
 
 
 def _enclosing_body(node: Node) -> Node | None:

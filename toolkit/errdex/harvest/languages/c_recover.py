@@ -16,6 +16,7 @@ first tree that reads it outside any error node (:func:`misread`), else from the
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from tree_sitter import Node
@@ -75,7 +76,7 @@ def variants(source: bytes) -> list[bytes]:
     for keep_last in (False, True):
         blank = set(directives)
         for lines in closed:
-            branches = list(zip(lines, lines[1:], strict=False))  # (directive, next directive) of each branch
+            branches = list(itertools.pairwise(lines))  # (directive, next directive) of each branch
             kept = len(branches) - 1 if keep_last else 0
             for index, (first, after) in enumerate(branches):
                 if index != kept:
