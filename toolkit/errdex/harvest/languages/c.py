@@ -224,7 +224,7 @@ def _context(node: Node) -> tuple[str | None, tuple[str, ...]]:
     while parent is not None:
         kind = parent.type
         if kind == "if_statement":
-            condition = _text(parent.child_by_field_name("condition")).strip()
+            condition = " ".join(_text(parent.child_by_field_name("condition")).split())  # on one line
             condition = condition[1:-1].strip() if condition.startswith("(") else condition
             if parent.child_by_field_name("consequence") == child:
                 guards.append(condition)
@@ -292,7 +292,8 @@ class CFinder:
             own = list(_tree_sinks(facts).values())
             if b"..." in source or b"#define" in source:
                 tree = _TREES.parse(source)
-                own += c_sinks.declared(tree.root_node).values()
+                builders = _TREE_SINKS[0][2]
+                own += (sink for sink in c_sinks.declared(tree.root_node).values() if sink.name not in builders)
                 own += _file_macros(tree.root_node, facts).values()
             sinks = [*own, *sinks]
         if not any(sink.name.encode() in source for sink in sinks):
@@ -343,8 +344,9 @@ def _read_calls(state: _File, root: Node) -> dict[tuple[int, int], tuple[bool, F
     return found
 
 
-#: The sinks of the last tree seen (its facts, and what they give): a harvest hands every file the same facts.
-_TREE_SINKS: list[tuple[TreeFacts, dict[str, Sink]]] = []
+#: The sinks of the last tree seen (its facts, what they give, and the macros that build strings): a harvest
+#: hands every file the same facts.
+_TREE_SINKS: list[tuple[TreeFacts, dict[str, Sink], frozenset[str]]] = []
 
 
 def _tree_sinks(facts: TreeFacts) -> dict[str, Sink]:
@@ -353,8 +355,9 @@ def _tree_sinks(facts: TreeFacts) -> dict[str, Sink]:
     if _TREE_SINKS and _TREE_SINKS[0][0] is facts:
         return _TREE_SINKS[0][1]
     known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **facts.sinks}
-    found = {**facts.sinks, **c_macros.resolve(facts.macros, facts.printers, known)}
-    _TREE_SINKS[:] = [(facts, found)]
+    resolved = c_macros.resolve(facts.macros, facts.printers, known)
+    found = {name: sink for name, sink in {**facts.sinks, **resolved}.items() if sink is not None}
+    _TREE_SINKS[:] = [(facts, found, frozenset(name for name, sink in resolved.items() if sink is None))]
     return found
 
 
@@ -364,7 +367,8 @@ def _file_macros(root: Node, facts: TreeFacts) -> dict[str, Sink]:
     if not own:
         return {}
     known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **_tree_sinks(facts)}
-    return c_macros.resolve({**facts.macros, **own}, facts.printers, known, own)
+    resolved = c_macros.resolve({**facts.macros, **own}, facts.printers, known, own)
+    return {name: sink for name, sink in resolved.items() if sink is not None}
 
 
 def _enclosing_body(node: Node) -> Node | None:

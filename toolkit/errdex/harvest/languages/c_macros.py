@@ -32,7 +32,7 @@ from tree_sitter import Node
 
 from errdex.harvest.languages import Macro, Printer
 from errdex.harvest.languages._shared import nodes, unescape
-from errdex.harvest.languages.c_printers import arounds
+from errdex.harvest.languages.c_printers import arounds, builds_by_name
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 
 __all__ = ["FUNCTION", "loggish", "macros", "resolve"]
@@ -121,6 +121,7 @@ class _Resolver:
         self.defined, self.printers, self.known = defined, printers, known
         self.arounds = arounds(printers)
         self.memo: dict[str, Sink | None] = {}
+        self.builders: set[str] = set()
 
     def target(self, name: str, depth: int) -> tuple[Sink, tuple[tuple[str, str, int, str, int, str], ...],
                                                      bool] | None:
@@ -149,7 +150,15 @@ class _Resolver:
                     if sink is not None:
                         self.memo[name] = sink
                         break
+                elif self.builds(call[0]) and any(_index(a, macro, i, call[1:]) is not None
+                                                  for i, a in enumerate(call[1:])):
+                    self.builders.add(name)  # hands its arguments to a string builder: no log
+                    break
         return self.memo[name]
+
+    def builds(self, name: str) -> bool:
+        printer = self.printers.get(name)
+        return printer.builds if printer is not None else builds_by_name(name)
 
 
 def _index(arg: str, macro: Macro, at: int, args: list[str]) -> int | None:
@@ -220,9 +229,15 @@ def _through(name: str, macro: Macro, args: list[str], target: Sink,
 
 
 def resolve(defined: Mapping[str, Macro], printers: Mapping[str, Printer], known: Mapping[str, Sink],
-            names: Mapping[str, Macro] | None = None) -> dict[str, Sink]:
-    """The sinks among the macros ``names`` (default: all ``defined``), by name; ``known``: the sinks a call
-    in a body may reach besides the macros and printers (the defaults, those found by their declarations)."""
+            names: Mapping[str, Macro] | None = None) -> dict[str, Sink | None]:
+    """The sinks among the macros ``names`` (default: all ``defined``), by name, and None for a macro that
+    hands its arguments to a function that builds a string (``snprintf``): no sink, whatever its name says;
+    ``known``: the sinks a call in a body may reach besides the macros and printers (the defaults, those found
+    by their declarations)."""
     resolver = _Resolver(defined, printers, {n: s for n, s in known.items() if n not in defined})
-    found = {name: resolver.sink(name) for name in (defined if names is None else names)}
-    return {name: sink for name, sink in found.items() if sink is not None}
+    found: dict[str, Sink | None] = {}
+    for name in defined if names is None else names:
+        sink = resolver.sink(name)
+        if sink is not None or name in resolver.builders:
+            found[name] = sink
+    return found

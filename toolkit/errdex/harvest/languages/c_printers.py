@@ -32,7 +32,7 @@ from tree_sitter import Language, Node
 from errdex.harvest.languages import Printer
 from errdex.harvest.languages._shared import nodes, unescape
 
-__all__ = ["DEPTH", "arounds", "printers"]
+__all__ = ["DEPTH", "arounds", "builds_by_name", "printers"]
 
 _LANGUAGE = Language(tree_sitter_c.language())
 #: How many calls deep a definition's parameters are followed into the functions it calls.
@@ -83,8 +83,13 @@ def _format_attribute(declarator: Node) -> int:
     return -1
 
 
+def builds_by_name(name: str) -> bool:
+    """Whether a function's name says it builds a string (``snprintf``, ``xasprintf``, ``sshbuf_putf``)."""
+    return any(word in _BUILDERS for word in _words(name))
+
+
 def _builds(declarator: Node, fixed: list[Node], fmt: int) -> bool:
-    if any(word in _BUILDERS for word in _words(_declared_name(declarator))):
+    if builds_by_name(_declared_name(declarator)):
         return True
     outer = declarator.parent
     if outer is not None and outer.type == "pointer_declarator":

@@ -11,7 +11,7 @@ branch of each: an ``#else`` is read in the second), the others blanked too. Bla
 line breaks with a space, so every byte keeps its offset and every site its line and column.
 
 The finder parses the file whole, then, when that tree holds an error, each variant; a call is taken from the
-first tree that reads it outside any error node (:func:`misread`), else from the whole file's tree as it was.
+first tree that reads it outside any error node and inside a function (:func:`misread`), else from the whole file's tree as it was.
 """
 
 from __future__ import annotations
@@ -92,12 +92,14 @@ def variants(source: bytes) -> list[bytes]:
 
 
 def misread(node: Node) -> bool:
-    """Whether tree-sitter read the node in error: it holds a syntax error, or lies in an error node."""
+    """Whether tree-sitter read the node in error: it holds a syntax error, lies in an error node, or lies
+    in no function (a function whose head the error took leaves its body at the top level)."""
     if node.has_error:
         return True
-    parent = node.parent
+    parent, in_function = node.parent, False
     while parent is not None:
         if parent.type == "ERROR":
             return True
+        in_function = in_function or parent.type == "function_definition"
         parent = parent.parent
-    return False
+    return not in_function
