@@ -42,11 +42,11 @@ after(int x)
 {
 	if (x
 #if HAVE_C
-	    && x > 2
+		&& x > 2
 #else
-	    && x > 3
+		&& x > 3
 #endif
-	    )
+		)
 		error("after %d", x);
 	return 0;
 }

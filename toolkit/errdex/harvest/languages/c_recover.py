@@ -11,7 +11,8 @@ branch of each: an ``#else`` is read in the second), the others blanked too. Bla
 line breaks with a space, so every byte keeps its offset and every site its line and column.
 
 The finder parses the file whole, then, when that tree holds an error, each variant; a call is taken from the
-first tree that reads it outside any error node and inside a function (:func:`misread`), else from the whole file's tree as it was.
+first tree that reads it outside any error node and inside a function (:func:`misread`), else from the whole
+file's tree as it was.
 """
 
 from __future__ import annotations
