@@ -171,3 +171,35 @@ def test_a_config_sink_says_its_prefix_and_suffix() -> None:
     assert site.template == (Text("f: disk full: "), Hole("%s"))
     outside = _find(b'int x = report_f("at load");\n', TreeFacts(), sinks).sites[0]
     assert outside.template == (Hole("__func__", "word"), Text(": at load: "), Hole("%s"))
+
+
+OTHER_C = b'''
+void conf_log_error(int level, struct conf *cf, int err, const char *fmt, ...);
+#define ERROR(...) { \\
+	char __buf[1024]; \\
+	snprintf(__buf, sizeof(__buf), __VA_ARGS__); \\
+	snprintf(error, sizeof(error), "0x%16llx: %s", (long long)epos, __buf); \\
+}
+#define debugf(...) printf(__VA_ARGS__)
+
+static int
+parse(struct conf *cf)
+{
+	conf_log_error(CONF_LOG_EMERG, cf, 0, "unknown directive \\"%s\\"", name);
+	ERROR("Expected prefix '%c'", c);
+	debugf("node %p", n);
+	return 0;
+}
+'''
+
+
+def test_a_logging_printf_like_function_with_a_handle_before_its_format_is_a_sink() -> None:
+    found = _find(OTHER_C, _facts(OTHER_C))
+    site = _site("unknown directive", found)
+    assert (site.level, site.error_class) == ("fatal", "conf_log_error")
+
+
+def test_a_macro_that_builds_into_its_own_buffer_keeps_the_name_it_logs_by() -> None:
+    found = _find(OTHER_C, _facts(OTHER_C))
+    assert _site("Expected prefix", found).error_class == "ERROR"
+    assert _site("node", found).level == "debug"

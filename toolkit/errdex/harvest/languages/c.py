@@ -351,12 +351,14 @@ _TREE_SINKS: list[tuple[TreeFacts, dict[str, Sink], frozenset[str]]] = []
 
 def _tree_sinks(facts: TreeFacts) -> dict[str, Sink]:
     """The tree's own sinks: its printf-like log functions and log macros found by their names
-    (:mod:`c_sinks`), and its macros that reach a sink (:mod:`c_macros`), which win."""
+    (:mod:`c_sinks`, :func:`c_macros.printer_sinks`), and its macros that reach a sink (:mod:`c_macros`),
+    which win."""
     if _TREE_SINKS and _TREE_SINKS[0][0] is facts:
         return _TREE_SINKS[0][1]
-    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **facts.sinks}
+    declared = {**c_macros.printer_sinks(facts.printers), **facts.sinks}
+    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **declared}
     resolved = c_macros.resolve(facts.macros, facts.printers, known)
-    found = {name: sink for name, sink in {**facts.sinks, **resolved}.items() if sink is not None}
+    found = {name: sink for name, sink in {**declared, **resolved}.items() if sink is not None}
     _TREE_SINKS[:] = [(facts, found, frozenset(name for name, sink in resolved.items() if sink is None))]
     return found
 

@@ -35,7 +35,7 @@ from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.languages.c_printers import arounds, builds_by_name
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 
-__all__ = ["FUNCTION", "loggish", "macros", "resolve"]
+__all__ = ["FUNCTION", "loggish", "macros", "printer_sinks", "resolve"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_c.language())
 _PARSER = tree_sitter.Parser(_LANGUAGE)
@@ -83,8 +83,17 @@ def _level_of(text: str) -> str | None:
     return min(found, key=LEVELS.index) if found else None
 
 
+_RUN_IN_LEVEL = re.compile(r"(?i)(debug|dbg|trace|warn|err|fatal|panic|die)")
+
+
 def _name_level(name: str) -> str | None:
-    return next((_LEVEL_WORDS[word] for word in _words(name) if word in _LEVEL_WORDS), None)
+    """The level a name says: one of its words (``debug3_f``), else a level word run into others (``debugf``,
+    ``logdie``)."""
+    found = next((_LEVEL_WORDS[word] for word in _words(name) if word in _LEVEL_WORDS), None)
+    if found is None:
+        run_in = _RUN_IN_LEVEL.search(name)
+        found = _LEVEL_WORDS.get(run_in.group(1).lower()) if run_in is not None else None
+    return found
 
 
 def macros(root: Node) -> dict[str, Macro]:
@@ -129,13 +138,11 @@ class _Resolver:
         if name in self.defined:
             sink = self.sink(name, depth + 1)
             return (sink, (), True) if sink is not None else None
-        if name in self.known:
-            return self.known[name], (), True
         printer = self.printers.get(name)
         if printer is None or printer.builds or not printer.variadic:
-            return None
+            return (self.known[name], (), True) if name in self.known else None
         sink = Sink(name, printer.format_arg, _name_level(name) or "info", "printf", printer.level_arg)
-        return sink, self.arounds.get(name, ()), loggish(name)
+        return sink, self.arounds.get(name, ()), loggish(name) or name in self.known
 
     def sink(self, name: str, depth: int = 0) -> Sink | None:
         if name in self.memo:
@@ -150,9 +157,8 @@ class _Resolver:
                     if sink is not None:
                         self.memo[name] = sink
                         break
-                elif self.builds(call[0]) and any(_index(a, macro, i, call[1:]) is not None
-                                                  for i, a in enumerate(call[1:])):
-                    self.builders.add(name)  # hands its arguments to a string builder: no log
+                elif self.builds(call[0]) and len(call) > 1 and _index(call[1], macro, 0, call[1:]) is not None:
+                    self.builders.add(name)  # builds a string into the buffer its caller gives: no log
                     break
         return self.memo[name]
 
@@ -226,6 +232,13 @@ def _through(name: str, macro: Macro, args: list[str], target: Sink,
         else:
             suffix += shown
     return Sink(name, fmt, level, "printf", level_arg, prefix, suffix)
+
+
+def printer_sinks(printers: Mapping[str, Printer]) -> dict[str, Sink]:
+    """The tree's variadic printf-like functions that build no string and whose name reads as logging
+    (``ngx_conf_log_error(level, cf, err, fmt, ...)``), as sinks called directly."""
+    return {name: Sink(name, printer.format_arg, _name_level(name) or "info", "printf", printer.level_arg)
+            for name, printer in printers.items() if printer.variadic and not printer.builds and loggish(name)}
 
 
 def resolve(defined: Mapping[str, Macro], printers: Mapping[str, Printer], known: Mapping[str, Sink],
