@@ -300,16 +300,16 @@ class CFinder:
             return FileSites()  # no sink is named here: no site, and no need to parse
         tree = tree or _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, facts.constants)
-        whole = _read_calls(state, tree.root_node)
+        whole = _read_calls(state, tree.root_node, frozenset())
         chosen = {key: found for key, found in whole.items() if not found[0]}
-        if tree.root_node.has_error:  # the calls read in error are read again in the file's variants
+        if len(chosen) < len(whole):  # the calls read in error are read again in the file's variants
             for variant in c_recover.variants(source):
                 try:
                     root = parse(_PARSER, variant).root_node
                 except Unparsable:
                     continue
-                for key, found in _read_calls(state, root).items():
-                    if key not in chosen and not found[0]:
+                for key, found in _read_calls(state, root, frozenset(chosen)).items():
+                    if not found[0]:
                         chosen[key] = found
         recovered = sum(len(found[1].sites) for key, found in chosen.items() if found is not whole.get(key))
         for key, found in whole.items():
@@ -325,13 +325,15 @@ class CFinder:
         return result
 
 
-def _read_calls(state: _File, root: Node) -> dict[tuple[int, int], tuple[bool, FileSites]]:
-    """Each sink call under ``root`` read into ``state.result``; by the call's (line, column): whether it was
+def _read_calls(state: _File, root: Node, done: frozenset[tuple[int, int]]
+                ) -> dict[tuple[int, int], tuple[bool, FileSites]]:
+    """Each sink call under ``root`` but those at ``done`` read; by the call's (line, column): whether it was
     read in error (:func:`c_recover.misread`), and what it gave (sites and skips)."""
     found: dict[tuple[int, int], tuple[bool, FileSites]] = {}
     for call in _walk(root, "call_expression"):
+        key = (call.start_point[0], call.start_point[1])
         sink = state.sinks.get(_text(call.child_by_field_name("function")))
-        if sink is None:
+        if sink is None or key in done:
             continue
         args = _arguments(call)
         fmt = args[sink.format_arg] if len(args) > sink.format_arg else None
@@ -340,7 +342,7 @@ def _read_calls(state: _File, root: Node) -> dict[tuple[int, int], tuple[bool, F
         locals_ = _local_strings(body, call.start_byte, state.constants) if body is not None else {}
         state.result = FileSites()
         state.call(call, locals_)
-        found[(call.start_point[0], call.start_point[1])] = (c_recover.misread(call), state.result)
+        found[key] = (c_recover.misread(call), state.result)
     return found
 
 
