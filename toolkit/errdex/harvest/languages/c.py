@@ -302,7 +302,7 @@ class CFinder:
         state = _File(tree.root_node, path, sinks, levels, facts.constants)
         whole = _read_calls(state, tree.root_node, frozenset())
         chosen = {key: found for key, found in whole.items() if not found[0]}
-        if len(chosen) < len(whole):  # the calls read in error are read again in the file's variants
+        if len(chosen) < len(whole) or _sink_in_error(state, tree.root_node):  # read again in the variants
             for variant in c_recover.variants(source):
                 try:
                     root = parse(_PARSER, variant).root_node
@@ -323,6 +323,19 @@ class CFinder:
         else:
             result.parse_error = broken(tree.root_node)
         return result
+
+
+_CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _sink_in_error(state: _File, root: Node) -> bool:
+    """Whether an error node of the tree names a sink before a ``(``: a call the parse did not read as one."""
+    if not root.has_error:
+        return False
+    for error in _walk(root, "ERROR"):
+        if any(name.decode("utf-8", "replace") in state.sinks for name in _CALLED.findall(error.text or b"")):
+            return True
+    return False
 
 
 def _read_calls(state: _File, root: Node, done: frozenset[tuple[int, int]]
