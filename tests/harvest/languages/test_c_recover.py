@@ -90,3 +90,23 @@ def test_nested_and_unclosed_conditionals_keep_offsets() -> None:
     assert first.split() == [b"b();", b"f();"]
     assert last.split() == [b"e();", b"f();"]
     assert len(first) == len(last) == len(source)
+
+
+def test_a_call_the_whole_parse_did_not_read_as_one_is_recovered() -> None:
+    source = b'''static void
+wrap_key(struct sshkey *k)
+{
+	if (k->type == KEY_RSA)
+		RSA_set_method(k->rsa, helper_rsa);
+#if defined(OPENSSL_HAS_ECC)
+	else if (k->type == KEY_ECDSA)
+		EC_KEY_set_method(k->ecdsa, helper_ecdsa);
+#endif
+	else
+		fatal("unknown key type");
+}
+'''
+    assert FINDER is not None
+    found = FINDER.find(source, "wrap.c", sinks=(Sink("fatal", 0, "fatal"),), levels=parse_levels("all"),
+                        facts=TreeFacts())
+    assert [(site.line, site.function, _text(site)) for site in found.sites] == [(11, "wrap_key", "unknown key type")]
