@@ -210,3 +210,8 @@ def test_sshds_composed_auth_line_gets_a_pattern_that_matches_its_lines() -> Non
                  "Failed keyboard-interactive/pam for root from 10.0.0.1 port 22 ssh2",
                  "Postponed publickey for git from 10.0.0.1 port 22 ssh2: RSA 12:34"):
         assert re.fullmatch(pattern, line), (pattern, line)
+
+
+def test_a_precision_cuts_the_function_name_as_printf_does() -> None:
+    site = _find(b'void a_long_function_name(void) {\n\tfatal("%.6s: x", __func__);\n}\n').sites[0]
+    assert site.template == (Text("a_long: x"),)

@@ -53,11 +53,11 @@ def fill_arguments(template: Template, args: Sequence[Node], function: str | Non
         part = out[index]
         if not isinstance(part, Hole):  # holes holds the indexes of Holes only
             continue
-        if _text(arg) in _FUNC_NAMES:
-            plain = _STRING_CONVERSION.fullmatch(part.source) is not None and function
-            out[index] = Text(function) if plain and function else Hole(part.source, "word")
-            continue
         conversion = _STRING_CONVERSION.fullmatch(part.source)
+        if _text(arg) in _FUNC_NAMES:
+            limit = int(conversion.group(1)) if conversion is not None and conversion.group(1) else None
+            out[index] = Text(function[:limit]) if conversion is not None and function else Hole(part.source, "word")
+            continue
         if conversion is None:
             continue
         options = _string_values(arg, 0)
