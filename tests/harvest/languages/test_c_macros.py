@@ -203,3 +203,37 @@ def test_a_macro_that_builds_into_its_own_buffer_keeps_the_name_it_logs_by() -> 
     found = _find(OTHER_C, _facts(OTHER_C))
     assert _site("Expected prefix", found).error_class == "ERROR"
     assert _site("node", found).level == "debug"
+
+
+FORWARD_C = b'''
+void conf_log_error(int level, struct conf *cf, int err, const char *fmt, ...);
+
+int
+connection_error(struct conn *c, int err, char *text)
+{
+	int level = err == ECONNRESET ? LOG_INFO : LOG_ERR;
+	conf_log_error(level, c->cf, err, text);
+	return -1;
+}
+
+static int
+keep(const char *name)
+{
+	printf("%s\\n", name);
+	return 0;
+}
+
+static void
+upstream(struct conn *c)
+{
+	connection_error(c, errno, "connect() failed");
+	keep("not a format");
+}
+'''
+
+
+def test_a_function_that_hands_its_text_parameter_to_a_sink_format_is_a_sink() -> None:
+    found = _find(FORWARD_C, _facts(FORWARD_C))
+    site = _site("connect() failed", found)
+    assert (site.error_class, site.level, site.function) == ("connection_error", "error", "upstream")
+    assert not any("not a format" in str(s.template) for s in found.sites)

@@ -46,7 +46,8 @@ class Parameter(NamedTuple):
 
 class Macro(NamedTuple):
     """A function-like C macro: its parameters (the variadic one by the name its body uses, ``__VA_ARGS__``
-    or a GNU ``args...``'s ``args``; ``variadic`` says whether the last is one) and its body."""
+    or a GNU ``args...``'s ``args``; ``variadic`` says whether the last is one) and its body; or a C function
+    that hands a ``char *`` parameter on, its body the calls it hands it to."""
 
     parameters: tuple[str, ...]
     variadic: bool

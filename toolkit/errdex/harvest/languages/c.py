@@ -277,11 +277,14 @@ class CFinder:
         _TREES.drop(source)
 
     def survey(self, source: bytes) -> TreeFacts:
-        """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""
-        if b"#define" not in source and b"..." not in source and b"va_list" not in source:
-            return TreeFacts()  # neither a macro nor a function with a format: nothing to parse for
+        """The file's string macros, its printf-like log functions and macros (:func:`c_sinks.declared`), its
+        function-like macros and the functions that hand a text parameter on (:mod:`c_macros`), and its
+        functions with a format parameter (:mod:`c_printers`)."""
+        if b"#define" not in source and b"..." not in source and b"va_list" not in source and b"char" not in source:
+            return TreeFacts()  # no macro, no function with a format or a text parameter: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
-        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), macros=c_macros.macros(root),
+        macros = {**c_printers.forwarders(root), **c_macros.macros(root)}
+        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), macros=macros,
                          printers=c_printers.printers(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],

@@ -137,8 +137,9 @@ class _Resolver:
         """(sink, what it prints around the message by its arguments, whether it logs) of a name called."""
         if name in self.defined:
             sink = self.sink(name, depth + 1)
-            return (sink, (), True) if sink is not None else None
-        printer = self.printers.get(name)
+            if sink is not None:
+                return sink, (), True
+        printer = self.printers.get(name)  # a function, or a macro that reaches no sink but has one's name
         if printer is None or printer.builds or not printer.variadic:
             return (self.known[name], (), True) if name in self.known else None
         sink = Sink(name, printer.format_arg, _name_level(name) or "info", "printf", printer.level_arg)
@@ -157,7 +158,8 @@ class _Resolver:
                     if sink is not None:
                         self.memo[name] = sink
                         break
-                elif self.builds(call[0]) and len(call) > 1 and _index(call[1], macro, 0, call[1:]) is not None:
+                elif macro.variadic and self.builds(call[0]) and len(call) > 1 and \
+                        _index(call[1], macro, 0, call[1:]) is not None:
                     self.builders.add(name)  # builds a string into the buffer its caller gives: no log
                     break
         return self.memo[name]

@@ -29,10 +29,10 @@ from collections.abc import Mapping
 import tree_sitter_c
 from tree_sitter import Language, Node
 
-from errdex.harvest.languages import Printer
+from errdex.harvest.languages import Macro, Printer
 from errdex.harvest.languages._shared import nodes, unescape
 
-__all__ = ["DEPTH", "arounds", "builds_by_name", "printers"]
+__all__ = ["DEPTH", "arounds", "builds_by_name", "forwarders", "printers"]
 
 _LANGUAGE = Language(tree_sitter_c.language())
 #: How many calls deep a definition's parameters are followed into the functions it calls.
@@ -233,3 +233,35 @@ def arounds(known: Mapping[str, Printer]) -> dict[str, tuple[Around, ...]]:
         return resolved[name]
 
     return {name: around(name, 0) for name, printer in known.items() if printer.variadic}
+
+
+def forwarders(root: Node) -> dict[str, Macro]:
+    """The file's functions of fixed arguments that hand a ``char *`` parameter on to a call
+    (``ngx_connection_error(c, err, text)``: ``ngx_log_error(level, c->log, err, text)``), by name, as a
+    :class:`~errdex.harvest.languages.Macro` whose body is those calls: :mod:`c_macros` reads them as it reads
+    a macro's, and the function is a sink when the parameter reaches a sink's format."""
+    found: dict[str, Macro] = {}
+    for definition in nodes(_LANGUAGE, root, ("function_definition",)):
+        declarator = definition.child_by_field_name("declarator")
+        while declarator is not None and declarator.type == "pointer_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+        body = definition.child_by_field_name("body")
+        if declarator is None or declarator.type != "function_declarator" or parameters is None or body is None:
+            continue
+        items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
+        if not items or items[-1].type == "variadic_parameter" or any("va_list" in _text(p) for p in items):
+            continue  # a printer (printers)
+        names = [_parameter_name(p) for p in items]
+        texts = {n for p, n in zip(items, names, strict=True)
+                 if n and "*" in _text(p) and _CHARS.search(_text(p.child_by_field_name("type")))}
+        if not texts:
+            continue
+        calls = []
+        for call in nodes(_LANGUAGE, body, ("call_expression",)):
+            args = call.child_by_field_name("arguments")
+            if args is not None and any(_text(a) in texts for a in args.named_children):
+                calls.append(" ".join(_text(call).split()))
+        if calls:
+            found[_declared_name(declarator)] = Macro(tuple(names), False, ";\n".join(calls))
+    return found
