@@ -54,6 +54,14 @@ def test_a_folder_pyproject_section_is_read(tmp_path: Path) -> None:
     assert config.sinks == (Sink("warn_user", 0, "warning", "python-percent"),)
 
 
+def test_a_sink_says_what_it_writes_before_and_after_the_message(tmp_path: Path) -> None:
+    path = tmp_path / "sshd.toml"
+    path.write_text("[[sinks]]\nname = 'fatal_fr'\nformat-arg = 1\nlevel = 'fatal'\n"
+                    "prefix = '{function}: '\nsuffix = ': %s'\n")
+    assert load_harvest_config(config=path).sinks == (Sink("fatal_fr", 1, "fatal", "printf", None, "{function}: ",
+                                                           ": %s"),)
+
+
 def test_no_config_is_empty_settings(tmp_path: Path) -> None:
     assert load_harvest_config(folder=tmp_path) == HarvestConfig()
     (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
@@ -98,6 +106,9 @@ def test_no_config_is_empty_settings(tmp_path: Path) -> None:
     ("log-levels = ['error', 3]\n", "log-levels"),
     ("log-levels = 3\n", "log-levels"),
     ("include-tests = 1\n", "include-tests"),
+    ("[[sinks]]\nname = 'x'\nprefix = 3\n", "sinks[0].prefix"),
+    ('[[sinks]]\nname = "x"\nsuffix = "a\\nb"\n', "sinks[0].suffix"),
+    (f"[[sinks]]\nname = 'x'\nsuffix = '{'x' * 201}'\n", "sinks[0].suffix"),
 ])
 def test_a_bad_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str, where: str) -> None:
     path = tmp_path / "bad.toml"

@@ -65,11 +65,15 @@ def test_a_sink_call_is_a_site_with_its_function_level_and_guard() -> None:
     assert site.guards == ("id < 0",)
 
 
-def test_a_hole_fed_func_prints_a_word() -> None:
+def test_a_hole_fed_func_prints_the_calling_function_name() -> None:
     site = _at(_find().sites, 11)
+    assert site.template[0] == Text("open_channel: bad id ")
+    assert isinstance(site.template[1], Hole) and site.template[1].shape == "int"
+
+
+def test_a_hole_fed_func_outside_a_function_prints_a_word() -> None:
+    site = _find(b'static int x = (fatal("%s: at load", __func__), 0);\n').sites[0]
     assert site.template[0] == Hole("%s", "word")
-    assert site.template[1] == Text(": bad id ")
-    assert isinstance(site.template[2], Hole) and site.template[2].shape == "int"
 
 
 def test_macros_of_the_file_build_the_format() -> None:
@@ -305,3 +309,7 @@ void f(int rc) { fprintf(stderr, client_errors[rc - BASE]); fprintf(stderr, "%s:
     options = Choice(((Text("client sent invalid method"),), (Text("client sent invalid request"),)))
     assert direct.template == (options,)
     assert argument.template == (options, Text(": "), Hole("%d", "int"))
+
+def test_a_precision_cuts_the_function_name_as_printf_does() -> None:
+    site = _find(b'void a_long_function_name(void) {\n\tfatal("%.6s: x", __func__);\n}\n').sites[0]
+    assert site.template == (Text("a_long: x"),)

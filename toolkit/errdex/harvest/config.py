@@ -13,11 +13,14 @@ Read from ``[tool.errdex.harvest]`` of the harvested folder's ``pyproject.toml``
     level = "from-arg"                  # or a level: error, warning, fatal...
     level-arg = 0
     style = "printf"
+    prefix = "{function}: "             # C: written before the message ({function}: the caller's name)
+    suffix = ": %s"                     # C: written after it (printf text); both default to none
 
 A sink's keys are those of :class:`~errdex.harvest.sinks.Sink` (see :mod:`errdex.harvest.sinks`). Every value is
 checked: a sink's ``name`` is an identifier or a dotted name (``do_log2``, ``log.Printf``, ``$log``; at most
 :data:`MAX_NAME` characters), ``format-arg`` and ``level-arg`` argument indexes from 0 to :data:`MAX_ARG`, levels
-and styles known ones, ``exclude`` a list of at most :data:`MAX_GLOBS` globs of printable characters. Anything else
+and styles known ones, ``prefix`` and ``suffix`` printable text of at most :data:`MAX_NAME` characters,
+``exclude`` a list of at most :data:`MAX_GLOBS` globs of printable characters. Anything else
 is a :class:`~errdex.errors.ConfigError` of one line naming the file and the key (exit 2). A harvested folder's
 ``pyproject.toml`` is read only when it lies in that folder (not through a symbolic link out of it).
 """
@@ -42,7 +45,7 @@ MAX_NAME, MAX_ARG, MAX_GLOBS, MAX_GLOB = 200, 255, 1000, 1000
 #: A sink's name: identifiers (letters, digits, ``_``, ``$``; not starting with a digit), joined by dots.
 _NAME = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:\.(?:[^\W\d]|\$)[\w$]*)*")
 _KEYS = frozenset({"sinks", "log-levels", "exclude", "include-tests"})
-_SINK_KEYS = frozenset({"name", "format-arg", "level", "level-arg", "style"})
+_SINK_KEYS = frozenset({"name", "format-arg", "level", "level-arg", "style", "prefix", "suffix"})
 _STYLES: tuple[str, ...] = get_args(FormatStyle)
 
 
@@ -101,7 +104,12 @@ def _sink(value: Any, where: str) -> Sink:
                               "trace, or \"from-arg\")")
         if "level-arg" in value:
             raise ConfigError(f"{where}.level-arg: only with level = \"from-arg\"")
-    return Sink(name, format_arg, level, cast(FormatStyle, style), level_arg)
+    around = [value.get(key, "") for key in ("prefix", "suffix")]
+    for key, text in zip(("prefix", "suffix"), around, strict=True):
+        if not isinstance(text, str) or len(text) > MAX_NAME or not text.isprintable():
+            raise ConfigError(f"{where}.{key}: must be printable text of at most {MAX_NAME} characters "
+                              f"(got {_shown(text)})")
+    return Sink(name, format_arg, level, cast(FormatStyle, style), level_arg, *around)
 
 
 def _levels(value: Any, where: str) -> str:

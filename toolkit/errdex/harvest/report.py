@@ -107,7 +107,8 @@ class HarvestReport:
             lines.append(f"skipped {shown_path(path)}: its path {unsafe_path(path)}")  # no record may name it
         if self.unparsed:
             lines.append(f"{self.unparsed:,} file(s) read but not parsed (no sink name)")
-        for path, error in self.parse_failures:
-            lines.append(f"failed to parse {path}: {error}")
+        for path, error in self.parse_failures:  # a finder that read the file in parts says how many sites
+            whole = f"failed to parse whole: {path} ({error})"
+            lines.append(whole if error.endswith(" recovered") else f"failed to parse {path}: {error}")
         lines.append(f"{self.elapsed_s:.2f} s, {self.lines_per_second:,.0f} source lines/s")
         return lines

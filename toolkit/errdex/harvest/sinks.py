@@ -8,6 +8,10 @@ A language module knows its common loggers; a project adds its own in ``[tool.er
     format-arg = 1          # which argument (0-based) holds the format or message; default 0
     level = "error"         # the level it logs at; "from-arg" with level-arg = N: the level is that argument
     style = "printf"        # how the format is written: printf, python-percent, str-format, slf4j, go, plain
+    prefix = "{function}: " # C: what the sink writes before the message ({function}: the calling function's
+    suffix = ": %s"         #    name; %s: a value), and after it (printf text); default none
+
+A C tree's own macros say the same with no configuration (:mod:`errdex.harvest.languages.c_macros`).
 
 Levels are normalised to one scale (:data:`LEVELS`, most severe first), so ``--log-levels warning`` keeps
 warnings and everything worse whatever a language calls them (``WARN``, ``warning``, ``SEVERE``).
@@ -68,10 +72,15 @@ def parse_levels(text: str | None) -> frozenset[str]:
 @dataclass(frozen=True)
 class Sink:
     """A function whose call writes a message: ``format_arg`` (0-based) holds the format or message;
-    ``level`` its level on errdex's scale, or None when ``level_arg`` names the argument that holds it."""
+    ``level`` its level on errdex's scale, or None when ``level_arg`` names the argument that holds it.
+    ``prefix``/``suffix``: what the sink writes before and after the message, printf text in which
+    ``{function}`` is the name of the function that calls the sink (C: OpenSSH's ``error_f`` writes
+    ``{function}: ``, its ``fatal_fr`` also ``: %s`` after); "" for nothing."""
 
     name: str
     format_arg: int = 0
     level: str | None = "error"
     style: FormatStyle = "printf"
     level_arg: int | None = None
+    prefix: str = ""
+    suffix: str = ""

@@ -31,7 +31,8 @@ from typing import NamedTuple, Protocol
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "Unparsable", "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Macro", "Parameter", "Printer", "TreeFacts", "Unparsable",
+           "finder_for"]
 
 
 class Parameter(NamedTuple):
@@ -41,6 +42,32 @@ class Parameter(NamedTuple):
     method: str
     arity: int
     position: int
+
+
+class Macro(NamedTuple):
+    """A function-like C macro: its parameters (the variadic one by the name its body uses, ``__VA_ARGS__``
+    or a GNU ``args...``'s ``args``; ``variadic`` says whether the last is one) and its body; or a C function
+    that hands a ``char *`` parameter on, its body the calls it hands it to."""
+
+    parameters: tuple[str, ...]
+    variadic: bool
+    body: str
+
+
+class Printer(NamedTuple):
+    """A C function with a format parameter (found by its declaration or definition): where its format and
+    level are, whether it builds a string rather than writing one, whether it is variadic (else it takes a
+    ``va_list``); what its own body prints around the message, ``(where, before, value, after, condition,
+    test)`` with ``where`` ``prefix`` or ``suffix``, ``value`` and ``condition`` parameter indexes
+    (``condition`` -1: always) and ``test`` ``nonzero`` or ``not-null``; and the calls it makes, as (function,
+    the parameter index each argument passes, -1 for none)."""
+
+    format_arg: int
+    level_arg: int | None
+    builds: bool
+    variadic: bool = True
+    around: tuple[tuple[str, str, int, str, int, str], ...] = ()
+    forwards: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 @dataclass
@@ -58,6 +85,8 @@ class TreeFacts:
     - ``parents``: each class's superclass by simple name (Java), so a class inherits its parent's loggers.
     - ``dialects``: the style a project sink's format is read in, by base style, learned from the tree's own
       formatter (C: :mod:`.c_dialect`).
+    - ``macros`` and ``printers``: C function-like macros and printf-like functions, by name (a definition
+      is kept over a declaration, which does not say what the function prints).
     """
 
     constants: dict[str, str] = field(default_factory=dict)
@@ -67,6 +96,8 @@ class TreeFacts:
     loggers: set[str] = field(default_factory=set)
     parents: dict[str, str] = field(default_factory=dict)
     dialects: dict[str, str] = field(default_factory=dict)
+    macros: dict[str, Macro] = field(default_factory=dict)
+    printers: dict[str, Printer] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -88,6 +119,11 @@ class TreeFacts:
         self.loggers |= other.loggers
         for name, parent in other.parents.items():
             self.parents.setdefault(name, parent)
+        for name, macro in other.macros.items():
+            self.macros.setdefault(name, macro)
+        for name, printer in other.printers.items():
+            if name not in self.printers or (printer.forwards and not self.printers[name].forwards):
+                self.printers[name] = printer
 
 
 class Unparsable(ValueError):

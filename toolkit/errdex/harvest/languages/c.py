@@ -19,13 +19,14 @@ from collections.abc import Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_c
 
-from errdex.harvest.formats import PROJECT_PRINTF
-from errdex.harvest.languages import FileSites, TreeFacts, c_dialect, c_sinks, c_values
+from errdex.harvest.formats import PROJECT_PRINTF, join, parts
+from errdex.harvest.languages import (FileSites, TreeFacts, Unparsable, c_dialect, c_macros, c_printers,
+                                      c_recover, c_sinks, c_values)
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
-from errdex.harvest.languages._tree import KeptTrees, oversized
+from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
-from errdex.harvest.sites import Choice, Hole, Site, Skipped, Template, Text
+from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
 __all__ = ["DEFAULT_SINKS", "FINDER", "CFinder", "macro_value"]
 
@@ -183,11 +184,24 @@ class _File:
             self.result.skipped.append(Skipped(self.path, line, "unresolved-constant" if macro else "no-literal",
                                                _text(fmt)[:80]))
             return
-        template = collapse(fill_arguments(template, args[sink.format_arg + 1:]))
         function, guards = _context(node)
+        template = join(collapse(fill_arguments(template, args[sink.format_arg + 1:], function)))
+        if sink.prefix or sink.suffix:
+            template = join([*_around(sink.prefix, function), *template, *_around(sink.suffix, function)])
         self.result.sites.append(Site(
             path=self.path, language="c", kind="log", line=line, end_line=node.end_point[0] + 1,
             template=template, level=level, error_class=sink.name, function=function, guards=guards))
+
+
+def _around(text: str, function: str | None) -> list[Part]:
+    """A sink's prefix or suffix as parts: printf text, ``{function}`` the calling function's name (a word
+    when it is not known)."""
+    out: list[Part] = []
+    for number, piece in enumerate(text.split(c_macros.FUNCTION)):
+        if number:
+            out.append(Text(function) if function else Hole("__func__", "word"))
+        out.extend(parts(piece, "printf"))
+    return out
 
 
 def _arguments(call: Node) -> list[Node]:
@@ -216,7 +230,7 @@ def _context(node: Node) -> tuple[str | None, tuple[str, ...]]:
     while parent is not None:
         kind = parent.type
         if kind == "if_statement":
-            condition = _text(parent.child_by_field_name("condition")).strip()
+            condition = " ".join(_text(parent.child_by_field_name("condition")).split())  # on one line
             condition = condition[1:-1].strip() if condition.startswith("(") else condition
             if parent.child_by_field_name("consequence") == child:
                 guards.append(condition)
@@ -269,39 +283,119 @@ class CFinder:
         _TREES.drop(source)
 
     def survey(self, source: bytes) -> TreeFacts:
-        """The file's string macros and its printf-like log functions and macros (:func:`c_sinks.declared`)."""
-        if b"#define" not in source and b"..." not in source and b"va_list" not in source:
-            return TreeFacts()  # neither a macro nor a variadic function: nothing to parse for
+        """The file's string macros, its printf-like log functions and macros (:func:`c_sinks.declared`), its
+        function-like macros and the functions that hand a text parameter on (:mod:`c_macros`), and its
+        functions with a format parameter (:mod:`c_printers`)."""
+        if b"#define" not in source and b"..." not in source and b"va_list" not in source and b"char" not in source:
+            return TreeFacts()  # no macro, no function with a format or a text parameter: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
-        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), dialects=c_dialect.learned(root))
+        macros = {**c_printers.forwarders(root), **c_macros.macros(root)}
+        return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), macros=macros,
+                         printers=c_printers.printers(root), dialects=c_dialect.learned(root))
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
         tree: tree_sitter.Tree | None = None
         if all(sink in _DEFAULT_SET for sink in sinks):
             # no project sinks: the tree's own printf-like log functions are found by their declarations
-            own = list(facts.sinks.values())
-            if b"..." in source:
+            own = list(_tree_sinks(facts).values())
+            if b"..." in source or b"#define" in source:
                 tree = _TREES.parse(source)
-                own += c_sinks.declared(tree.root_node).values()
+                builders = _TREE_SINKS[0][2]
+                own += (sink for sink in c_sinks.declared(tree.root_node).values() if sink.name not in builders)
+                own += _file_macros(tree.root_node, facts).values()
             sinks = [*own, *sinks]
         if not any(sink.name.encode() in source for sink in sinks):
             return FileSites()  # no sink is named here: no site, and no need to parse
         tree = tree or _TREES.parse(source)
         state = _File(tree.root_node, path, sinks, levels, facts.constants)
-        state.result.parse_error = broken(tree.root_node)
         state.dialect = facts.dialects.get("printf", PROJECT_PRINTF)
-        for call in _walk(tree.root_node, "call_expression"):
-            sink = state.sinks.get(_text(call.child_by_field_name("function")))
-            if sink is None:
-                continue
-            args = _arguments(call)
-            fmt = args[sink.format_arg] if len(args) > sink.format_arg else None
-            # local strings are looked up only for a format that names a variable (a walk of the body)
-            body = _enclosing_body(call) if fmt is not None and fmt.type == "identifier" else None
-            locals_ = _local_strings(body, call.start_byte, state.constants) if body is not None else {}
-            state.call(call, locals_)
-        return state.result
+        whole = _read_calls(state, tree.root_node, frozenset())
+        chosen = {key: found for key, found in whole.items() if not found[0]}
+        if len(chosen) < len(whole) or _sink_in_error(state, tree.root_node):  # read again in the variants
+            for variant in c_recover.variants(source):
+                try:
+                    root = parse(_PARSER, variant).root_node
+                except Unparsable:
+                    continue
+                for key, found in _read_calls(state, root, frozenset(chosen)).items():
+                    if not found[0]:
+                        chosen[key] = found
+        recovered = sum(len(found[1].sites) for key, found in chosen.items() if found is not whole.get(key))
+        for key, found in whole.items():
+            chosen.setdefault(key, found)  # read in error in every tree: as the whole file's tree has it
+        result = FileSites()
+        for _key, (_, one) in sorted(chosen.items()):
+            result.sites.extend(one.sites)
+            result.skipped.extend(one.skipped)
+        if recovered:
+            result.parse_error = f"{first_error(tree.root_node)}; {recovered} site(s) recovered"
+        else:
+            result.parse_error = broken(tree.root_node)
+        return result
+
+
+_CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _sink_in_error(state: _File, root: Node) -> bool:
+    """Whether an error node of the tree names a sink before a ``(``: a call the parse did not read as one."""
+    if not root.has_error:
+        return False
+    for error in _walk(root, "ERROR"):
+        if any(name.decode("utf-8", "replace") in state.sinks for name in _CALLED.findall(error.text or b"")):
+            return True
+    return False
+
+
+def _read_calls(state: _File, root: Node, done: frozenset[tuple[int, int]]
+                ) -> dict[tuple[int, int], tuple[bool, FileSites]]:
+    """Each sink call under ``root`` but those at ``done`` read; by the call's (line, column): whether it was
+    read in error (:func:`c_recover.misread`), and what it gave (sites and skips)."""
+    found: dict[tuple[int, int], tuple[bool, FileSites]] = {}
+    for call in _walk(root, "call_expression"):
+        key = (call.start_point[0], call.start_point[1])
+        sink = state.sinks.get(_text(call.child_by_field_name("function")))
+        if sink is None or key in done:
+            continue
+        args = _arguments(call)
+        fmt = args[sink.format_arg] if len(args) > sink.format_arg else None
+        # local strings are looked up only for a format that names a variable (a walk of the body)
+        body = _enclosing_body(call) if fmt is not None and fmt.type == "identifier" else None
+        locals_ = _local_strings(body, call.start_byte, state.constants) if body is not None else {}
+        state.result = FileSites()
+        state.call(call, locals_)
+        found[key] = (c_recover.misread(call), state.result)
+    return found
+
+
+#: The sinks of the last tree seen (its facts, what they give, and the macros that build strings): a harvest
+#: hands every file the same facts.
+_TREE_SINKS: list[tuple[TreeFacts, dict[str, Sink], frozenset[str]]] = []
+
+
+def _tree_sinks(facts: TreeFacts) -> dict[str, Sink]:
+    """The tree's own sinks: its printf-like log functions and log macros found by their names
+    (:mod:`c_sinks`, :func:`c_macros.printer_sinks`), and its macros that reach a sink (:mod:`c_macros`),
+    which win."""
+    if _TREE_SINKS and _TREE_SINKS[0][0] is facts:
+        return _TREE_SINKS[0][1]
+    declared = {**c_macros.printer_sinks(facts.printers), **facts.sinks}
+    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **declared}
+    resolved = c_macros.resolve(facts.macros, facts.printers, known)
+    found = {name: sink for name, sink in {**declared, **resolved}.items() if sink is not None}
+    _TREE_SINKS[:] = [(facts, found, frozenset(name for name, sink in resolved.items() if sink is None))]
+    return found
+
+
+def _file_macros(root: Node, facts: TreeFacts) -> dict[str, Sink]:
+    """The sinks among the file's own macros that differ from the tree's macro of their name."""
+    own = {name: macro for name, macro in c_macros.macros(root).items() if facts.macros.get(name) != macro}
+    if not own:
+        return {}
+    known = {**{sink.name: sink for sink in DEFAULT_SINKS}, **_tree_sinks(facts)}
+    resolved = c_macros.resolve({**facts.macros, **own}, facts.printers, known, own)
+    return {name: sink for name, sink in resolved.items() if sink is not None}
 
 
 def _enclosing_body(node: Node) -> Node | None:

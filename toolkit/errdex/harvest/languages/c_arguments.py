@@ -40,8 +40,9 @@ def _string_body(node: Node) -> str:
 _STRING_CONVERSION = re.compile(r"%(?:\.([0-9]+))?s")
 
 
-def fill_arguments(template: Template, args: Sequence[Node]) -> Template:
-    """Holes whose argument is known: ``__func__`` prints a function's name (a word); a ``%s`` fed a string
+def fill_arguments(template: Template, args: Sequence[Node], function: str | None = None) -> Template:
+    """Holes whose argument is known: ``__func__`` prints the calling function's name (``function``, else a
+    word); a ``%s`` fed a string
     literal, a ternary of literals or a local variable only ever assigned literals prints those (Text or a
     Choice). Matched to the arguments only when there is one argument per hole (no ``*`` width, no Choice
     in the format)."""
@@ -53,10 +54,11 @@ def fill_arguments(template: Template, args: Sequence[Node]) -> Template:
         part = out[index]
         if not isinstance(part, Hole):  # holes holds the indexes of Holes only
             continue
-        if _text(arg) in _FUNC_NAMES:
-            out[index] = Hole(part.source, "word")
-            continue
         conversion = _STRING_CONVERSION.fullmatch(part.source)
+        if _text(arg) in _FUNC_NAMES:
+            limit = int(conversion.group(1)) if conversion is not None and conversion.group(1) else None
+            out[index] = Text(function[:limit]) if conversion is not None and function else Hole(part.source, "word")
+            continue
         if conversion is None:
             continue
         options = _string_values(arg, 0)
