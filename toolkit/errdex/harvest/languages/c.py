@@ -20,8 +20,17 @@ import tree_sitter
 import tree_sitter_c
 
 from errdex.harvest.formats import PROJECT_PRINTF, join, parts
-from errdex.harvest.languages import (FileSites, TreeFacts, Unparsable, c_dialect, c_macros, c_printers,
-                                      c_recover, c_sinks, c_values)
+from errdex.harvest.languages import (
+    FileSites,
+    TreeFacts,
+    Unparsable,
+    c_dialect,
+    c_macros,
+    c_printers,
+    c_recover,
+    c_sinks,
+    c_values,
+)
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
 from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
