@@ -13,6 +13,7 @@
   function compile(data, onlyLinear) {
     const entries = [];
     const placements = new Map();  // record id -> its placement expression (or null)
+    const origins = new Map();  // record id -> its origin expression: the line names its module or class
     let skipped = 0;
     for (const entry of data.patterns) {
       if (onlyLinear && !entry.linear) {
@@ -21,7 +22,8 @@
       }
       try {
         entries.push({ entry, regex: new RegExp(entry.source, entry.flags) });
-        placements.set(entry.id, placementRegex(entry));
+        placements.set(entry.id, placementRegex(entry.placement));
+        origins.set(entry.id, placementRegex(entry.origin));
       } catch (error) {
         // a pattern this browser cannot compile is left out rather than breaking the others
       }
@@ -32,42 +34,48 @@
     } catch (error) {
       programTag = null;
     }
-    return { fields: data.fields, entries, placements, programTag, skipped };
+    const foreignStanding = data.foreignStanding;  // errdex.records.placement.FOREIGN_STANDING
+    return { fields: data.fields, entries, placements, origins, programTag, foreignStanding, skipped };
   }
 
-  // The expression of the line naming the record's file and line (`placement` in api/patterns.json, written by
-  // errdex.records.placement as the index and `errdex match` read it), or null.
-  function placementRegex(entry) {
-    if (!entry.placement) return null;
+  // The expression of the line naming the record's file and line (`placement` in api/patterns.json), or its
+  // module or class (`origin`), written by errdex.records.placement as the index and `errdex match` read them;
+  // null when there is none.
+  function placementRegex(source) {
+    if (!source) return null;
     try {
-      return new RegExp(entry.placement);
+      return new RegExp(source);
     } catch (error) {
       return null;  // never preferred, as a record without a placement
     }
   }
 
   // As errdex.match.placement.prefer_placed: a record whose programs (known) do not hold the program the line's
-  // syslog tag names goes after every other; then among records tied on (literal characters, variable parts)
-  // those whose placement the line holds come first, then those built into the line's program, then by
-  // standing; each group otherwise keeps its order (the record id's).
-  function preferPlaced(found, line, placements, programTag) {
+  // syslog tag names goes after every other, then a foreign one (test code, another platform: standing from
+  // foreignStanding); then among records tied on (literal characters, variable parts) those whose placement
+  // the line holds come first, then those whose origin it holds, then those built into the line's program,
+  // then by standing; each group otherwise keeps its order (the record id's).
+  function preferPlaced(found, line, placements, programTag, origins, foreignStanding) {
     if (found.length < 2) return found;
     const tag = programTag ? programTag.exec(line) : null;
     const program = tag ? tag[1].toLowerCase() : null;
     const programs = (f) => f.entry.programs || [];
-    const out = (f) => Boolean(program && programs(f).length && !programs(f).includes(program));
-    const list = program ? [...found.filter((f) => !out(f)), ...found.filter(out)] : found.slice();
-    const named = (f) => {
-      const regex = placements.get(f.entry.id);
+    const excluded = (f) => Boolean(program && programs(f).length && !programs(f).includes(program));
+    const far = foreignStanding === undefined ? Infinity : foreignStanding;
+    const tier = (f) => (excluded(f) ? 2 : ((f.entry.standing || 0) >= far ? 1 : 0));
+    const list = [0, 1, 2].flatMap((t) => found.filter((f) => tier(f) === t));
+    const holds = (map, f) => {
+      const regex = map ? map.get(f.entry.id) : null;
       return Boolean(regex && regex.test(line));
     };
-    const key = (f) => [named(f) ? 0 : 1, program && programs(f).includes(program) ? 0 : 1, f.entry.standing || 0];
+    const key = (f) => [holds(placements, f) ? 0 : 1, holds(origins, f) ? 0 : 1,
+      program && programs(f).includes(program) ? 0 : 1, f.entry.standing || 0];
     const ranked = [];
     let start = 0;
     while (start < list.length) {
       const first = list[start];
       let end = start + 1;
-      while (end < list.length && out(list[end]) === out(first) &&
+      while (end < list.length && tier(list[end]) === tier(first) &&
              list[end].entry.literalChars === first.entry.literalChars &&
              list[end].entry.variableParts === first.entry.variableParts) end += 1;
       const group = list.slice(start, end).map((f, position) => ({ f, position, k: end - start > 1 ? key(f) : [] }));
@@ -108,7 +116,11 @@
         }
       }
     }
-    return { found: preferPlaced(found, line, compiled.placements, compiled.programTag), stopped: false };
+    return {
+      found: preferPlaced(found, line, compiled.placements, compiled.programTag, compiled.origins,
+        compiled.foreignStanding),
+      stopped: false,
+    };
   }
 
   const api = { compile, matchLine, preferPlaced };

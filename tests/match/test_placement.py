@@ -11,7 +11,7 @@ import pytest
 
 import errdex
 from errdex.index import build_index
-from errdex.records.placement import placement_pattern
+from errdex.records.placement import origin_pattern, placement_pattern
 from tests.match.twins import LINES, TWINS, write_twins
 
 
@@ -41,35 +41,42 @@ def test_the_sql_macro_ranks_the_placed_twin_first(twins: Path, tmp_path: Path) 
                       for ident, (path, number) in TWINS.items()}
 
 
-@pytest.mark.parametrize(("record", "line", "placed"), [
-    ({"filePath": "a/Client.java", "lineNumber": 42}, "x Client.java:42 y", True),
-    ({"filePath": "a/Client.java", "lineNumber": 42}, "[Client@42]", True),
-    ({"filePath": "a/Client.java", "lineNumber": 42}, "Client@421", True),  # another line, the same class
+@pytest.mark.parametrize(("record", "line", "names"), [
+    ({"filePath": "a/Client.java", "lineNumber": 42}, "x Client.java:42 y", "placement"),
+    ({"filePath": "a/Client.java", "lineNumber": 42}, "[Client@42]", "placement"),
+    ({"filePath": "a/Client.java", "lineNumber": 42}, "Client@421", "origin"),  # the class, another line
     ({"filePath": "a/Client.java", "lineNumber": 42}, "MyClient@42", False),
     ({"filePath": "a/Client.java", "lineNumber": 42}, "Client-java:42", False),  # the dot is not any character
-    ({"filePath": "cmd\\main.go", "lineNumber": 17}, "main.go:17: failed", True),
+    ({"filePath": "cmd\\main.go", "lineNumber": 17}, "main.go:17: failed", "placement"),
     # Python's %(name)s of getLogger(__name__): a package is its __init__.py, src/ and lib/ are layouts, and
     # the harvested folder's own prefix may stand before the module
-    ({"filePath": "pkg/sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", True),
-    ({"filePath": "sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", True),
+    ({"filePath": "pkg/sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", "origin"),
+    ({"filePath": "sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", "origin"),
     ({"filePath": "pkg/sub/mod.py", "lineNumber": 9}, "INFO pkg.sub.model: started", False),
-    ({"filePath": "pkg/sub/__init__.py", "lineNumber": 9}, "INFO pkg.sub: started", True),
+    ({"filePath": "pkg/sub/__init__.py", "lineNumber": 9}, "INFO pkg.sub: started", "origin"),
     ({"filePath": "pkg/sub/__init__.py", "lineNumber": 9}, "INFO pkg.sub.mod: started", False),
-    ({"filePath": "src/pkg/mod.py", "lineNumber": 9}, "WARNING:pkg.mod:started", True),
-    ({"filePath": "lib/pkg/mod.py", "lineNumber": 9}, "pkg.mod - started", True),
+    ({"filePath": "src/pkg/mod.py", "lineNumber": 9}, "WARNING:pkg.mod:started", "origin"),
+    ({"filePath": "lib/pkg/mod.py", "lineNumber": 9}, "pkg.mod - started", "origin"),
     ({"filePath": "__init__.py", "lineNumber": 9}, "INFO __init__: started", False),
     ({"filePath": "x.py", "lineNumber": 0}, "x.py:0", None),
     ({"filePath": None, "lineNumber": 3}, "x.py:3", None),
 ])
-def test_the_placement_pattern(record: dict[str, object], line: str, placed: bool | None) -> None:
-    source = placement_pattern(record)
-    if placed is None:
-        assert source is None
+def test_the_placement_and_origin_patterns(record: dict[str, object], line: str, names: str | bool | None) -> None:
+    """``placement``: the line names the record's file and line; ``origin``: only its module or class."""
+    patterns = {"placement": placement_pattern(record), "origin": origin_pattern(record)}
+    if names is None:
+        assert patterns["placement"] is None
         return
-    assert source is not None
-    assert (re.search(source, line) is not None) is placed
     con = duckdb.connect()
     try:
-        assert con.execute("SELECT regexp_matches($1, $2)", [line, source]).fetchone() == (placed,)
+        for kind, source in patterns.items():
+            if kind == "origin" and names == "placement":
+                continue  # a line naming the file and line may name the class too (Client@42)
+            expected = names == kind
+            if source is None:
+                assert not expected, (kind, record)
+                continue
+            assert (re.search(source, line) is not None) is expected, (kind, line)
+            assert con.execute("SELECT regexp_matches($1, $2)", [line, source]).fetchone() == (expected,)
     finally:
         con.close()

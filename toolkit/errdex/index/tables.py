@@ -14,19 +14,28 @@ import duckdb
 from errdex import patterns
 from errdex._version import __version__
 from errdex.records.loader import LoadedRecord
-from errdex.records.placement import PROGRAM_TAG, build_programs, placement_pattern, standing
+from errdex.records.placement import (
+    FOREIGN_STANDING,
+    PROGRAM_TAG,
+    build_programs,
+    origin_pattern,
+    placement_pattern,
+    standing,
+)
 from errdex.records.vocabulary import status_of
 
 __all__ = ["INDEX_FORMAT", "SQL_MAX_GROUPS"]
 
 
-INDEX_FORMAT = 7  # 6: the placement column, read by errdex_match to break a tie; 7: programs and standing
+INDEX_FORMAT = 8  # 6: the placement column, read by errdex_match to break a tie; 7: programs and standing;
+#: 8: origin (a line naming the record's module or class)
 
 #: Columns of the ``records`` table computed from a record besides its own scalar fields.
 _EXTRA = [
     ("dataset_version", "VARCHAR"), ("source_path", "VARCHAR"), ("pattern_re2", "VARCHAR"),
     ("literal_chars", "INTEGER"), ("variable_parts", "INTEGER"), ("group_count", "INTEGER"),
-    ("prefilter", "VARCHAR"), ("key_word", "VARCHAR"), ("placement", "VARCHAR"), ("programs", "VARCHAR[]"),
+    ("prefilter", "VARCHAR"), ("key_word", "VARCHAR"), ("placement", "VARCHAR"), ("origin", "VARCHAR"),
+    ("programs", "VARCHAR[]"),
     ("standing", "INTEGER"),
 ]
 _WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?![A-Za-z0-9_])")
@@ -51,23 +60,25 @@ def _inner_words(literal: str) -> list[str]:
 def _match_macro(max_groups: int) -> str:
     """The ``errdex_match(line)`` table macro: the records whose pattern occurs in the line, ranked as
     :func:`errdex.match.placement.prefer_placed` ranks them: a record whose ``programs`` do not hold the
-    program the line's syslog tag names after every other, then literal characters, variable parts, then among
-    equals the ones whose ``placement`` the line holds, whose ``programs`` hold the line's, by ``standing``,
-    then id."""
+    program the line's syslog tag names after every other, then a foreign one (test code, another platform:
+    ``standing`` from :data:`~errdex.records.placement.FOREIGN_STANDING`), then literal characters, variable
+    parts, then among equals the ones whose ``placement`` the line holds, whose ``origin`` it holds, whose
+    ``programs`` hold the line's, by ``standing``, then id."""
     tag = f"lower(regexp_extract(line, '{PROGRAM_TAG}', 1))"
     extracts = ", ".join(f"regexp_extract(line, r.pattern_re2, {i})" for i in range(1, max_groups + 1))
     groups = f"[{extracts}][1:least(r.group_count, {max_groups})]"
     return f"""
 CREATE MACRO errdex_match(line) AS TABLE
 SELECT record_id, slug, repo, error_class, severity, score, groups,
-       row_number() OVER (ORDER BY excluded, literal_chars DESC, variable_parts, placed DESC, agrees DESC,
-                          standing, record_id) AS rank
+       row_number() OVER (ORDER BY excluded, standing >= {FOREIGN_STANDING}, literal_chars DESC, variable_parts,
+                          placed DESC, named DESC, agrees DESC, standing, record_id) AS rank
 FROM (
   SELECT r.id AS record_id, r.slug, r.repo, r.error_class, r.severity,
          r.literal_chars * 1000 - r.variable_parts AS score,
          {groups} AS groups,
          r.literal_chars, r.variable_parts, r.standing,
          r.placement IS NOT NULL AND regexp_matches(line, r.placement) AS placed,
+         r.origin IS NOT NULL AND regexp_matches(line, r.origin) AS named,
          {tag} <> '' AND len(r.programs) > 0 AND NOT list_contains(r.programs, {tag}) AS excluded,
          {tag} <> '' AND list_contains(r.programs, {tag}) AS agrees
   FROM records r
@@ -120,6 +131,7 @@ def _columns(records: Sequence[LoadedRecord]) -> dict[str, list[Any]]:
         columns["prefilter"].append(max(literals, key=len) if literals else "")
         columns["key_word"].append(_key_word(literals))
         columns["placement"].append(placement_pattern(record))
+        columns["origin"].append(origin_pattern(record))
         columns["programs"].append(build_programs(record))
         columns["standing"].append(standing(record))
     return columns

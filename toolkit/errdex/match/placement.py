@@ -8,7 +8,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from errdex.records.placement import agrees, excluded, line_program, placement_pattern, standing
+from errdex.records.placement import (
+    agrees,
+    excluded,
+    foreign,
+    line_program,
+    origin_pattern,
+    placement_pattern,
+    standing,
+)
 
 __all__ = ["Preference", "Ranked", "prefer_placed", "rank_key", "rank_of"]
 
@@ -60,10 +68,7 @@ def _compiled(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
-def _placed(record: dict[str, Any], line: str) -> bool:
-    """Whether the line names the record's file and line, its Python module or its Java class
-    (:func:`errdex.records.placement.placement_pattern`): log4j ``Class@368``, ``dfs.DataNode$Responder``..."""
-    source = placement_pattern(record)
+def _names(source: str | None, line: str) -> bool:
     return source is not None and _compiled(source).search(line) is not None
 
 
@@ -73,28 +78,32 @@ def prefer_placed(matches: list[M], line: str | bytes, preference: Preference = 
     1. a record that could not have written the line (the line's program, :data:`PROGRAM_TAG
        <errdex.records.placement.PROGRAM_TAG>` or ``preference.program``, is not among its file's known
        programs; or its file is for another platform than ``preference.platform``) goes after every one that
-       could, whatever its pattern;
-    2. among matches tied on (literal characters, variable parts), those whose file, module or class the line
-       names come first, then those known to be built into the line's program, then by
-       :func:`~errdex.records.placement.standing` (platform, then role: main, contrib, test); the record id
-       last, as before. Nothing else moves."""
+       could, whatever its pattern; then a record of test code or of a file for another platform
+       (:func:`~errdex.records.placement.foreign`) after the rest;
+    2. among matches tied on (literal characters, variable parts), those whose file and line the line names
+       come first (:func:`~errdex.records.placement.placement_pattern`: log4j ``Class@368``), then those whose
+       module or class it names (:func:`~errdex.records.placement.origin_pattern`), then those known to be
+       built into the line's program, then by :func:`~errdex.records.placement.standing` (platform, then role:
+       main, contrib, test); the record id last, as before. Nothing else moves."""
     if len(matches) < 2:
         return matches
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     program = preference.program.lower() if preference.program else line_program(text)
     platform = preference.platform
-    out = [excluded(m.record, program, platform) for m in matches] if program or platform else [False] * len(matches)
-    if any(out) and not all(out):
-        order = sorted(range(len(matches)), key=out.__getitem__)  # stable: each side keeps its rank order
-        matches[:], out = [matches[i] for i in order], [out[i] for i in order]
+    tier = [2 if (program or platform) and excluded(m.record, program, platform)
+            else int(foreign(m.record, platform)) for m in matches]
+    if any(tier):
+        order = sorted(range(len(matches)), key=tier.__getitem__)  # stable: each tier keeps its rank order
+        matches[:], tier = [matches[i] for i in order], [tier[i] for i in order]
     start = 0
     while start < len(matches):
-        key = (out[start], *rank_key(matches[start])[:2])
+        key = (tier[start], *rank_key(matches[start])[:2])
         end = start + 1
-        while end < len(matches) and (out[end], *rank_key(matches[end])[:2]) == key:
+        while end < len(matches) and (tier[end], *rank_key(matches[end])[:2]) == key:
             end += 1
         if end - start > 1:
             matches[start:end] = sorted(matches[start:end], key=lambda m: (
-                not _placed(m.record, text), not agrees(m.record, program), standing(m.record, platform)))
+                not _names(placement_pattern(m.record), text), not _names(origin_pattern(m.record), text),
+                not agrees(m.record, program), standing(m.record, platform)))
         start = end
     return matches

@@ -7,8 +7,9 @@ expression in the subset Python ``re``, RE2 (DuckDB) and JavaScript read alike: 
 (``records.placement``), the site's ``api/patterns.json`` carries it (``placement``), and ``errdex match``
 compiles it; each of the three only looks for it in the line. The file's name is matched with or without its
 extension, then ``@`` or ``:``, then ``lineNumber``, not inside a longer name (an ASCII letter, digit or ``_``
-before it) nor a longer number (a digit after it). A Python file is also named by its module (logging's
-``%(name)s``: ``urllib3.connectionpool``), a Java file by its class as log4j prints it (``%c``): qualified by
+before it) nor a longer number (a digit after it). A weaker sign, :func:`origin_pattern` (``origin`` beside
+``placement`` in the index and the site), is a line naming a Python file's module (logging's
+``%(name)s``: ``urllib3.connectionpool``) or a Java file's class as log4j prints it (``%c``): qualified by
 its package, whole or shortened to initials (``org.apache.hadoop.dfs.DataNode``, ``dfs.DataNode``,
 ``o.a.h.d.DataNode``), with a nested class (``DataNode$PacketResponder``, ``DataNode.PacketResponder``), or
 alone before ``:``, ``]``, ``@`` or ``$`` (``[main:QuorumPeer@368]``, ``DataNode: ``).
@@ -16,9 +17,11 @@ alone before ``:``, ``]``, ``@`` or ``$`` (``[main:QuorumPeer@368]``, ``DataNode
 What the record's file is built into (its ``build`` field: programs, platform, role) ranks records that are
 otherwise equal, and a line that names its program removes the doubt: :data:`PROGRAM_TAG` (syslog's
 ``sshd[123]: ``) is the line's program; a record whose known programs do not hold it could not have written
-the line and ranks after every record that could (:func:`excluded`); among records tied on their pattern's
-specificity, one whose programs hold it comes first (:func:`agrees`), then :func:`standing` orders by
-platform (every platform, unix or linux before another) and role (``main`` before ``contrib`` before ``test``).
+the line and ranks after every record that could (:func:`excluded`); then a record of test code or of a file
+built for another platform ranks after the others (:func:`foreign`); among records tied on their pattern's
+specificity, one whose file and line the line names comes first, then one whose module or class it names,
+then one whose programs hold the line's (:func:`agrees`), then :func:`standing` orders by platform (every
+platform, unix or linux before another) and role (``main`` before ``contrib`` before ``test``).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["PROGRAM_TAG", "agrees", "build_programs", "excluded", "line_program", "placement_pattern",
-           "standing"]
+__all__ = ["FOREIGN_STANDING", "PROGRAM_TAG", "agrees", "build_programs", "excluded", "foreign", "line_program",
+           "origin_pattern", "placement_pattern", "standing"]
 
 #: The characters to escape in a file name so that every engine reads it as plain text.
 _SPECIAL = re.compile(r"[\\.^$|?*+()\[\]{}/]")
@@ -47,13 +50,21 @@ def placement_pattern(record: dict[str, Any]) -> str | None:
     names = sorted({name for name in (base, base.rsplit(".", 1)[0]) if name}, key=lambda n: (-len(n), n))
     if not names:
         return None
-    placed = f"(?:^|[^A-Za-z0-9_])(?:{'|'.join(_plain(n) for n in names)})[@:]{number}(?:[^0-9]|$)"
+    return f"(?:^|[^A-Za-z0-9_])(?:{'|'.join(_plain(n) for n in names)})[@:]{number}(?:[^0-9]|$)"
+
+
+def origin_pattern(record: dict[str, Any]) -> str | None:
+    """The expression found in a line that names the record's Python module or Java class (without a line
+    number: weaker than :func:`placement_pattern`, which says the statement); None for other files."""
+    path = record.get("filePath")
+    if not isinstance(path, str):
+        return None
     if path.endswith(".java"):
-        placed += "|" + _java_class(path)
+        return _java_class(path)
     module = _module(path) if path.endswith(".py") else ""
     if module:  # logging's %(name)s of getLogger(__name__): pkg.sub.mod for sub/mod.py, under any prefix
-        placed += f"|(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\\.)*{_plain(module)}(?:[^A-Za-z0-9_.]|$)"
-    return placed
+        return f"(?:^|[^A-Za-z0-9_.])(?:[A-Za-z0-9_]+\\.)*{_plain(module)}(?:[^A-Za-z0-9_.]|$)"
+    return None
 
 
 #: Folders a Python project keeps its packages in, not part of a module's name (``src/pkg/mod.py`` is ``pkg.mod``).
@@ -120,6 +131,8 @@ _TAG = re.compile(PROGRAM_TAG)
 DEFAULT_PLATFORMS = (None, "unix", "linux")
 #: What a role costs in :func:`standing`.
 _ROLES = {"main": 0, "contrib": 1, "test": 2}
+#: The :func:`standing` from which a record is :func:`foreign`: test code, or a file for another platform.
+FOREIGN_STANDING = 2
 
 
 def line_program(line: str) -> str | None:
@@ -159,6 +172,13 @@ def excluded(record: dict[str, Any], program: str | None, platform: str | None =
 def agrees(record: dict[str, Any], program: str | None) -> bool:
     """Whether the record's file is known to be built into ``program``."""
     return program is not None and program.lower() in build_programs(record)
+
+
+def foreign(record: dict[str, Any], platform: str | None = None) -> bool:
+    """Whether the record's file is test code or built for another platform than ``platform`` (by default: other
+    than every platform, unix or linux): such a record ranks after every other that matches the line, however
+    specific its pattern (the server's line, not the Windows copy's nor a regression helper's)."""
+    return standing(record, platform) >= FOREIGN_STANDING
 
 
 def standing(record: dict[str, Any], platform: str | None = None) -> int:

@@ -13,7 +13,14 @@ from markupsafe import Markup
 from errdex.cache import usable_cache
 from errdex.patterns import normalize_escapes
 from errdex.patterns.facts import FACTS_FILE, PatternFacts
-from errdex.records.placement import PROGRAM_TAG, build_programs, placement_pattern, standing
+from errdex.records.placement import (
+    FOREIGN_STANDING,
+    PROGRAM_TAG,
+    build_programs,
+    origin_pattern,
+    placement_pattern,
+    standing,
+)
 from errdex.records.source_paths import github_url, unsafe_path
 from errdex.records.text import anchor, first_sentence
 from errdex.records.vocabulary import (
@@ -164,6 +171,7 @@ class RecordFacts:
                 "source": known["source"], "flags": known["flags"],
                 "literalChars": known["literalChars"], "variableParts": known["variableParts"],
                 "placement": placement_pattern(record),  # breaks a tie, as errdex match does
+                "origin": origin_pattern(record),
                 "programs": build_programs(record), "standing": standing(record),
                 # proven to search any line in linear time: the only ones a page without a worker runs
                 "linear": known["linear"],
@@ -171,7 +179,8 @@ class RecordFacts:
                 "fix": record["solutions"][0] if record.get("solutions") else "",
             })
         entries.sort(key=lambda e: (-e["literalChars"], e["variableParts"], e["id"]))
-        return {"fields": list(LOG_MESSAGE_FIELDS), "programTag": PROGRAM_TAG, "patterns": entries, "refused": refused,
+        return {"fields": list(LOG_MESSAGE_FIELDS), "programTag": PROGRAM_TAG, "foreignStanding": FOREIGN_STANDING,
+                "patterns": entries, "refused": refused,
                 "retired": retired}
 
 
