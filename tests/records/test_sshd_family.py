@@ -173,6 +173,12 @@ def test_each_excerpt_is_the_source_at_v9_2_p1() -> None:
         assert record["githubUrl"].endswith(f"/{record['filePath']}#L{start}-L{end}")
 
 
+#: Records whose message harvest now reads further than when the family began, so that their draft has another id
+#: (the id comes from the message as read; the record keeps the one it was published with). session.c 699
+#: formats ``%s%s%s`` from a buffer that snprintf fills with literals, which harvest now follows.
+REREAD = frozenset({"starting-session-shell-on-pts-0-for-deploy-from-203-0-113-7"})
+
+
 def test_harvest_with_the_9_sinks_gives_each_record_its_statement(tmp_path: Path) -> None:
     """The family was started from ``errdex harvest`` with the family's harvest.toml: harvesting again finds
     the statement of every record with the same id, file, line, excerpt and link."""
@@ -180,10 +186,15 @@ def test_harvest_with_the_9_sinks_gives_each_record_its_statement(tmp_path: Path
     out.mkdir()
     harvest(_shared_repo(), repo="openssh/openssh-portable", rev="V_9_2_P1", out=out, log_levels="all",
             config=FAMILY / "harvest.toml")
-    found = (json.loads(path.read_text())["record"] for path in out.rglob("*.json"))
+    found = [json.loads(path.read_text())["record"] for path in out.rglob("*.json")]
     drafts = {draft["id"]: draft for draft in found}
+    placed = {(draft["filePath"], draft["lineNumber"]): draft for draft in found}
     for record in _family():
-        draft = drafts[record["id"]]
+        draft = placed[(record["filePath"], record["lineNumber"])]
+        if record["slug"] in REREAD:
+            assert record["id"] not in drafts, record["slug"]  # else it is no longer read further: drop it here
+        else:
+            assert draft["id"] == record["id"], record["slug"]
         for key in ("filePath", "lineNumber", "sourceCode", "sourceCodeStart", "sourceCodeEnd", "githubUrl",
                     "analyzedSha", "errorClass"):
             assert record[key] == draft[key], (record["slug"], key)
