@@ -8,7 +8,16 @@ import pytest
 
 from errdex import patterns
 from errdex.harvest.drafts import message_text
-from errdex.harvest.pattern import NoLiteralText, PatternRefused, build, display, first_line, has_literal, specific
+from errdex.harvest.pattern import (
+    NoLiteralText,
+    PatternRefused,
+    build,
+    display,
+    draftable,
+    first_line,
+    has_literal,
+    specific,
+)
 from errdex.harvest.sites import Choice, Hole, Shape, Template, Text
 
 CREATEOS: Template = (
@@ -256,3 +265,16 @@ def test_holes_no_class_can_part_are_joined_never_left_to_backtrack() -> None:
         assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
     assert build(templates[0]) == "Layout of (.+) must be larger than required size (.+)"
     assert _search(build(templates[1]), 'userid cookie "%V=0A0B0C0D0E0F0A0B0C0D" was reset') is not None
+
+
+def test_a_message_that_starts_with_free_text_needs_words_of_its_own() -> None:
+    # OpenSSH's privilege-separated child forwards every line as "%s [preauth]": as a draft it would be found in
+    # lines of every kind (a quarter of a real sshd log), written by other statements
+    assert not draftable((Hole("%s"), Text(" [preauth]")))
+    assert not draftable((Hole("%s"), Text(": failed")))
+    assert draftable((Hole("%s"), Text(" could not be opened")))  # words enough of its own
+    assert draftable((Text("Saved "), Hole("%s")))  # its first word names the line
+    urllib3 = (Hole("%s"), Text("://"), Hole("%s"), Text(":"), Hole("%s"), Text(' "'), Hole("%s"), Text(" "),
+               Hole("%s"), Text(" "), Hole("%s"), Text('" '), Hole("%s"), Text(" "), Hole("%s"))
+    assert draftable(urllib3)  # its punctuation names the line
+    assert specific((Hole("%s"), Text(" [preauth]")))  # what build() accepts is unchanged

@@ -313,3 +313,17 @@ void f(int rc) { fprintf(stderr, client_errors[rc - BASE]); fprintf(stderr, "%s:
 def test_a_precision_cuts_the_function_name_as_printf_does() -> None:
     site = _find(b'void a_long_function_name(void) {\n\tfatal("%.6s: x", __func__);\n}\n').sites[0]
     assert site.template == (Text("a_long: x"),)
+
+
+def test_a_variadic_function_that_sets_a_string_is_no_sink() -> None:
+    # OpenSSH's ssh_packet_set_log_preamble(ssh, "user %s", ...) stores a preamble for later lines; it writes none
+    source = b'''void ssh_packet_set_log_preamble(struct ssh *ssh, const char *fmt, ...);
+void log_it(const char *fmt, ...);
+void f(struct ssh *ssh) {
+    ssh_packet_set_log_preamble(ssh, "user %s", name);
+    log_it("user %s logged in", name);
+}'''
+    assert FINDER is not None
+    facts = FINDER.survey(source)
+    sites = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
+    assert [site.error_class for site in sites] == ["log_it"]

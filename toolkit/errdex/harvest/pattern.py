@@ -41,8 +41,19 @@ from errdex.harvest.sites import Choice, Hole, Part, Shape, Template, Text
 from errdex.patterns import PatternProblem, backtracking_problems, portability_problems, size_problems
 from errdex.patterns.size import MAX_ALTERNATIONS, MAX_LENGTH
 
-__all__ = ["MIN_LETTERS", "PUNCTUATION_ENOUGH", "SHAPE_PATTERNS", "NoLiteralText", "PatternRefused",
-           "build", "display", "first_line", "has_literal", "specific"]
+__all__ = [
+    "FREE_PART_LETTERS",
+    "MIN_LETTERS",
+    "PUNCTUATION_ENOUGH",
+    "SHAPE_PATTERNS",
+    "NoLiteralText",
+    "PatternRefused",
+    "build",
+    "display",
+    "first_line",
+    "has_literal",
+    "specific",
+]
 
 #: The group body of each shape (``any`` and ``word`` are classes: :func:`build` may narrow them).
 SHAPE_PATTERNS: dict[Shape, str] = {
@@ -165,6 +176,31 @@ def specific(template: Template) -> bool:
     letters = sum(ch.isalpha() for ch in required)
     marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
     return letters >= MIN_LETTERS or marks >= PUNCTUATION_ENOUGH
+
+
+def draftable(template: Template) -> bool:
+    """Whether a site's message says enough to become a draft: :func:`specific`, and at least
+    :data:`FREE_PART_LETTERS` letters of literal text when it starts with a part that may print any text
+    (``%s [preauth]``, ``%s: failed``: another message with a word added, which a pattern would find in lines of
+    every kind; ``Saved %s`` names its line by its first word, urllib3's ``%s://%s:%s "%s %s %s" %s %s`` by
+    its punctuation)."""
+    trimmed = _trim(template)
+    if trimmed and _free(trimmed[:1]):
+        required = _required_text(trimmed)
+        marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
+        if sum(ch.isalpha() for ch in required) < FREE_PART_LETTERS and marks < PUNCTUATION_ENOUGH:
+            return False
+    return specific(template)
+
+
+#: The fewest letters of literal text a message needs when it starts with a part that may print any text.
+FREE_PART_LETTERS = 8
+
+
+def _free(parts: tuple[Part, ...]) -> bool:
+    """Whether a part may print any text (a hole shaped ``any``, also inside a choice)."""
+    return any((isinstance(part, Hole) and part.shape == "any")
+               or (isinstance(part, Choice) and any(_free(option) for option in part.options)) for part in parts)
 
 
 _BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines()'s line boundaries

@@ -39,7 +39,7 @@ from errdex.harvest.merge import (
     write_bundle,
     write_folder,
 )
-from errdex.harvest.pattern import PatternRefused, first_line, has_literal, specific
+from errdex.harvest.pattern import PatternRefused, draftable, first_line, has_literal
 from errdex.harvest.pattern import build as build_pattern
 from errdex.harvest.report import HarvestReport
 from errdex.harvest.sinks import Sink, parse_levels
@@ -256,8 +256,8 @@ def _skip_reason(site: Site, message: str) -> SkipReason | None:
         return "no-literal"
     if not _ALNUM.intersection(message):
         return "no-literal"  # punctuation only: nothing to name the record by or to match on
-    if not specific(site.template):
-        return "too-generic"  # a version, a "1": its pattern would match lines of any kind
+    if not draftable(site.template):
+        return "too-generic"  # a version, a "1", "user %s": its pattern would match lines of any kind
     return None
 
 

@@ -31,6 +31,7 @@ from tree_sitter import Language, Node
 
 from errdex.harvest.languages import Macro, Printer
 from errdex.harvest.languages._shared import nodes, unescape
+from errdex.harvest.languages.c_sinks import BUILDER_WORDS
 
 __all__ = ["DEPTH", "arounds", "builds_by_name", "forwarders", "printers"]
 
@@ -38,8 +39,7 @@ _LANGUAGE = Language(tree_sitter_c.language())
 #: How many calls deep a definition's parameters are followed into the functions it calls.
 DEPTH = 4
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_BUILDERS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "vsnprintf", "str", "string", "buf",
-                       "buffer", "append", "put", "putf", "cat"})
+_BUILDERS = BUILDER_WORDS
 _FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
 _LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
 _LEVEL_TYPE = re.compile(r"(?i)level|priority|severity")

@@ -31,7 +31,7 @@ from errdex.harvest.sinks import Sink
 
 _LANGUAGE = Language(tree_sitter_c.language())
 
-__all__ = ["declared"]
+__all__ = ["BUILDER_WORDS", "declared"]
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _LEVEL_WORDS = {
@@ -40,8 +40,11 @@ _LEVEL_WORDS = {
     "info": "info", "notice": "info", "verbose": "info", "debug": "debug", "dbg": "debug", "trace": "trace",
 }
 _LOG_WORDS = frozenset({*_LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger", "msg", "message", "report"})
-_BUILDERS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "str", "string", "buf", "buffer",
-                       "append", "put", "putf", "cat"})
+#: Words of a function's name that say it builds or stores a string rather than writing a line
+#: (``xasprintf``, ``sshbuf_putf``, ``ssh_packet_set_log_preamble``).
+BUILDER_WORDS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "vsnprintf", "str", "string", "buf",
+                           "buffer", "append", "put", "putf", "cat", "set"})
+_BUILDERS = BUILDER_WORDS
 _FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
 _LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
 
