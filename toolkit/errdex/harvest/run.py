@@ -148,14 +148,15 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
 
 def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.Pattern[bytes] | None:
     """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
-    sinks or of the tree's own (``facts.sinks``), or one of the words its other sites are built on
-    (``Finder.site_words``: ``throw``, ``raise``), as a whole word; None when the finder names none (every
-    file is parsed). The call a site is has its function's name as an identifier in the text: a file
+    sinks or of the tree's own (``facts.sinks``) or of a function that raises for its callers
+    (``facts.raisers``), or one of the words its other sites are built on (``Finder.site_words``:
+    ``throw``, ``raise``), as a whole word; None when the finder names none (every file is parsed). The call a site is has its function's name as an identifier in the text: a file
     without one holds no site."""
     words = getattr(finder, "site_words", None)
     if words is None:
         return None
     names = {sink.name.rsplit(".", 1)[-1].encode() for sink in (*sinks, *facts.sinks.values())}
+    names.update(name.encode() for name in facts.raisers)  # ``self.fail("...")`` raises through a helper
     alternatives = b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w)))
     return re.compile(rb"\b(?:" + alternatives + rb")\b")  # a whole identifier: err is not in error
 

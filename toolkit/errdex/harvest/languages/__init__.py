@@ -31,7 +31,8 @@ from typing import NamedTuple, Protocol
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "TreeFacts", "Unparsable", "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Parameter", "Raiser", "TreeFacts", "Unparsable",
+           "finder_for"]
 
 
 class Parameter(NamedTuple):
@@ -43,6 +44,19 @@ class Parameter(NamedTuple):
     position: int
 
 
+class Raiser(NamedTuple):
+    """A function that raises (or, ``returns``, returns) an exception whose message is its parameter
+    ``parameter``, at ``position`` of its callers' arguments; of ``error_class``, unless the caller passes the
+    class for ``class_parameter`` (at ``class_position``)."""
+
+    position: int
+    parameter: str
+    error_class: str
+    class_position: int | None = None
+    class_parameter: str | None = None
+    returns: bool = False
+
+
 @dataclass
 class TreeFacts:
     """What a first pass over the tree learns, of one file or (merged by :meth:`add`, in path order) of all
@@ -52,13 +66,18 @@ class TreeFacts:
     - ``sinks``: printf-like log functions and macros found by their declarations (C), by name;
     - ``passed``: the string literals callers pass for a method's parameter (Java), by parameter;
     - ``returns``: the messages functions of a name return (Python ``def describe(self): return f"..."``),
-      each distinct template once: a caller uses one only when all the tree's functions of that name agree.
+      each distinct template once: a caller uses one only when all the tree's functions of that name agree;
+    - ``raisers``: functions that raise for their callers, with their parameter as the message (Python's
+      ``self.fail(msg, lineno)``), by name, each distinct one once;
+    - ``class_messages``: the messages exception classes write themselves (a ``__str__``), by class name.
     """
 
     constants: dict[str, str] = field(default_factory=dict)
     sinks: dict[str, Sink] = field(default_factory=dict)
     passed: dict[Parameter, list[str]] = field(default_factory=dict)
     returns: dict[str, list[Template]] = field(default_factory=dict)
+    raisers: dict[str, list[Raiser]] = field(default_factory=dict)
+    class_messages: dict[str, list[Template]] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -75,6 +94,12 @@ class TreeFacts:
         for name, templates in other.returns.items():
             kept = self.returns.setdefault(name, [])
             kept.extend(t for t in templates if t not in kept)
+        for name, found in other.raisers.items():
+            raisers = self.raisers.setdefault(name, [])
+            raisers.extend(r for r in found if r not in raisers)
+        for name, templates in other.class_messages.items():
+            held = self.class_messages.setdefault(name, [])
+            held.extend(t for t in templates if t not in held)
 
 
 class Unparsable(ValueError):
