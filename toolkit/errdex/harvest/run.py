@@ -150,8 +150,8 @@ def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.P
     """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
     sinks or of the tree's own (``facts.sinks``) or of a function that raises for its callers
     (``facts.raisers``), or one of the words its other sites are built on (``Finder.site_words``:
-    ``throw``, ``raise``), as a whole word; None when the finder names none (every file is parsed). The call a site is has its function's name as an identifier in the text: a file
-    without one holds no site."""
+    ``throw``, ``raise``), as a whole word; None when the finder names none (every file is parsed). The call
+    a site is has its function's name as an identifier in the text: a file without one holds no site."""
     words = getattr(finder, "site_words", None)
     if words is None:
         return None
