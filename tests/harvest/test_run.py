@@ -203,7 +203,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "app"
     write_tree(folder, {"a.fake": 'throw Error "boom"\n'})
     cases: list[tuple[dict[str, Any], str]] = [
-        ({}, "--sha"), ({"sha": "c" * 40, "log_levels": "loud"}, "--log-levels"),
+        ({"sha": "c" * 40, "log_levels": "loud"}, "--log-levels"),
         ({"sha": "c" * 40, "out": tmp_path / "o", "bundle": tmp_path / "b.jsonl"}, "not both"),
         ({"sha": "c" * 40, "jobs": 0}, "--jobs"), ({"sha": "c" * 40, "repo": "a/b/c"}, "owner/name")]
     for kwargs, message in cases:

@@ -126,9 +126,11 @@ def timestamp(epoch: str | None = None, now: Callable[[], datetime] = lambda: da
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Sequence[str], pattern: str,
-                 ordinal: int = 1) -> dict[str, Any]:
-    """The draft record of one site (``lines``: its file's lines; ``pattern``: its messagePattern)."""
+def draft_record(site: Site, *, repo: str, sha: str | None, analyzed_at: str, lines: Sequence[str], pattern: str,
+                 ordinal: int = 1, version: str | None = None) -> dict[str, Any]:
+    """The draft record of one site (``lines``: its file's lines; ``pattern``: its messagePattern). With no
+    commit (``sha`` None: a folder no repository holds), ``analyzedSha`` and ``githubUrl`` are null and
+    ``analyzedVersion`` names the release, when known (``version``)."""
     message = message_text(site.template)
     code, start, end = excerpt(lines, site.line, site.end_line)
     level = _level(site)
@@ -148,7 +150,7 @@ def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Se
         "sourceCode": code,
         "sourceCodeStart": start,
         "sourceCodeEnd": end,
-        "githubUrl": github_url(repo, sha, site.path, start, end),
+        "githubUrl": github_url(repo, sha, site.path, start, end) if sha is not None else None,
         "documentation": "",
         "triggerScenarios": trigger_draft(site),
         "commonSituations": "",
@@ -162,6 +164,7 @@ def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Se
         "tags": [],
         "backgroundTag": PLACEHOLDER,
         "analyzedSha": sha,
+        **({"analyzedVersion": version} if sha is None and version else {}),
         "analyzedAt": analyzed_at,
         "contentChangedAt": analyzed_at,
         "schemaVersion": DRAFT_VERSION,

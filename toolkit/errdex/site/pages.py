@@ -177,6 +177,7 @@ class RecordPage(Page):
     added_in: str | None  # the release the record was added in (from the release manifests)
     changed_in: str | None  # the release its content last changed in
     draft: bool = False  # harvested from the code, prose not written yet: empty prose sections are left out
+    analyzed_version: str = ""  # with no commit (an installed package harvested): the release it held
 
 
 @dataclass(frozen=True)
