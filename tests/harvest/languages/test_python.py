@@ -517,12 +517,11 @@ def test_an_exception_raised_through_a_helper_is_a_site_at_each_caller() -> None
 
 
 def test_a_message_built_by_the_exception_or_its_owner() -> None:
-    found = _tree({"pkg/errors.py": '''
-        class MissingError(Exception):
+    found = _tree({"pkg/exc.py": '''
+        class MissingError(Exception):  # a file of exception classes only: no raise, no return
             def __init__(self, name):
                 super().__init__(f"{name!r} is missing")
-
-
+        ''', "pkg/errors.py": '''
         class Undefined:
             @property
             def _undefined_message(self):
@@ -552,9 +551,9 @@ def test_a_message_built_by_the_exception_or_its_owner() -> None:
         '''})
     errors = found["pkg/errors.py"]
     assert [(s.line, s.template) for s in errors.sites] == [
-        (17, (Choice(((Hole("{self._name!r}"), Text(" is undefined")),
+        (12, (Choice(((Hole("{self._name!r}"), Text(" is undefined")),
                       (Hole("{type(self._obj).__name__!r}"), Text(" has no attribute "), Hole("{self._name!r}")))),)),
-        (26, (Choice(((Text("Missing end of comment tag"),), (Text("Missing end of raw directive"),))),)),
+        (21, (Choice(((Text("Missing end of comment tag"),), (Text("Missing end of raw directive"),))),)),
     ]
     assert [(s.line, s.template) for s in found["pkg/use.py"].sites] == [
         (3, (Hole("{name!r}"), Text(" is missing")))]
