@@ -504,6 +504,14 @@ def test_an_exception_raised_through_a_helper_is_a_site_at_each_caller() -> None
         ''', "pkg/ext.py": '''
         def parse(parser, lineno):
             parser.fail("pluralize without variables", lineno)
+
+
+        def prefixed(msg):
+            msg = f"ext: {msg}"  # what it raises is not what its callers pass: not a helper
+            raise ValueError(msg)
+
+
+        prefixed("unknown option")
         '''})
     parser = found["pkg/parser.py"]
     assert [(s.line, s.template, s.error_class) for s in parser.sites] == [
@@ -513,7 +521,8 @@ def test_an_exception_raised_through_a_helper_is_a_site_at_each_caller() -> None
         (17, (Text("bad token"),), "ParseError"),
     ]
     assert [(s.line, s.reason) for s in parser.skipped] == [(4, "no-literal")]  # fail's own raise: no text
-    assert [(s.line, s.template) for s in found["pkg/ext.py"].sites] == [(3, (Text("pluralize without variables"),))]
+    assert [(s.line, s.template) for s in found["pkg/ext.py"].sites] == [
+        (3, (Text("pluralize without variables"),)), (8, (Text("ext: "), Hole("{msg}")))]
 
 
 def test_a_message_built_by_the_exception_or_its_owner() -> None:

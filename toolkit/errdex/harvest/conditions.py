@@ -72,7 +72,8 @@ def _atom(text: str) -> str:
     match = _ISINSTANCE.fullmatch(text)
     if match is not None:
         kinds = [kind.strip() for kind in match.group(2).split(",") if kind.strip()]
-        return f"{match.group(1)} is {_article(kinds[0])} {' or '.join(kinds)}"
+        if kinds:
+            return f"{match.group(1)} is {_article(kinds[0])} {' or '.join(kinds)}"
     match = _HASATTR.fullmatch(text)
     if match is not None:
         return f"{match.group(1)} has {match.group(2)}"

@@ -105,7 +105,8 @@ def _raiser(function: Node, call: Node, known: dict[str, Raiser] | None) -> Rais
             given = argument(args, inner.class_position, inner.class_parameter or "")
             if given is not None:
                 error_class = text(given)
-    if message is None or message.type != "identifier" or text(message) not in plain[offset:]:
+    if message is None or message.type != "identifier" or text(message) not in plain[offset:] \
+            or _rebound(function, text(message)):
         return None
     if error_class in plain[offset:]:  # ``raise exc(msg, ...)``: the class is a parameter too
         class_parameter = error_class
@@ -117,6 +118,16 @@ def _raiser(function: Node, call: Node, known: dict[str, Raiser] | None) -> Rais
                   class_position=plain.index(class_parameter) - offset if class_parameter else None,
                   class_parameter=class_parameter, returns=known is None and call.parent is not None
                   and call.parent.type == "return_statement")
+
+
+def _rebound(function: Node, name: str) -> bool:
+    """Whether the function's own body assigns the parameter again (``msg = f"{prefix}: {msg}"``): what it
+    raises is then not what its callers pass."""
+    for assignment in _own(function, ("assignment", "augmented_assignment", "named_expression")):
+        target = assignment.child_by_field_name("left") or assignment.child_by_field_name("name")
+        if target is not None and text(target) == name:
+            return True
+    return False
 
 
 def argument(args: Node, position: int, name: str) -> Node | None:
