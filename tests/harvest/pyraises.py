@@ -6,7 +6,8 @@ message's first line), and a trace function writes, to the truth, the frame that
 an ``exception`` event names for it (jinja2 rewrites its tracebacks, so the traceback itself cannot say). When
 that frame's function was handed the message as a parameter (``def fail(self, msg, lineno, exc): raise
 exc(msg, ...)``), its callers up the stack that handed the same message are the statements that wrote the text:
-the truth names the furthest such caller as ``caller`` (the raise itself is not the answer then). Only
+the truth names, as ``caller``, the first frame up the stack that was not handed it (the raise itself is not
+the answer then). Only
 jinja2's own exceptions are in the truth: a ``TypeError`` Python raised for a call in a template is in the log,
 but no statement of jinja2 wrote it.
 
