@@ -7,9 +7,8 @@ an ``exception`` event names for it (jinja2 rewrites its tracebacks, so the trac
 that frame's function was handed the message as a parameter (``def fail(self, msg, lineno, exc): raise
 exc(msg, ...)``), its callers up the stack that handed the same message are the statements that wrote the text:
 the truth names, as ``caller``, the first frame up the stack that was not handed it (the raise itself is not
-the answer then). Only
-jinja2's own exceptions are in the truth: a ``TypeError`` Python raised for a call in a template is in the log,
-but no statement of jinja2 wrote it.
+the answer then). Only jinja2's own exceptions are in the truth: a ``TypeError`` Python raised for a call in a
+template is in the log, but no statement of jinja2 wrote it.
 
     PYTHONPATH=toolkit:. .venv/bin/python -m tests.harvest.pyraises OUT_DIR
 """
