@@ -54,8 +54,20 @@ def test_json_report(cli: Callable[..., CliResult], app: Path, tmp_path: Path) -
     assert json.loads((tmp_path / "d.jsonl").read_text().splitlines()[0])["record"]["status"] == "draft"
 
 
+def test_a_folder_outside_git_is_harvested_with_no_commit(cli: Callable[..., CliResult], app: Path,
+                                                           tmp_path: Path) -> None:
+    """No --sha and no repository: the drafts name no commit and no URL, and validate takes them."""
+    result = cli("harvest", str(app), "--repo", "acme/app", "--out", str(tmp_path / "records"),
+                 "--format", "json", "-q")
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["analyzedSha"] is None and result.json()["records"]["new"]
+    drafts = [json.loads(path.read_text())["record"] for path in sorted((tmp_path / "records").rglob("*.json"))]
+    assert drafts and all(d["analyzedSha"] is None and d["githubUrl"] is None for d in drafts)
+    checked = cli("validate", str(tmp_path / "records"))
+    assert checked.exit_code == 0 and " 0 error(s)" in checked.stdout + checked.stderr, checked.stderr
+
+
 @pytest.mark.parametrize(("extra", "code", "words"), [
-    ((), 2, "--sha"),
     (("--sha", "d" * 40, "--repo", "nope"), 2, "owner/name"),
     (("--sha", "d" * 40, "--rev", "HEAD"), 2, "not both"),
     (("--rev", "HEAD"), 2, "not a git repository"),

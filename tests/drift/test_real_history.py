@@ -1,7 +1,8 @@
 """Drift on real history: records harvested at an old release followed to later ones, against git's own diff.
 
-OpenSSH V_6_6_P1 -> V_7_4_P1 and V_9_2_P1, ZooKeeper release-3.4.5 -> release-3.4.6 and release-3.4.14, each
-harvested at the old tag with every log level. The oracle (:mod:`tests.drift.oracle`) is git itself: a record
+OpenSSH V_6_6_P1 -> V_7_4_P1 and V_9_2_P1, ZooKeeper release-3.4.5 -> release-3.4.6 and release-3.4.14, and a
+Python pair (Debian's pip -> the virtual environment's, as a two-commit history), each harvested at the old tag
+with every log level. The oracle (:mod:`tests.drift.oracle`) is git itself: a record
 whose call line the diff leaves untouched must land on exactly the line the diff maps it to; a record none of
 whose statement's or message's literal text occurs anywhere at the new tag must not be said to be still there
 (vanished, or reworded when a statement in its place writes a similar message). The counts printed here are
@@ -11,11 +12,15 @@ the README's.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pip
 import pytest
 
 from errdex.drift.outcomes import DriftReport
@@ -135,3 +140,42 @@ def test_openssh(data: Path, bundles: dict[str, Path], new: str) -> None:
 @pytest.mark.parametrize("new", ["release-3.4.6", "release-3.4.14"])
 def test_zookeeper(data: Path, bundles: dict[str, Path], new: str) -> None:
     _check(data, bundles, ZOOKEEPER, new)
+
+
+#: Debian's own pip (python3-pip: 23.0.1 on Debian 12), an older release of the pip the virtual environment runs.
+DEBIAN_PIP = Path("/usr/lib/python3/dist-packages/pip")
+
+
+def _python_pair(tmp: Path, old: Path, new: Path, under: str) -> Path:
+    """Two releases of a Python package as a two-commit history (tags ``old`` and ``new``) at ``under``: what
+    two sdists of a project would give, from copies already on disk."""
+    repo = tmp / "repo"
+    repo.mkdir()
+    for tag, folder in (("old", old), ("new", new)):
+        shutil.rmtree(repo / under, ignore_errors=True)
+        shutil.copytree(folder, repo / under, ignore=shutil.ignore_patterns("__pycache__", "_vendor"))
+        for args in (("init", "-q", "-b", "main") if tag == "old" else (), ("add", "-A"),
+                     ("-c", "user.name=errdex", "-c", "user.email=errdex@invalid", "commit", "-q", "-m", tag),
+                     ("tag", tag)):
+            if args:
+                subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    return repo
+
+
+def test_python_release_pair(tmp_path: Path) -> None:
+    """pip from Debian's release to the virtual environment's, its vendored libraries left out: every record
+    on a line the diff leaves untouched lands there, and identical statements keep their order."""
+    new = Path(pip.__file__).resolve().parent
+    if not DEBIAN_PIP.is_dir() or DEBIAN_PIP.resolve() == new:
+        reason = f"no second release of pip on disk ({DEBIAN_PIP}: Debian's python3-pip)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    repo = _python_pair(tmp_path, DEBIAN_PIP, new, "src/pip")
+    bundle = tmp_path / "pip.jsonl"
+    harvest(repo, repo="pypa/pip", rev="old", bundle=bundle, log_levels="all")
+    report = drift(repo, rev="new", records=[bundle])
+    result = measure(report, _records(bundle), repo, "old", "new", SOURCE_SUFFIXES)
+    print(result.summary("pypa/pip Debian -> venv"))
+    assert result.untouched >= 100 and result.exact / result.untouched >= EXACT_FLOOR, result.misses
+    assert result.gone_but_kept == []

@@ -128,3 +128,28 @@ def test_a_hand_written_record_is_not_harvested_and_brings_no_new_sites(
     single.write_text(json.dumps(envelope) + "\n")
     report = drift(root, rev=new, records=[single])
     assert len(report.drifted) == 1 and report.new_sites == []
+
+
+def test_identical_statements_keep_their_order_when_their_block_moves(repo: tuple[Path, Commit],
+                                                                      tmp_path: Path) -> None:
+    """pip's ``logger.debug("Exception information:", exc_info=True)`` after each of five handlers, their
+    block re-indented into another function: every line changes, the nearest line would cross them; the
+    five records land on the five statements in their order."""
+    root, commit = repo
+    handlers = "".join(f'''        except E{n} as exc:
+            logger.critical("handler {n} failed")
+            logger.debug("Exception information:", exc_info=True)
+{"" if n % 2 else chr(10) * 3}''' for n in range(5))
+    old = commit({"base.py": f"def main():\n    def wrapper():\n        try:\n            run()\n{handlers}"})
+    bundle = tmp_path / "records.jsonl"
+    harvest(root, repo="o/n", rev=old, bundle=bundle, log_levels="all")
+    flat = handlers.replace("\n        ", "\n    ").replace("        except E0", "    except E0")
+    new = commit({"base.py": "import os\n\n\ndef run_wrapper():\n    try:\n        run()\n" + flat})
+    report = drift(root, rev=new, records=[bundle])
+    records = [json.loads(line)["record"] for line in bundle.read_text().splitlines()]
+    old_lines = {r["id"]: r["lineNumber"] for r in records if r["errorMessage"] == "Exception information:"}
+    landed = sorted((old_lines[item.record_id], item.new.line) for item in report.drifted
+                    if item.record_id in old_lines and item.new is not None)
+    new_lines = [n for n, line in enumerate((root / "base.py").read_text().splitlines(), 1)
+                 if "Exception information" in line]
+    assert len(landed) == 5 and [new for _, new in landed] == new_lines

@@ -52,17 +52,34 @@ def test_ids_follow_from_repo_file_and_message() -> None:
 
 
 @pytest.mark.parametrize(("changes", "expected"), [
-    ({}, "raised in request() when !response.ok"),
-    ({"guards": ("a", "not (b)")}, "raised in request() when a and not (b)"),
+    ({}, "raised in request() when response.ok is not set"),
+    ({"guards": ("a", "not (b)")}, "raised in request() when a is set and b is not set"),
     ({"guards": ()}, "raised in request()"),
     ({"function": None, "guards": ()}, "raised at the top level of src/client.ts"),
-    ({"kind": "log", "level": "warn", "function": "Foo.bar"}, "logged at warning in Foo.bar() when !response.ok"),
+    ({"kind": "log", "level": "warn", "function": "Foo.bar"},
+     "logged at warning in Foo.bar() when response.ok is not set"),
     ({"kind": "panic", "guards": ()}, "panics in request()"),
     ({"kind": "return-error", "guards": ()}, "returned as an error in request()"),
 ])
 def test_the_trigger_draft_is_taken_from_the_code(changes: dict[str, Any], expected: str) -> None:
     text = trigger_draft(_site(**changes))
     assert text == expected and drafted_trigger(text)
+
+
+@pytest.mark.parametrize(("condition", "words"), [
+    ("not isinstance(x, str) and y is None", "x is not a str and y is None"),
+    ("creationMayHaveSucceeded && !processId", "creationMayHaveSucceeded is set and processId is not set"),
+    ("key not in table or len(key) > 40", "key is not in table or len(key) is greater than 40"),
+    ("(a || b) && !path.endsWith('.tmp')", "(a is set or b is set) and path does not end with '.tmp'"),
+    ("err != nil", "err is not nil"),
+    ("x === undefined || x instanceof Error", "x is undefined or x is an Error"),
+    ("isinstance(v, (int, float)) and not hasattr(v, 'real')", "(v is an int or float) and v has no real"),
+    ("not self.allowed(name)", "self.allowed(name) is false"),
+    ("s == 'a && b'", "s is 'a && b'"),  # an operator inside a string is text
+    ("isinstance(x, ())", "isinstance(x, ())"),  # no class named: kept as written
+])
+def test_a_guard_reads_as_words_in_every_language(condition: str, words: str) -> None:
+    assert trigger_draft(_site(guards=(condition,))) == f"raised in request() when {words}"
 
 
 def test_a_contributors_trigger_text_is_not_a_draft() -> None:
@@ -99,7 +116,7 @@ def test_a_draft_has_every_mechanical_field() -> None:
     assert draft["sourceCode"].splitlines()[0] == "line 7"
     assert draft["githubUrl"] == f"https://github.com/paperclipai/paperclip/blob/{'a' * 40}/src/client.ts#L7-L14"
     assert draft["analyzedSha"] == "a" * 40 and draft["analyzedAt"] == draft["contentChangedAt"]
-    assert draft["triggerScenarios"] == "raised in request() when !response.ok"
+    assert draft["triggerScenarios"] == "raised in request() when response.ok is not set"
     assert (draft["schemaVersion"], draft["status"]) == (4, DRAFT_STATUS)
     assert all(draft[name] in ("", []) for name in ("documentation", "commonSituations", "solutions", "exampleFix",
                                                     "typeGuard", "tryCatchPattern", "preventionTips"))

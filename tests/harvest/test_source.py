@@ -60,14 +60,44 @@ def test_rev_on_a_plain_folder_is_refused(tmp_path: Path) -> None:
         read_source(tmp_path / "plain", rev="HEAD")
 
 
-def test_a_folder_outside_git_needs_its_sha(tmp_path: Path) -> None:
+def test_a_folder_outside_git_borrows_no_commit(tmp_path: Path) -> None:
     folder = tmp_path / "plain"
     write_tree(folder, FILES)
-    with pytest.raises(UsageError, match="--sha") as caught:
-        read_source(folder)
-    assert "\n" not in str(caught.value)
+    found = read_source(folder)
+    assert found.sha is None and found.version is None and _paths(found) == ["README.md", "src/a.py", "src/b.go"]
     found = read_source(folder, sha="b" * 40)
     assert found.sha == "b" * 40 and _paths(found) == ["README.md", "src/a.py", "src/b.go"]
+
+
+def test_an_installed_package_is_read_with_its_version_not_as_vendored(tmp_path: Path) -> None:
+    """A package in a ``site-packages`` or ``dist-packages`` outside git: its files, and the release its
+    ``*.dist-info`` (or ``*.egg-info``) names; a ``site-packages`` below the folder given is still vendored."""
+    for packages in ("lib/python3.11/site-packages", "dist-packages"):
+        root = tmp_path / packages
+        write_tree(root, {"demo/core.py": "raise ValueError('a')\n", "demo/site-packages/x/y.py": "x\n",
+                          "demo_pkg-1.2.3.dist-info/METADATA": "Metadata-Version: 2.1\nName: demo-pkg\n"
+                                                               "Version: 1.2.3\n",
+                          "demo_pkg-1.2.3.dist-info/top_level.txt": "demo\n"})
+        found = read_source(root / "demo")
+        assert (found.sha, found.version, _paths(found)) == (None, "demo-pkg 1.2.3", ["core.py"])
+        assert found.skipped == {"vendored": ["site-packages/x/y.py"]}
+        # the packages folder itself (or one above it) is what was asked for too
+        assert "demo/core.py" in _paths(read_source(root))
+
+
+def test_a_folder_the_outer_work_tree_ignores_or_does_not_track_takes_no_commit(git_repo: Repo) -> None:
+    repo, sha = git_repo({".gitignore": ".venv/\n", "src/a.py": "raise ValueError('a')\n"})
+    installed = repo / ".venv" / "lib" / "python3.11" / "site-packages"
+    write_tree(installed, {"demo/core.py": "raise ValueError('b')\n",
+                           "demo-2.0.dist-info/METADATA": "Name: demo\nVersion: 2.0\n"})
+    write_tree(repo, {"untracked/mod.py": "raise ValueError('c')\n"})
+    found = read_source(installed / "demo")
+    assert (found.sha, found.version, _paths(found), found.skipped) == (None, "demo 2.0", ["core.py"], {})
+    found = read_source(repo / "untracked")
+    assert (found.sha, _paths(found)) == (None, ["mod.py"])
+    # a folder the work tree does track still takes its commit and its path in the repository
+    found = read_source(repo / "src")
+    assert (found.sha, _paths(found)) == (sha, ["src/a.py"])
 
 
 @pytest.mark.parametrize("sha", ["abc", "B" * 40, "g" * 40])
@@ -170,8 +200,10 @@ def test_a_path_prefix_replaces_the_work_trees_own(git_repo: Repo) -> None:
 
 def test_a_path_prefix_skips_by_the_repository_path(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.py": "x\n"})
+    write_tree(tmp_path, {"vendor/b.py": "x\n"})
     found = read_source(tmp_path, sha="c" * 40, path_prefix="vendor/lib")
-    assert _paths(found) == [] and found.skipped == {"vendored": ["vendor/lib/a.py"]}
+    # the folder given is what was asked for, wherever it sits; a vendored folder below it is not
+    assert _paths(found) == ["vendor/lib/a.py"] and found.skipped == {"vendored": ["vendor/lib/vendor/b.py"]}
 
 
 @pytest.mark.parametrize(("prefix", "message"), [("/abs/src", "absolute"), ("a/../b", "'..'"),

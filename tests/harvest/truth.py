@@ -99,7 +99,7 @@ def _statements(path: Path) -> tuple[tuple[int, int], ...]:
                  if isinstance(node, ast.stmt) and not hasattr(node, "body"))
 
 
-def _python_span(root: Path, path: str, line: int) -> tuple[str, int, int] | None:
+def python_span(root: Path, path: str, line: int) -> tuple[str, int, int] | None:
     """The statement of ``root`` holding ``path:line`` (the innermost), as (relative file, first, last)."""
     try:
         relative = Path(path).resolve().relative_to(root.resolve())
@@ -118,7 +118,7 @@ def python_expected(log: Path, truth: Path, root: Path) -> tuple[list[Expected],
     expected, others = [], 0
     for row in map(json.loads, truth.read_text(encoding="utf-8").splitlines()):
         places = [(row["path"], row["lineno"]), *([tuple(row["caller"])] if row.get("caller") else [])]
-        spans = tuple(span for p, n in places if (span := _python_span(root, p, n)) is not None)
+        spans = tuple(span for p, n in places if (span := python_span(root, p, n)) is not None)
         if not spans:
             others += 1
             continue

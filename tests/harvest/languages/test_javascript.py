@@ -294,3 +294,38 @@ def test_createos_client_every_c1_to_c8_message_at_its_line() -> None:
     # the throw at 67 builds C1 without text of its own: its class's constructor writes it (line 10)
     assert found.skipped == []
     assert by_line[126].guards[-1] == '!["creating", "pausing", "resuming"].includes(sandbox.status!)'
+
+
+def test_an_error_thrown_through_a_helper_is_a_site_at_each_caller() -> None:
+    finder = FINDERS["javascript"]
+    files = {"src/parser.js": b'''class Parser {
+  fail(message, pos) {
+    throw new SyntaxError(message);
+  }
+  error(message) {
+    return new ParseError(message, this.pos);
+  }
+  parse(token) {
+    if (!token) {
+      this.fail("Unexpected end of input", this.pos);
+    }
+    throw this.error(`Unexpected token ${token}`);
+  }
+}
+''', "src/use.js": b'''function read(parser) {
+  parser.fail("Unterminated string constant");
+}
+'''}
+    facts = TreeFacts()
+    for source in files.values():
+        facts.add(finder.survey(source))
+    found = {path: finder.find(source, path, sinks=(), levels=DEFAULT_LEVELS, facts=facts)
+             for path, source in files.items()}
+    parser = found["src/parser.js"]
+    assert [(s.line, s.template, s.error_class, s.guards) for s in parser.sites] == [
+        (10, (Text("Unexpected end of input"),), "SyntaxError", ("!token",)),
+        (12, (Text("Unexpected token "), Hole("${token}")), "ParseError", ()),
+    ]
+    # fail's own throw and the error its maker returns: no text of their own
+    assert [(s.line, s.reason) for s in parser.skipped] == [(3, "no-literal"), (6, "no-literal")]
+    assert [(s.line, s.template) for s in found["src/use.js"].sites] == [(2, (Text("Unterminated string constant"),))]

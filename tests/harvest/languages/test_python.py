@@ -467,5 +467,102 @@ def test_pathological_names_are_read_in_bounded_operations_and_choices() -> None
     # the whole file through the finder: no RecursionError, every log call listed (a site or a skip)
     found = FINDER.find(source, "gen.py", sinks=(), levels=DEFAULT_LEVELS, facts=FINDER.survey(source))
     assert found.parse_error is None
-    assert len(found.sites) + len(found.skipped) == 4
+    # the three logs, forward6's raise (of its parameter: no text of its own) and the call that passes the text
+    assert len(found.sites) + len(found.skipped) == 5
     assert found.sites[-1].template == (Text("from the top"),)
+    assert found.sites[-1].line == source.count(b"\n")  # the call on the last line, through six raisers
+
+
+def _tree(files: dict[str, str]) -> dict[str, FileSites]:
+    """Each file's sites, with what the first pass learns from all of them (as a harvest merges it)."""
+    facts = TreeFacts()
+    sources = {path: textwrap.dedent(text).encode() for path, text in files.items()}
+    for source in sources.values():
+        facts.add(FINDER.survey(source))
+    return {path: FINDER.find(source, path, sinks=(), levels=DEFAULT_LEVELS, facts=facts)
+            for path, source in sources.items()}
+
+
+def test_an_exception_raised_through_a_helper_is_a_site_at_each_caller() -> None:
+    found = _tree({"pkg/parser.py": '''
+        class Parser:
+            def fail(self, msg, lineno=None, exc=TemplateSyntaxError):
+                raise exc(msg, lineno, self.name)
+
+            def fail_eof(self, msg, lineno):
+                self.fail(msg, lineno)
+
+            def _error(self, message):
+                return ParseError(message, self.line)
+
+            def parse(self, token):
+                if token is None:
+                    self.fail("tag name expected", token.lineno)
+                self.fail(f"unexpected {token!r}", exc=TemplateAssertionError)
+                self.fail_eof("unclosed block", 3)
+                raise self._error("bad token")
+        ''', "pkg/ext.py": '''
+        def parse(parser, lineno):
+            parser.fail("pluralize without variables", lineno)
+
+
+        def prefixed(msg):
+            msg = f"ext: {msg}"  # what it raises is not what its callers pass: not a helper
+            raise ValueError(msg)
+
+
+        prefixed("unknown option")
+        '''})
+    parser = found["pkg/parser.py"]
+    assert [(s.line, s.template, s.error_class) for s in parser.sites] == [
+        (14, (Text("tag name expected"),), "TemplateSyntaxError"),
+        (15, (Text("unexpected "), Hole("{token!r}")), "TemplateAssertionError"),
+        (16, (Text("unclosed block"),), "TemplateSyntaxError"),
+        (17, (Text("bad token"),), "ParseError"),
+    ]
+    assert [(s.line, s.reason) for s in parser.skipped] == [(4, "no-literal")]  # fail's own raise: no text
+    assert [(s.line, s.template) for s in found["pkg/ext.py"].sites] == [
+        (3, (Text("pluralize without variables"),)), (8, (Text("ext: "), Hole("{msg}")))]
+
+
+def test_a_message_built_by_the_exception_or_its_owner() -> None:
+    found = _tree({"pkg/exc.py": '''
+        class MissingError(Exception):  # a file of exception classes only: no raise, no return
+            def __init__(self, name):
+                super().__init__(f"{name!r} is missing")
+        ''', "pkg/errors.py": '''
+        class Undefined:
+            @property
+            def _undefined_message(self):
+                if self._hint:
+                    return self._hint
+                if self._obj is None:
+                    return f"{self._name!r} is undefined"
+                return f"{type(self._obj).__name__!r} has no attribute {self._name!r}"
+
+            def _fail(self):
+                raise self._exception(self._undefined_message)
+
+
+        class Failure:
+            def __init__(self, message, cls=SyntaxError):
+                self.message = message
+                self.error_class = cls
+
+            def __call__(self, lineno):
+                raise self.error_class(self.message, lineno)
+
+
+        RULES = [Failure("Missing end of comment tag"), Failure("Missing end of raw directive")]
+        ''', "pkg/use.py": '''
+        def load(name):
+            raise MissingError(name)
+        '''})
+    errors = found["pkg/errors.py"]
+    assert [(s.line, s.template) for s in errors.sites] == [
+        (12, (Choice(((Hole("{self._name!r}"), Text(" is undefined")),
+                      (Hole("{type(self._obj).__name__!r}"), Text(" has no attribute "), Hole("{self._name!r}")))),)),
+        (21, (Choice(((Text("Missing end of comment tag"),), (Text("Missing end of raw directive"),))),)),
+    ]
+    assert [(s.line, s.template) for s in found["pkg/use.py"].sites] == [
+        (3, (Hole("{name!r}"), Text(" is missing")))]

@@ -90,7 +90,7 @@ class SitesAt:
 Pair = tuple[tuple[Any, ...], int, int]  # (score, record number, site index): lowest score first
 
 
-def _diff_pass(moving: Sequence[Moving], sites: SitesAt) -> Iterable[Pair]:
+def _diff_pass(moving: Sequence[Moving], sites: SitesAt, claimed: set[int]) -> Iterable[Pair]:
     for number, item in enumerate(moving):
         mapped = item.mapped
         if not mapped.untouched or mapped.path is None:
@@ -100,16 +100,54 @@ def _diff_pass(moving: Sequence[Moving], sites: SitesAt) -> Iterable[Pair]:
             yield (not sites.same_message(item, index), not same_fp), number, index
 
 
-def _content_pass(moving: Sequence[Moving], sites: SitesAt) -> Iterable[Pair]:
+def _content_pass(moving: Sequence[Moving], sites: SitesAt, claimed: set[int]) -> Iterable[Pair]:
+    ranks = _ranks(moving, sites, claimed)
     for number, item in enumerate(moving):
         found = {*sites.by_message.get(f"m\x00{item.message}", ()), *sites.by_message.get(f"p\x00{item.pattern}", ())}
         for index in found:
             site = sites.pairs[index][0]
             yield (site.path != item.mapped.path, site.function != item.old.function,
-                   abs(site.line - item.mapped.line), site.path, site.line), number, index
+                   ranks.out_of_order(number, index), abs(site.line - item.mapped.line), site.path, site.line), \
+                number, index
 
 
-def _fingerprint_pass(moving: Sequence[Moving], sites: SitesAt) -> Iterable[Pair]:
+@dataclass(frozen=True)
+class _Ranks:
+    """Where each record stands among the records of its message in one file (by old line; the file the diff
+    maps it to), and each site among the sites of its message in one file (by new line): (group, rank, size)."""
+
+    records: dict[int, tuple[tuple[str, str | None], int, int]]
+    sites: dict[int, tuple[tuple[str, str | None], int, int]]
+
+    def out_of_order(self, number: int, index: int) -> bool:
+        """Whether pairing the record with the site breaks the order of identical statements: a file that
+        writes the same message N times before and N times after keeps their order (a block re-indented or moved
+        into another function moves every line, and the nearest line would cross them); with other counts, the
+        order says nothing."""
+        record, site = self.records.get(number), self.sites.get(index)
+        if record is None or site is None or record[0] != site[0] or record[2] != site[2]:
+            return False
+        return record[1] != site[1]
+
+
+def _ranks(moving: Sequence[Moving], sites: SitesAt, claimed: set[int]) -> _Ranks:
+    """The ranks of the records still to place and of the sites not claimed yet."""
+    groups: dict[tuple[str, str | None], list[tuple[int, int]]] = defaultdict(list)
+    for number, item in enumerate(moving):
+        groups[(item.message, item.mapped.path or item.old.path)].append((item.old.line, number))
+    records = {number: (key, rank, len(members)) for key, members in groups.items()
+               for rank, (_, number) in enumerate(sorted(members))}
+    placed: dict[tuple[str, str | None], list[tuple[int, int]]] = defaultdict(list)
+    for key in groups:
+        for index in sites.by_message.get(f"m\x00{key[0]}", ()):
+            if index not in claimed and sites.pairs[index][0].path == key[1]:
+                placed[key].append((sites.pairs[index][0].line, index))
+    found = {index: (key, rank, len(members)) for key, members in placed.items()
+             for rank, (_, index) in enumerate(sorted(members))}
+    return _Ranks(records, found)
+
+
+def _fingerprint_pass(moving: Sequence[Moving], sites: SitesAt, claimed: set[int]) -> Iterable[Pair]:
     for number, item in enumerate(moving):
         same = set(sites.by_fingerprint.get(item.fingerprint, ()))
         path = item.mapped.path or item.old.path
@@ -149,7 +187,7 @@ def relocate(moving: Sequence[Moving], sites: SitesAt) -> tuple[list[Drifted], s
     for how, finder in (("diff", _diff_pass), ("content", _content_pass), ("fingerprint", _fingerprint_pass)):
         subset = [moving[number] for number in remaining]
         local: dict[int, tuple[int, str]] = {}
-        _claim(finder(subset, sites), local, claimed, how)
+        _claim(finder(subset, sites, claimed), local, claimed, how)
         for position, outcome in local.items():
             found[remaining[position]] = outcome
         remaining = [number for number in remaining if number not in found]

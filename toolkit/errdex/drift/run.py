@@ -133,6 +133,9 @@ def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
     name = repo or Counter(str(record.get("repo")) for record in chosen).most_common(1)[0][0] if chosen else repo
     files, pairs, unparsed = harvest_sites(root, repo=name or "", rev=rev, sha=sha, log_levels="all",
                                            config=config, jobs=jobs)
+    if files.sha is None:  # records move to a commit: a folder no repository holds names none
+        raise UsageError(f"{root} is not in a git work tree that holds it: pass --sha with the commit it holds")
+    new_sha = files.sha
     data = {file.path: file.data for file in files.files}
     cache: dict[str, list[str] | None] = {}
 
@@ -150,9 +153,9 @@ def drift(source: str | Path, *, rev: str | None = None, sha: str | None = None,
         return sinks_cache[key]
 
     sites = SitesAt(pairs, lines)
-    moving = _moving(chosen, git, files.sha, sinks_of)
+    moving = _moving(chosen, git, new_sha, sinks_of)
     drifted, claimed = relocate(moving, sites)
-    report = DriftReport(repo=name or "", rev=rev or sha or files.sha, sha=files.sha,
+    report = DriftReport(repo=name or "", rev=rev or sha or new_sha, sha=new_sha,
                          analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")),
                          drifted=_unread(drifted, moving, dict(unparsed)), lines=lines, unparsed=unparsed)
     if any(harvested(record) for record in chosen):

@@ -3,8 +3,9 @@
 The mechanical fields (:data:`MECHANICAL_FIELDS`) are read straight from the code and the commit; the prose
 (documentation, commonSituations, solutions, exampleFix, typeGuard, tryCatchPattern, preventionTips) is a
 contributor's to write, and is empty in a draft (``""`` / ``[]``). ``triggerScenarios`` is drafted from the
-code only: the enclosing function and the conditions that guard the site, quoted
-(``raised in execute() when creationMayHaveSucceeded && !processId``).
+code only: the enclosing function and the conditions that guard the site, read as words
+(``raised in execute() when creationMayHaveSucceeded is set and processId is not set``:
+:func:`~errdex.harvest.conditions.in_words`).
 
 A draft's ``id`` is the first 16 hex digits of the SHA-256 of its repository, file and message, so harvesting
 again gives the same ids; a second site of the same message in one file adds its ordinal (2, 3...).
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from errdex.harvest.conditions import in_words
 from errdex.harvest.sinks import LEVELS, normal_level, severity_of
 from errdex.harvest.sites import Choice, Hole, Part, Site, Template, Text
 from errdex.records.slug import derive_slug
@@ -88,13 +90,13 @@ def _level(site: Site) -> str | None:
 
 
 def trigger_draft(site: Site) -> str:
-    """What the code says about when the site runs: the enclosing function and the guards, quoted."""
+    """What the code says about when the site runs: the enclosing function and the guards, in words."""
     if site.kind == "log":
         verb = f"logged at {_level(site) or 'an unknown level'}"
     else:
         verb = {"throw": "raised", "panic": "panics", "return-error": "returned as an error"}[site.kind]
     where = f"in {site.function}()" if site.function else f"at the top level of {site.path}"
-    guards = [guard.strip() for guard in site.guards if guard.strip()]
+    guards = [in_words(guard) for guard in site.guards if guard.strip()]
     return f"{verb} {where}" + (f" when {' and '.join(guards)}" if guards else "")
 
 
@@ -126,9 +128,11 @@ def timestamp(epoch: str | None = None, now: Callable[[], datetime] = lambda: da
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Sequence[str], pattern: str,
-                 ordinal: int = 1) -> dict[str, Any]:
-    """The draft record of one site (``lines``: its file's lines; ``pattern``: its messagePattern)."""
+def draft_record(site: Site, *, repo: str, sha: str | None, analyzed_at: str, lines: Sequence[str], pattern: str,
+                 ordinal: int = 1, version: str | None = None) -> dict[str, Any]:
+    """The draft record of one site (``lines``: its file's lines; ``pattern``: its messagePattern). With no
+    commit (``sha`` None: a folder no repository holds), ``analyzedSha`` and ``githubUrl`` are null and
+    ``analyzedVersion`` names the release, when known (``version``)."""
     message = message_text(site.template)
     code, start, end = excerpt(lines, site.line, site.end_line)
     level = _level(site)
@@ -148,7 +152,7 @@ def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Se
         "sourceCode": code,
         "sourceCodeStart": start,
         "sourceCodeEnd": end,
-        "githubUrl": github_url(repo, sha, site.path, start, end),
+        "githubUrl": github_url(repo, sha, site.path, start, end) if sha is not None else None,
         "documentation": "",
         "triggerScenarios": trigger_draft(site),
         "commonSituations": "",
@@ -162,6 +166,7 @@ def draft_record(site: Site, *, repo: str, sha: str, analyzed_at: str, lines: Se
         "tags": [],
         "backgroundTag": PLACEHOLDER,
         "analyzedSha": sha,
+        **({"analyzedVersion": version} if sha is None and version else {}),
         "analyzedAt": analyzed_at,
         "contentChangedAt": analyzed_at,
         "schemaVersion": DRAFT_VERSION,

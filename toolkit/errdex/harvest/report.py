@@ -27,7 +27,7 @@ class HarvestReport:
 
     source: str
     repo: str
-    sha: str
+    sha: str | None
     output: str
     check: bool = False
     files: int = 0
@@ -45,6 +45,8 @@ class HarvestReport:
     elapsed_s: float = 0.0
     changed: bool = False
     no_bundle: bool = False
+    #: The release a source with no commit holds (``jinja2 3.1.6``), when its packaging metadata says.
+    version: str | None = None
 
     @property
     def site_count(self) -> int:
@@ -59,7 +61,8 @@ class HarvestReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source, "repo": self.repo, "analyzedSha": self.sha, "output": self.output,
+            "source": self.source, "repo": self.repo, "analyzedSha": self.sha,
+            **({"analyzedVersion": self.version} if self.sha is None else {}), "output": self.output,
             "check": self.check, "changed": self.changed, "files": self.files, "lines": self.lines,
             "sites": {language: dict(sorted(kinds.items())) for language, kinds in sorted(self.sites.items())},
             "records": {
@@ -87,7 +90,8 @@ class HarvestReport:
         by_kind = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
         verb = "would write" if self.check else "wrote"
         lines = [
-            f"{self.source} at {self.sha[:12]}: {self.files:,} file(s), {self.lines:,} line(s), "
+            f"{self.source} at {self.sha[:12] if self.sha else self.version or 'no commit'}: "
+            f"{self.files:,} file(s), {self.lines:,} line(s), "
             f"{self.site_count:,} site(s)" + (f" ({by_language}; {by_kind})" if self.site_count else ""),
             f"records in {self.output}: {len(self.new)} new, {len(self.updated)} updated, {self.unchanged} "
             f"unchanged; {verb} {len(self.new) + len(self.updated)}" + (

@@ -150,14 +150,15 @@ def _chunked_map(sizes: Sequence[int], one: Callable[[int], Any], jobs: int,
 
 def _site_words(finder: Finder, sinks: Sequence[Sink], facts: TreeFacts) -> re.Pattern[bytes] | None:
     """What a file must hold for ``finder`` to find a site in it: the name (last dotted part) of one of its
-    sinks or of the tree's own (``facts.sinks``), or one of the words its other sites are built on
-    (``Finder.site_words``: ``throw``, ``raise``), as a whole word; None when the finder names none (every
-    file is parsed). The call a site is has its function's name as an identifier in the text: a file
-    without one holds no site."""
+    sinks or of the tree's own (``facts.sinks``) or of a function that raises for its callers
+    (``facts.raisers``), or one of the words its other sites are built on (``Finder.site_words``:
+    ``throw``, ``raise``), as a whole word; None when the finder names none (every file is parsed). The call
+    a site is has its function's name as an identifier in the text: a file without one holds no site."""
     words = getattr(finder, "site_words", None)
     if words is None:
         return None
     names = {sink.name.rsplit(".", 1)[-1].encode() for sink in (*sinks, *facts.sinks.values())}
+    names.update(name.encode() for name in facts.raisers)  # ``self.fail("...")`` raises through a helper
     alternatives = b"|".join(re.escape(word) for word in sorted({*names, *words}, key=lambda w: (-len(w), w)))
     return re.compile(rb"\b(?:" + alternatives + rb")\b")  # a whole identifier: err is not in error
 
@@ -167,11 +168,11 @@ class _Finding:
     that with ``jobs`` > 1 that work is shared by the processes too)."""
 
     def __init__(self, files: list[tuple[SourceFile, Finder]], sinks: Mapping[str, Sequence[Sink]],
-                 levels: frozenset[str], constants: Mapping[str, TreeFacts], *, repo: str, sha: str,
-                 analyzed_at: str, keep_sites: bool = False) -> None:
+                 levels: frozenset[str], constants: Mapping[str, TreeFacts], *, repo: str, sha: str | None,
+                 analyzed_at: str, keep_sites: bool = False, version: str | None = None) -> None:
         self.files, self.sinks, self.levels, self.constants = files, sinks, levels, constants
         self.keep_sites = keep_sites  # drift needs the sites themselves; a harvest only their drafts
-        self.repo, self.sha, self.analyzed_at = repo, sha, analyzed_at
+        self.repo, self.sha, self.analyzed_at, self.version = repo, sha, analyzed_at, version
         self.memo: dict[Template, str | tuple[SkipReason, str]] = {}
         self.words = {name: _site_words(finder, self.sinks[name], constants[name])
                       for name, finder in {finder.name: finder for _, finder in files}.items()}
@@ -201,7 +202,7 @@ class _Finding:
                 continue
             seen[message] += 1
             draft = draft_record(site, repo=self.repo, sha=self.sha, analyzed_at=self.analyzed_at,
-                                 lines=lines, pattern=pattern, ordinal=seen[message])
+                                 lines=lines, pattern=pattern, ordinal=seen[message], version=self.version)
             found.append((site.language, site.kind, None, draft, site if self.keep_sites else None))
         unread = ("fault" if sites.fault else "refused") if sites.unread else None
         return sites.skipped, sites.parse_error, found, unread
@@ -344,7 +345,7 @@ def harvest(source: str | Path, *, repo: str, rev: str | None = None, sha: str |
                               exclude=exclude, include_tests=include_tests, path_prefix=path_prefix)
     target = Path(bundle) if bundle is not None else Path(out) if out is not None else bundled_records_dir().resolve()
     report = HarvestReport(str(source), repo, files.sha, str(target), check=check, files=len(files.files),
-                           skipped_files=files.skipped)
+                           skipped_files=files.skipped, version=files.version)
     pairs = finding.files
     report.lines = sum(file.data.count(b"\n") + (not file.data.endswith(b"\n") and bool(file.data))
                        for file, _ in pairs)
@@ -387,7 +388,8 @@ def _finding(root: Path, *, repo: str, rev: str | None, sha: str | None, log_lev
     pairs = [(file, finder) for file in files.files if (finder := _finder(file.path, cache)) is not None]
     sinks = {finder.name: (*finder.default_sinks, *settings.sinks) for _, finder in pairs}
     return files, _Finding(pairs, sinks, levels, _constants(pairs), repo=repo, sha=files.sha,
-                           analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), keep_sites=keep_sites)
+                           analyzed_at=timestamp(os.environ.get("SOURCE_DATE_EPOCH")), keep_sites=keep_sites,
+                           version=files.version)
 
 
 def _merge_and_write(drafts: list[dict[str, Any]], report: HarvestReport, target: Path, to_bundle: bool,

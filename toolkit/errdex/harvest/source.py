@@ -3,13 +3,17 @@
 A git repository (bare or not) named with ``--rev`` is read through git itself, without a checkout:
 ``git rev-parse REV^{commit}`` gives the commit, ``git ls-tree -r -z -l`` its files and ``git cat-file
 --batch`` their bytes. A folder is walked in sorted order without following symbolic links; its commit is
-``--sha`` or, inside a git work tree, that tree's HEAD (paths are then relative to the work tree's top).
+``--sha`` or, inside a git work tree that tracks it, that tree's HEAD (paths are then relative to the work tree's
+top). A folder no repository tracks (an installed package: outside any work tree, or ignored by the one it
+sits in) borrows no commit: its files are read with no commit (``sha`` None), paths relative to the folder, and
+the release it holds is read from its packaging metadata when there is one (:func:`package_version`).
 ``--path-prefix DIR`` names the folder's own path inside its repository (a copy of one folder, or one file,
 taken out of the repository): it is put in front of every file's path, in place of the work tree's.
 
 Skipped by default (each counted under a reason): test code (``tests/``, ``test_*.py``, ``*_test.go``,
 ``*.spec.ts``...), vendored and build folders (``node_modules/``, ``vendor/``, ``third_party/``, ``build/``,
-``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``), generated files (a
+``dist/``, virtual environments: ``.venv/``, ``venv/``, ``.tox/``, ``site-packages/``, ``dist-packages/``, each
+only below the folder given: the folder itself, or one above it, is what was asked for), generated files (a
 ``Code generated ... DO NOT EDIT`` first line, ``*.pb.go``, ``*_pb2.py``) and minified JavaScript; symbolic
 links, submodules (in a folder: a sub-folder holding a ``.git``, the work tree of another repository), and
 files over :data:`MAX_FILE_BYTES`. A file whose path no record may name
@@ -41,7 +45,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 _SHA = re.compile(r"[0-9a-f]{40}")
 _TEST_DIRS = frozenset({"tests", "test", "__tests__"})
 _VENDOR_DIRS = frozenset({"node_modules", "vendor", "third_party", ".venv", "venv", ".tox", ".nox",
-                          "site-packages"})
+                          "site-packages", "dist-packages"})
 _BUILD_DIRS = frozenset({"build", "dist"})
 _TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.ts", "*.test.tsx", "*.test.js", "*.test.jsx",
                "*.spec.ts", "*.spec.tsx", "*.spec.js", "*.spec.jsx")
@@ -62,9 +66,11 @@ class SourceFile:
 class Source:
     """The files of a source at one commit, and what was skipped (reason -> paths, in order)."""
 
-    sha: str
+    sha: str | None
     files: list[SourceFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
+    #: The release a folder with no commit holds (``jinja2 3.1.6``), when its packaging metadata names it.
+    version: str | None = None
 
     def skip(self, reason: str, path: str) -> None:
         self.skipped.setdefault(reason, []).append(path)
@@ -190,10 +196,11 @@ def _blobs(repo: Path, objects: Sequence[str]) -> Iterator[bytes]:
 
 
 def _from_git(repo: Path, rev: str, keep: Callable[[str], str | None]) -> Source:
-    source = Source(_commit(repo, rev))
+    sha = _commit(repo, rev)
+    source = Source(sha)
     wanted: list[str] = []
     objects: list[str] = []
-    for mode, obj, path, size in _tree(repo, source.sha):
+    for mode, obj, path, size in _tree(repo, sha):
         reason = "symlink" if mode == "120000" else "submodule" if mode == "160000" else keep(path)
         if reason is None and size > MAX_FILE_BYTES:
             reason = "too-large"
@@ -277,12 +284,51 @@ def _read_file(path: Path) -> bytes | str:
 
 def _work_tree(folder: Path) -> tuple[str, str] | None:
     """(HEAD commit, folder's path inside the work tree with a final ``/`` or "") when ``folder`` lies in a git
-    work tree with a commit; None otherwise."""
+    work tree with a commit that tracks files in it; None otherwise: a folder the work tree ignores or does not
+    track (a virtual environment's installed package inside a project) is not that repository's."""
     done = _git(folder, "rev-parse", "--show-prefix", "HEAD^{commit}", check=False)
     lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
     if done.returncode != 0 or len(lines) != 2 or not _SHA.fullmatch(lines[1].strip()):
         return None
+    tracked = _git(folder, "ls-tree", "--name-only", "HEAD", "--", ".", check=False)
+    if tracked.returncode != 0 or not tracked.stdout.strip():
+        return None  # HEAD holds nothing here: the folder is not at that commit
     return lines[1].strip(), lines[0]
+
+
+_METADATA_VERSION = re.compile(r"^Version:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+_METADATA_NAME = re.compile(r"^Name:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+
+
+def package_version(folder: Path) -> str | None:
+    """The release an installed package (or an unpacked sdist) holds, as ``NAME VERSION``: from the
+    ``*.dist-info/METADATA`` (or ``*.egg-info/PKG-INFO``) beside the folder that names it as a top-level
+    package, or the folder's own ``PKG-INFO``; None when none says."""
+    candidates = [folder / "PKG-INFO"]
+    try:
+        siblings = sorted(os.scandir(folder.parent), key=lambda entry: entry.name)
+    except OSError:
+        siblings = []
+    for entry in siblings:
+        if entry.name.endswith((".dist-info", ".egg-info")) and entry.is_dir(follow_symlinks=False):
+            top = Path(entry.path) / "top_level.txt"
+            name = entry.name.rsplit(".", 1)[0].rsplit("-", 1)[0]  # NAME-VERSION.dist-info
+            try:
+                tops = top.read_text(encoding="utf-8").split() if top.is_file() else []
+            except (OSError, UnicodeDecodeError):
+                tops = []
+            if folder.name in tops or name.replace("-", "_").lower() == folder.name.lower():
+                candidates.append(Path(entry.path) / ("METADATA" if entry.name.endswith(".dist-info")
+                                                      else "PKG-INFO"))
+    for candidate in candidates:
+        try:
+            head = candidate.read_bytes()[:8192].decode("utf-8", "replace")
+        except OSError:
+            continue
+        number, named = _METADATA_VERSION.search(head), _METADATA_NAME.search(head)
+        if number is not None:
+            return f"{named.group(1) if named else folder.name} {number.group(1)}"
+    return None
 
 
 def path_prefix_of(given: str) -> str:
@@ -304,27 +350,28 @@ def path_prefix_of(given: str) -> str:
     return "".join(f"{part}/" for part in parts)
 
 
-def _from_folder(root: Path, sha: str | None, keep: Callable[[str], str | None],
+def _from_folder(root: Path, sha: str | None, keep: Callable[..., str | None],
                  path_prefix: str | None = None) -> Source:
     single = root.is_file()
     folder = root.parent if single else root
     prefix = path_prefix or ""
+    version = None
     if sha is None:
         found = _work_tree(folder)
-        if found is None:
-            raise UsageError(f"{root} is not in a git work tree: pass --sha with the commit it holds "
-                             "(or --rev to read a git repository)")
-        sha = found[0]
-        if path_prefix is None:
-            prefix = found[1]
-    source = Source(sha)
+        if found is not None:
+            sha = found[0]
+            if path_prefix is None:
+                prefix = found[1]
+        else:  # no repository holds the folder: no commit to name, the release it holds if it says
+            version = package_version(folder)
+    source = Source(sha, version=version)
     entries: Iterable[tuple[str, Path | None]] = [(root.name, root)] if single else _walk(root)
     for relative, path in entries:
         repo_path = prefix + relative
         if path is None:
             source.skip("submodule", repo_path)
             continue
-        reason = keep(repo_path)
+        reason = keep(repo_path, relative)
         if reason is not None:
             if reason != "unsupported":
                 source.skip(reason, repo_path)
@@ -359,13 +406,18 @@ def read_source(root: Path, *, rev: str | None = None, sha: str | None = None, e
     if not root.exists():
         raise InputError(f"{root}: no such file or folder")
 
-    def keep(path: str) -> str | None:
+    def keep(path: str, below: str | None = None) -> str | None:
+        """Why ``path`` is not read; ``below``: its path below the folder given, the part where a vendored
+        folder counts (a package inside ``site-packages/`` is what the user asked for when it is the folder)."""
         if not supported(path):
             return "unsupported"
         unsafe = unsafe_path(path)
         if unsafe is not None:
             return "undecodable-name" if unsafe == NOT_UTF8 else "unsafe-path"
-        return skip_reason(path, include_tests=include_tests, exclude=exclude)
+        reason = skip_reason(path, include_tests=include_tests, exclude=exclude)
+        if reason == "vendored" and below is not None and below != path:
+            return skip_reason(below, include_tests=include_tests, exclude=exclude)
+        return reason
 
     if rev is None and root.is_dir() and sha is None and _git(root, "rev-parse", "--is-bare-repository",
                                                               check=False).stdout.strip() == b"true":

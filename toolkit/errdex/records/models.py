@@ -433,6 +433,22 @@ class RecordV4(RecordV3):
     schemaVersion: Literal[4] = Field(  # type: ignore[assignment]  # each format version narrows the parent's Literal
         description="Version of the record format; 4 for this schema."
     )
+    githubUrl: Text | None = Field(  # type: ignore[assignment]  # version 4 allows a source with no commit
+        description=(
+            "Link to the excerpt: https://github.com/{repo}/blob/{analyzedSha}/{filePath}"
+            "#L{sourceCodeStart}-L{sourceCodeEnd}; null when no commit is known (analyzedSha null)."
+        )
+    )
+    analyzedSha: str | None = Field(  # type: ignore[assignment]  # version 4 allows a source with no commit
+        pattern=r"^[0-9a-f]{40}$",
+        description="Commit of the repository at which the source was analysed; null when the source was a "
+                    "folder outside any repository of its own (an installed package: see analyzedVersion).",
+    )
+    analyzedVersion: Text | None = Field(
+        default=None,
+        description="The release the source was analysed at when no commit is known (an installed package's "
+                    "name and version, e.g. 'jinja2 3.1.6'); absent or null otherwise.",
+    )
 
     @field_validator("scenarios", mode="wrap")
     @classmethod

@@ -178,6 +178,7 @@ class RecordPage(Page):
     changed_in: str | None  # the release its content last changed in
     draft: bool = False  # harvested from the code, prose not written yet: empty prose sections are left out
     built_into: str = ""  # the record's build field in words: "built into sshd; for win32; test code", or ""
+    analyzed_version: str = ""  # with no commit (an installed package harvested): the release it held
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ def _source_lines(record: dict[str, Any]) -> tuple[p.SourceLine, ...]:
 
 def _blob_url(record: dict[str, Any]) -> str | None:
     """The file on GitHub at the analysed commit, without a line fragment."""
-    repo, sha, path = record.get("repo", ""), record.get("analyzedSha", ""), record.get("filePath", "")
+    repo, sha, path = record.get("repo", ""), record.get("analyzedSha") or "", record.get("filePath", "")
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo) or not re.fullmatch(r"[0-9a-f]{7,40}", sha):
         return None
     return safe_url(github_url(repo, sha, path))
@@ -338,7 +338,8 @@ def record_page(record: dict[str, Any], facts: RecordFacts, info: p.SiteInfo) ->
         code_blocks=_code_blocks(record),
         file_path=record.get("filePath", ""), line_number=int(record.get("lineNumber") or 0),
         built_into=_built_into(record),
-        analyzed_sha=record.get("analyzedSha", ""),
+        analyzed_sha=record.get("analyzedSha") or "",
+        analyzed_version=record.get("analyzedVersion") or "",
         source_url=_source_url(record),
         source_lines=_source_lines(record),
         scenarios=_scenarios(record, proof, facts.proofs is not None),

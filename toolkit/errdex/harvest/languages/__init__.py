@@ -31,8 +31,8 @@ from typing import NamedTuple, Protocol
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Site, Skipped, Template
 
-__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Macro", "Parameter", "Printer", "TreeFacts", "Unparsable",
-           "finder_for"]
+__all__ = ["LANGUAGE_MODULES", "FileSites", "Finder", "Macro", "Parameter", "Printer", "Raiser", "TreeFacts",
+           "Unparsable", "finder_for"]
 
 
 class Parameter(NamedTuple):
@@ -70,6 +70,19 @@ class Printer(NamedTuple):
     forwards: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
+class Raiser(NamedTuple):
+    """A function that raises (or, ``returns``, returns) an exception whose message is its parameter
+    ``parameter``, at ``position`` of its callers' arguments; of ``error_class``, unless the caller passes the
+    class for ``class_parameter`` (at ``class_position``)."""
+
+    position: int
+    parameter: str
+    error_class: str
+    class_position: int | None = None
+    class_parameter: str | None = None
+    returns: bool = False
+
+
 @dataclass
 class TreeFacts:
     """What a first pass over the tree learns, of one file or (merged by :meth:`add`, in path order) of all
@@ -87,6 +100,9 @@ class TreeFacts:
       formatter (C: :mod:`.c_dialect`).
     - ``macros`` and ``printers``: C function-like macros and printf-like functions, by name (a definition
       is kept over a declaration, which does not say what the function prints).
+    - ``raisers``: functions that raise for their callers, with their parameter as the message (Python's
+      ``self.fail(msg, lineno)``), by name, each distinct one once;
+    - ``class_messages``: the messages exception classes write themselves (a ``__str__``), by class name.
     """
 
     constants: dict[str, str] = field(default_factory=dict)
@@ -98,6 +114,8 @@ class TreeFacts:
     dialects: dict[str, str] = field(default_factory=dict)
     macros: dict[str, Macro] = field(default_factory=dict)
     printers: dict[str, Printer] = field(default_factory=dict)
+    raisers: dict[str, list[Raiser]] = field(default_factory=dict)
+    class_messages: dict[str, list[Template]] = field(default_factory=dict)
 
     def add(self, other: TreeFacts) -> None:
         """Merge what a later file offers: a constant or sink already known keeps its first definition; a
@@ -124,6 +142,12 @@ class TreeFacts:
         for name, printer in other.printers.items():
             if name not in self.printers or (printer.forwards and not self.printers[name].forwards):
                 self.printers[name] = printer
+        for name, found in other.raisers.items():
+            raisers = self.raisers.setdefault(name, [])
+            raisers.extend(r for r in found if r not in raisers)
+        for name, templates in other.class_messages.items():
+            held = self.class_messages.setdefault(name, [])
+            held.extend(t for t in templates if t not in held)
 
 
 class Unparsable(ValueError):

@@ -144,6 +144,14 @@ class Messages:
         if kind == "attribute" and text(node.child_by_field_name("attribute")) in self.attributes \
                 and (node.child_by_field_name("object") or node).type == "identifier":
             return self.message(self.attributes[text(node.child_by_field_name("attribute"))], depth + 1)
+        if kind == "attribute" and text(node.child_by_field_name("object")) in ("self", "cls"):
+            # ``self._undefined_message``: a property of the class, whose returns build the message
+            template = pick(text(node.child_by_field_name("attribute")), self.own_returns(), self.tree_returns)
+            if template is not None:
+                return template
+            constructed = self.constructed(node, depth)
+            if constructed is not None:
+                return constructed
         if kind == "identifier":
             value = self.resolve(node)
             if value is not None:
@@ -196,6 +204,12 @@ class Messages:
         elements with the separator between them, what follows the known ones a hole."""
         if items.type == "identifier":
             value = self.resolve(items)
+            if isinstance(value, tuple):  # ``parts = ["a"]`` or ``parts = ["b"]`` in branches, then appends
+                listed = self.reaching_lists(items)
+                if listed:
+                    first = chosen(tuple(dict.fromkeys(self.joined(separator, v, depth + 1) for v in listed)), items)
+                    more = self.grown_after(items, separator)
+                    return join((*first, *more))
             if isinstance(value, Node) and value.type == "list" and not value.named_children:
                 grown = self.grown(items, separator, depth)  # ``lines = []``, ``lines.append(...)``, join
                 if grown is not None:
@@ -221,6 +235,58 @@ class Messages:
         for number, element in enumerate(e for e in items.named_children if e.type != "comment"):
             out.extend((*(separator if number else ()), *self.message(element, depth + 1)))
         return join((*out, *rest))
+
+    def constructed(self, node: Node, depth: int) -> Template | None:
+        """``self.message`` where the class's ``__init__`` stored a parameter (``self.message = message``): one
+        of the literals the file's constructions of the class pass for it (jinja2's ``Failure("Missing end of
+        comment tag")``, raised later by the object); None when there is none or one passes something else."""
+        wanted = text(node.child_by_field_name("attribute"))
+        owner = node.parent
+        while owner is not None and owner.type != "class_definition":
+            owner = owner.parent
+        body = owner.child_by_field_name("body") if owner is not None else None
+        init = next((m for m in (body.named_children if body is not None else ()) if m.type == "function_definition"
+                     and text(m.child_by_field_name("name")) == "__init__"), None)
+        if owner is None or init is None:
+            return None
+        parameters = init.child_by_field_name("parameters")
+        names = [text(p.child_by_field_name("name") if p.child_by_field_name("name") is not None
+                      else (p.named_children[0] if p.named_children else p))
+                 for p in (parameters.named_children if parameters is not None else ())]
+        stored = [value for assignment in self.bodies.assignments(init, f"self.{wanted}", init.end_byte)
+                  if (value := assignment.child_by_field_name("right")) is not None and value.type == "identifier"]
+        if len(stored) != 1 or text(stored[0]) not in names[1:]:
+            return None
+        position = names.index(text(stored[0])) - 1
+        passed: list[Node] = []
+        for call in self.calls().get(text(owner.child_by_field_name("name")), []):
+            args = call.child_by_field_name("arguments")
+            given = [a for a in (args.named_children if args is not None else ()) if a.type != "comment"]
+            if position >= len(given) or given[position].type not in ("string", "concatenated_string"):
+                return None
+            passed.append(given[position])
+        if not passed or len(passed) > MAX_CHOICES:
+            return None
+        return chosen(tuple(dict.fromkeys(join(self.message(p, depth + 1)) for p in passed)), node)
+
+    def reaching_lists(self, name: Node) -> list[Node]:
+        """The list literals that may reach ``name`` in its function, when every value that reaches it is one."""
+        scope = name.parent
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        if scope is None:
+            return []
+        values = reaching(self.bodies.assignments(scope, text(name), name.start_byte), name)
+        return values if 1 < len(values) <= MAX_CHOICES and all(v.type == "list" for v in values) else []
+
+    def grown_after(self, items: Node, separator: tuple[Part, ...]) -> Template:
+        """What the ``items.append(...)`` of its function add to a join of it: the separator and more, or none."""
+        scope = items.parent
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        if scope is None or not self.bodies.appended(scope, text(items), items.start_byte):
+            return ()
+        return (Choice(((*separator, Hole("{" + text(items) + "}")), ())),)
 
     def grown(self, items: Node, separator: tuple[Part, ...], depth: int) -> tuple[Part, ...] | None:
         """``SEP.join(lines)`` of a list its function grows with ``lines.append(...)``: any element first

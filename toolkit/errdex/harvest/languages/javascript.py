@@ -27,7 +27,7 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 
 from errdex.harvest.formats import formatted, join
-from errdex.harvest.languages import FileSites, TreeFacts
+from errdex.harvest.languages import FileSites, Raiser, TreeFacts
 from errdex.harvest.languages._jscontext import (
     assigned_values,
     conditional,
@@ -37,6 +37,7 @@ from errdex.harvest.languages._jscontext import (
     is_parameter,
     returned,
 )
+from errdex.harvest.languages._jsraisers import forwards, raisers
 from errdex.harvest.languages._jssinks import (
     I18N,
     TITLED,
@@ -92,7 +93,8 @@ class _File:
     """One file being read: its module constants and the sinks asked for."""
 
     def __init__(self, root: Node, path: str, language: str, sinks: Sequence[Sink], levels: frozenset[str],
-                 constants: Mapping[str, str], returns: Mapping[str, Sequence[Template]] | None = None) -> None:
+                 constants: Mapping[str, str], returns: Mapping[str, Sequence[Template]] | None = None,
+                 tree_raisers: Mapping[str, Sequence[Raiser]] | None = None) -> None:
         self.path, self.language, self.levels, self.sinks, self.shared = path, language, levels, sinks, constants
         self.root = root
         #: What the tree's functions return, by name (:meth:`JavaScriptFinder.survey`); the file's own when asked.
@@ -122,6 +124,12 @@ class _File:
         self.unexplained: list[tuple[str, Skipped]] = []
         #: Error classes whose constructor writes the message (``super(`...`)``): their throws are not skips.
         self.writers: set[str] = set()
+        #: Functions that throw for their callers (:mod:`._jsraisers`): the file's own, then the tree's that agree.
+        self.own_raisers = raisers(root) if b"throw" in source or b"return" in source else {}
+        self.raisers: dict[str, Raiser] = dict(self.own_raisers)
+        for called, known in (tree_raisers or {}).items():
+            if called not in self.raisers and len({(r.position, r.parameter) for r in known}) == 1:
+                self.raisers[called] = known[0]
 
     # --- messages -------------------------------------------------------------------------------------
 
@@ -277,7 +285,23 @@ class _File:
         args = built.child_by_field_name("arguments")
         if callee is None or args is None or not args.named_children:
             return
-        self.add(node, node, "throw", args.named_children[0], level=None, error_class=text(callee))
+        if forwards(node, args.named_children[0], self.own_raisers):
+            # ``fail(message) { throw new SyntaxError(message) }``: its callers' calls are the sites
+            self.unexplained.append((text(callee), Skipped(self.path, node.start_point.row + 1, "no-literal",
+                                                           text(args.named_children[0])[:200])))
+            return
+        maker = self.raisers.get(text(callee).rsplit(".", 1)[-1]) if built.type == "call_expression" else None
+        error_class = maker.error_class if maker is not None and maker.returns else text(callee)
+        self.add(node, node, "throw", args.named_children[0], level=None, error_class=error_class)
+
+    def raiser_site(self, node: Node, raiser: Raiser) -> None:
+        """A call of a raiser (``this.fail("Unexpected token")``): a throw site at the call's statement."""
+        args = node.child_by_field_name("arguments")
+        positional = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+        if raiser.position >= len(positional) or forwards(node, positional[raiser.position], self.own_raisers):
+            return
+        statement = node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
+        self.add(node, statement, "throw", positional[raiser.position], level=None, error_class=raiser.error_class)
 
     def value_site(self, node: Node) -> None:
         """``new XError(message)`` not thrown where it is built (rejected, returned, given to a callback)."""
@@ -315,6 +339,10 @@ class _File:
         sink = Sink("debug", level="debug", style="plain") if callee in self.debuggers \
             else sink_for(self.sinks, callee, self.loggers)
         if sink is None:
+            raiser = self.raisers.get(callee.rsplit(".", 1)[-1])
+            if raiser is not None and not raiser.returns and node.parent is not None \
+                    and node.parent.type == "expression_statement":
+                self.raiser_site(node, raiser)
             return
         positional = [a for a in args.named_children if a.type != "comment"]
         level = sink.level
@@ -370,11 +398,12 @@ class JavaScriptFinder:
     def survey(self, source: bytes, path: str = "") -> TreeFacts:
         """The messages the file's functions return, by name (``this.npm.exitErrorMessage()`` in another
         file); a ``const`` resolves within its file."""
-        if b"return" not in source and b"=>" not in source:
+        if b"return" not in source and b"=>" not in source and b"throw" not in source:
             return TreeFacts()
         root = self._trees[self.name].parse(source, keep=True).root_node  # a .tsx file: read as TypeScript here
         file = _File(root, path, self.name, (), frozenset(), {})
-        return TreeFacts(returns={name: list(found) for name, found in file.own_returns().items()})
+        return TreeFacts(returns={name: list(found) for name, found in file.own_returns().items()},
+                         raisers={name: [raiser] for name, raiser in file.own_raisers.items()})
 
     def find(self, source: bytes, path: str, *, sinks: Sequence[Sink], levels: frozenset[str],
              facts: TreeFacts) -> FileSites:
@@ -384,10 +413,12 @@ class JavaScriptFinder:
         tree = self._trees[grammar].parse(source)
         root = tree.root_node
         wanted = merged_sinks(self.default_sinks, sinks)
-        file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns)
+        file = _File(root, path, self.name, wanted, levels, facts.constants, facts.returns, facts.raisers)
         if root.has_error:
             file.found.parse_error = first_error(root)
-        query = site_query(_LANGUAGES[grammar], frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers)
+        throwers = frozenset(name for name, raiser in file.raisers.items() if not raiser.returns)
+        query = site_query(_LANGUAGES[grammar], frozenset(s.name.rsplit(".", 1)[-1] for s in wanted) | file.debuggers
+                           | throwers)
         captures = tree_sitter.QueryCursor(query).captures(root)
         found = [(n, k) for k in ("throw", "super", "new", "call") for n in captures.get(k, [])]
         readers = {"throw": file.throw_site, "super": file.super_site, "new": file.value_site,
