@@ -98,8 +98,14 @@ def _statement(record: dict[str, object]) -> str:
     return "\n".join(lines[first - start : last - start + 1])
 
 
+#: A function's name written before a message (``get_sock_port: ...``), which later code writes as ``"%s: ..."``
+#: of ``__func__`` (and harvest reads as the same text).
+_FUNCTION_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
+
+
 def _pieces(texts: list[str]) -> list[str]:
     pieces = [piece.strip() for text in texts for piece in _HOLE.split(text)]
+    pieces += [_FUNCTION_PREFIX.sub("", piece) for piece in pieces if _FUNCTION_PREFIX.match(piece)]
     return [piece for piece in pieces if len(piece) >= 4 and re.search(r"[A-Za-z]", piece)]
 
 

@@ -40,7 +40,7 @@ def _search(pattern: str, line: str) -> tuple[str | None, ...] | None:
 def test_createos_message_with_its_conditional_part() -> None:
     pattern = build(CREATEOS)
     _sound(pattern)
-    assert pattern == r"CreateOS request failed \(HTTP (.+)\)(?: during (.+))?\."
+    assert pattern == r"\bCreateOS request failed \(HTTP (.+)\)(?: during (.+))?\."
     assert _search(pattern, "CreateOS request failed (HTTP 404) during sandbox lifecycle.") == (
         "404", "sandbox lifecycle")
     assert _search(pattern, "CreateOS request failed (HTTP 500).") == ("500", None)
@@ -51,9 +51,10 @@ def test_every_literal_is_escaped() -> None:
     text = r"a.b*c+d?e(f)g[h]i{j}k|l^m$n\o/p-q"
     pattern = build((Text(text),))
     _sound(pattern)
-    assert patterns.exact_text(pattern) == text
+    assert pattern.startswith("\\b") and pattern.endswith("\\b")  # its first and last words whole
+    assert patterns.exact_text(pattern[2:-2]) == text
     assert _search(pattern, f"x {text} y") == ()
-    assert build((Text("tab\there\x01"),)) == r"tab\there\x01"
+    assert build((Text("tab\there\x01"),)) == r"\btab\there\x01"
     assert build((Text("ünïcode ✓"),)) == "ünïcode ✓"
 
 
@@ -67,16 +68,16 @@ def test_holes_by_shape() -> None:
         _sound(pattern)
         assert _search(pattern, f"v={good};") == (good,), shape
         assert _search(pattern, f"v={bad};") is None, shape
-    assert build((Text("got "), Hole("%d", "int")), placeholders=False) == "got (-?[0-9]+)"
-    assert build((Text("got "), Hole("%d", "int"))) == "got (-?[0-9]+|%d)"
+    assert build((Text("got "), Hole("%d", "int")), placeholders=False) == r"\bgot (-?[0-9]+)"
+    assert build((Text("got "), Hole("%d", "int"))) == r"\bgot (-?[0-9]+|%d)"
 
 
 def test_adjacent_holes_are_one_group() -> None:
     template: Template = (Text("id "), Hole("${a}"), Hole("${b}", "int"), Text(" end"))
     pattern = build(template)
-    assert pattern == "id (.+) end"
+    assert pattern == r"\bid (.+) end\b"
     assert display(template) == "id ${a}${b} end"
-    assert build((Text("n "), Hole("%x", "hex"), Hole("%x", "hex")), placeholders=False) == "n ([0-9A-Fa-f]+)"
+    assert build((Text("n "), Hole("%x", "hex"), Hole("%x", "hex")), placeholders=False) == r"\bn ([0-9A-Fa-f]+)"
 
 
 def test_alternations_keep_group_order() -> None:
@@ -93,8 +94,8 @@ def test_alternations_keep_group_order() -> None:
 
 def test_a_choice_without_text_is_one_hole() -> None:
     template: Template = (Text("mode "), Choice(((Hole("a"),), (Hole("b"),))), Text("!"))
-    assert build(template) == "mode (.+)!"
-    assert build((Text("x"), Choice(((), ())), Text("y"))) == "xy"
+    assert build(template) == r"\bmode (.+)!"
+    assert build((Text("x"), Choice(((), ())), Text("y"))) == r"\bxy\b"
 
 
 def test_separators_between_free_holes_do_not_backtrack() -> None:
@@ -109,13 +110,13 @@ def test_separators_between_free_holes_do_not_backtrack() -> None:
     for template in templates:
         _sound(build(template))
     pattern = build(templates[2])
-    assert pattern == r"open ([^:]+): (.+) \(errno (-?[0-9]+|%d)\)"  # the colon goes, not the space
+    assert pattern == r"\bopen ([^:]+): (.+) \(errno (-?[0-9]+|%d)\)"  # the colon goes, not the space
     assert _search(pattern, "open /etc/my file: No such file (errno 2)") == ("/etc/my file", "No such file", "2")
     assert _search(build(templates[3]), "k=1 2, v=x y, w=z.") == ("1 2", "x y", "z")
 
 
 def test_line_terminators_at_the_ends_are_dropped() -> None:
-    assert build((Text("\nbad input "), Hole("%s"), Text("\n"))) == "bad input (.+)"
+    assert build((Text("\nbad input "), Hole("%s"), Text("\n"))) == r"\bbad input (.+)"
 
 
 def test_no_literal_text_is_refused() -> None:
@@ -143,7 +144,7 @@ def test_placeholders_let_a_draft_pattern_match_its_error_message() -> None:
         _sound(pattern)
         assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
     pattern = build(templates[1])
-    assert pattern.startswith("port (-?[0-9]+|%d) char (.|%c)")
+    assert pattern.startswith(r"\bport (-?[0-9]+|%d) char (.|%c)")
     assert _search(pattern, 'port -2 char x q "y"') == ("-2", "x", '"y"')
     # without placeholders the shapes stay strict
     assert patterns.python_regex(build(templates[1], placeholders=False)).fullmatch(display(templates[1])) is None
@@ -211,11 +212,11 @@ def test_a_narrowed_class_never_leaves_out_a_letter_or_what_the_value_holds() ->
 
 def test_a_message_is_cut_at_its_first_line_break() -> None:
     """``"Failed:\\n" + e`` writes ``Failed:`` on the line, the exception on the lines after."""
-    assert build((Text("Exception in receiveBlock:\n"), Hole("e"))) == "Exception in receiveBlock:"
+    assert build((Text("Exception in receiveBlock:\n"), Hole("e"))) == r"\bException in receiveBlock:"
     assert display((Text("Exception in receiveBlock:\n"), Hole("e"))) == "Exception in receiveBlock:"
     assert first_line((Text("a\r\nb"),)) == (Text("a"),)
     # a first line of no literal text gives way to the first line that has enough
-    assert build((Hole("%s"), Text("\nUsage: "), Hole("%s"))) == "Usage: (.+)"
+    assert build((Hole("%s"), Text("\nUsage: "), Hole("%s"))) == r"\bUsage: (.+)"
 
 
 def _printf(text: str) -> Template:
@@ -263,7 +264,7 @@ def test_holes_no_class_can_part_are_joined_never_left_to_backtrack() -> None:
         pattern = build(template)
         _sound(pattern)
         assert patterns.python_regex(pattern).fullmatch(display(template)), pattern
-    assert build(templates[0]) == "Layout of (.+) must be larger than required size (.+)"
+    assert build(templates[0]) == r"\bLayout of (.+) must be larger than required size (.+)"
     assert _search(build(templates[1]), 'userid cookie "%V=0A0B0C0D0E0F0A0B0C0D" was reset') is not None
 
 
@@ -278,3 +279,13 @@ def test_a_message_that_starts_with_free_text_needs_words_of_its_own() -> None:
                Hole("%s"), Text(" "), Hole("%s"), Text('" '), Hole("%s"), Text(" "), Hole("%s"))
     assert draftable(urllib3)  # its punctuation names the line
     assert specific((Hole("%s"), Text(" [preauth]")))  # what build() accepts is unchanged
+
+
+def test_a_message_is_found_as_whole_words() -> None:
+    # regress/netcat.c's err(1, "connect") is not in sshd's "Received disconnect from ...": a draft's first and last
+    # words are whole words of the line
+    pattern = build((Text("connect"),))
+    assert _search(pattern, "Received disconnect from 10.0.0.1: 11: Bye Bye") is None
+    assert _search(pattern, "nc: connect: Connection refused") == ()
+    assert _search(build((Text("Saved "), Hole("%s"))), "Unsaved file.txt") is None
+    assert build((Hole("%s"), Text(": done."))) == r"(.+): done\."  # punctuation at an end: nothing to bound

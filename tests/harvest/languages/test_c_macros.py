@@ -125,7 +125,7 @@ def test_a_suffix_the_macro_passes_is_written_after_the_message() -> None:
     site = _site("read")
     assert site.template == (Text("open_thing: read: "), Hole("%s"))
     assert site.level == "fatal"
-    assert build(site.template, placeholders=False) == r"open_thing: read: (.+)"
+    assert build(site.template, placeholders=False) == r"\bopen_thing: read: (.+)"
 
 
 def test_the_level_is_the_macro_argument_at_each_call_through_a_do_while_body() -> None:

@@ -34,6 +34,7 @@ who gives the record a real example message drops that alternative. ``placeholde
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -513,6 +514,22 @@ def build(template: Template, *, placeholders: bool = True) -> str:
     unportable = [] if plain else portability_problems(pattern)
     if unportable:
         raise PatternRefused("not-portable", unportable[0].message)
+    return _whole_words(pattern, parts)
+
+
+def _word_end(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _whole_words(pattern: str, parts: Sequence[Part]) -> str:
+    """The pattern with ``\\b`` where the message starts or ends in an ASCII letter, digit or ``_``: a line
+    holds the message's first and last words whole (regress/netcat.c's ``connect`` is not found in sshd's
+    ``Received disconnect``). Every matcher reads ``\\b`` alike next to ASCII text."""
+    first, last = parts[0], parts[-1]
+    if isinstance(first, Text) and _word_end(first.text[:1]):
+        pattern = "\\b" + pattern
+    if isinstance(last, Text) and _word_end(last.text[-1:]):
+        pattern += "\\b"
     return pattern
 
 
