@@ -33,6 +33,7 @@ from tree_sitter import Node
 from errdex.harvest.languages import Macro, Printer
 from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.languages.c_printers import arounds, builds_by_name
+from errdex.harvest.languages.c_sinks import LEVEL_WORDS, LOG_WORDS, name_words
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 
 __all__ = ["FUNCTION", "loggish", "macros", "printer_sinks", "resolve"]
@@ -48,23 +49,12 @@ _STRING = r'(?:L|u8|u|U)?"(?:[^"\\\n]|\\.)*"'
 _AROUND_FORMAT = re.compile(rf"((?:{_STRING}\s*)*)([A-Za-z_]\w*)((?:\s*{_STRING})*)")
 _LITERALS = re.compile(_STRING)
 _LEVEL_NAME = re.compile(r"\b[A-Z][A-Z0-9_]*_([A-Z]+[0-9]?)\b")
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_LEVEL_WORDS = {
-    "fatal": "fatal", "die": "fatal", "panic": "fatal", "crit": "fatal", "critical": "fatal", "emerg": "fatal",
-    "alert": "fatal", "err": "error", "error": "error", "fail": "error", "warn": "warning", "warning": "warning",
-    "info": "info", "notice": "info", "verbose": "info", "debug": "debug", "dbg": "debug", "trace": "trace",
-}
-_LOG_WORDS = frozenset({*_LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger", "msg", "message", "report"})
 #: A macro over macros over ... this deep is not followed further.
 _DEPTH = 8
 
 
 def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
-
-
-def _words(name: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(name)]
 
 
 #: A log word run into others (``sshlog``, ``logdie``, ``dbglog``), not ``login``, ``logic``, ``dialog``.
@@ -74,7 +64,7 @@ _RUN_IN = re.compile(r"(?i)(?<!ia)(?<!ta)log(?!in|ic|o)|die$|^die|warn|fatal|deb
 def loggish(name: str) -> bool:
     """Whether a name reads as logging: a word such as ``log``, ``error``, ``warn``, ``debug``, or one of
     them run into the others (``sshlog``, ``logdie``)."""
-    return any(word in _LOG_WORDS for word in _words(name)) or _RUN_IN.search(name) is not None
+    return any(word in LOG_WORDS for word in name_words(name)) or _RUN_IN.search(name) is not None
 
 
 def _level_of(text: str) -> str | None:
@@ -89,10 +79,10 @@ _RUN_IN_LEVEL = re.compile(r"(?i)(debug|dbg|trace|warn|err|fatal|panic|die)")
 def _name_level(name: str) -> str | None:
     """The level a name says: one of its words (``debug3_f``), else a level word run into others (``debugf``,
     ``logdie``)."""
-    found = next((_LEVEL_WORDS[word] for word in _words(name) if word in _LEVEL_WORDS), None)
+    found = next((LEVEL_WORDS[word] for word in name_words(name) if word in LEVEL_WORDS), None)
     if found is None:
         run_in = _RUN_IN_LEVEL.search(name)
-        found = _LEVEL_WORDS.get(run_in.group(1).lower()) if run_in is not None else None
+        found = LEVEL_WORDS.get(run_in.group(1).lower()) if run_in is not None else None
     return found
 
 

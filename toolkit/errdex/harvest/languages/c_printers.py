@@ -31,14 +31,13 @@ from tree_sitter import Language, Node
 
 from errdex.harvest.languages import Macro, Printer
 from errdex.harvest.languages._shared import nodes, unescape
-from errdex.harvest.languages.c_sinks import BUILDER_WORDS
+from errdex.harvest.languages.c_sinks import BUILDER_WORDS, declared_name, name_words, parameter_name
 
 __all__ = ["DEPTH", "arounds", "builds_by_name", "forwarders", "printers"]
 
 _LANGUAGE = Language(tree_sitter_c.language())
 #: How many calls deep a definition's parameters are followed into the functions it calls.
 DEPTH = 4
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _BUILDERS = BUILDER_WORDS
 _FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
 _LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
@@ -54,24 +53,6 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
 
 
-def _words(name: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(name)]
-
-
-def _parameter_name(parameter: Node) -> str:
-    node = parameter.child_by_field_name("declarator")
-    while node is not None and node.type != "identifier":
-        node = node.child_by_field_name("declarator")
-    return _text(node)
-
-
-def _declared_name(declarator: Node) -> str:
-    node = declarator.child_by_field_name("declarator")
-    while node is not None and node.type in ("parenthesized_declarator", "pointer_declarator"):
-        node = node.child_by_field_name("declarator") or (node.named_children[0] if node.named_children else None)
-    return _text(node) if node is not None and node.type == "identifier" else ""
-
-
 def _format_attribute(declarator: Node) -> int:
     """The 0-based format index a ``__attribute__((format(printf, N, M)))`` of the declaration names, or -1."""
     owner = declarator.parent
@@ -85,11 +66,11 @@ def _format_attribute(declarator: Node) -> int:
 
 def builds_by_name(name: str) -> bool:
     """Whether a function's name says it builds a string (``snprintf``, ``xasprintf``, ``sshbuf_putf``)."""
-    return any(word in _BUILDERS for word in _words(name))
+    return any(word in _BUILDERS for word in name_words(name))
 
 
 def _builds(declarator: Node, fixed: list[Node], fmt: int) -> bool:
-    if builds_by_name(_declared_name(declarator)):
+    if builds_by_name(declared_name(declarator)):
         return True
     outer = declarator.parent
     if outer is not None and outer.type == "pointer_declarator":
@@ -100,7 +81,7 @@ def _builds(declarator: Node, fixed: list[Node], fmt: int) -> bool:
         kind = _text(parameter.child_by_field_name("type"))
         pointer = "*" in _text(parameter.child_by_field_name("declarator"))
         writable = pointer and "const" not in _text(parameter).split("*", 1)[0]
-        if writable and (_CHARS.search(kind) or any(w in ("buf", "buffer", "str", "string") for w in _words(kind))):
+        if writable and (_CHARS.search(kind) or any(w in ("buf", "buffer", "str", "string") for w in name_words(kind))):
             return True
     return False
 
@@ -109,7 +90,7 @@ def _signature(declarator: Node) -> tuple[str, list[str], int, int | None, bool,
     """(name, parameter names, format index, level index, builds, variadic) of a function declarator with a
     format parameter (variadic, or taking a ``va_list``), or None."""
     parameters = declarator.child_by_field_name("parameters")
-    name = _declared_name(declarator)
+    name = declared_name(declarator)
     if parameters is None or not name:
         return None
     items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
@@ -117,7 +98,7 @@ def _signature(declarator: Node) -> tuple[str, list[str], int, int | None, bool,
     fixed = items[:-1] if variadic else items
     if not variadic and not any("va_list" in _text(p) for p in fixed):
         return None
-    names = [_parameter_name(p) for p in fixed]
+    names = [parameter_name(p) for p in fixed]
     fmt = next((i for i, n in enumerate(names) if n in _FORMAT_NAMES), -1)
     if fmt < 0:
         fmt = _format_attribute(declarator)
@@ -252,7 +233,7 @@ def forwarders(root: Node) -> dict[str, Macro]:
         items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
         if not items or items[-1].type == "variadic_parameter" or any("va_list" in _text(p) for p in items):
             continue  # a printer (printers)
-        names = [_parameter_name(p) for p in items]
+        names = [parameter_name(p) for p in items]
         texts = {n for p, n in zip(items, names, strict=True)
                  if n and "*" in _text(p) and _CHARS.search(_text(p.child_by_field_name("type")))}
         if not texts:
@@ -263,5 +244,5 @@ def forwarders(root: Node) -> dict[str, Macro]:
             if args is not None and any(_text(a) in texts for a in args.named_children):
                 calls.append(" ".join(_text(call).split()))
         if calls:
-            found[_declared_name(declarator)] = Macro(tuple(names), False, ";\n".join(calls))
+            found[declared_name(declarator)] = Macro(tuple(names), False, ";\n".join(calls))
     return found

@@ -31,15 +31,17 @@ from errdex.harvest.sinks import Sink
 
 _LANGUAGE = Language(tree_sitter_c.language())
 
-__all__ = ["BUILDER_WORDS", "declared"]
+__all__ = ["BUILDER_WORDS", "LEVEL_WORDS", "LOG_WORDS", "declared", "declared_name", "name_words", "parameter_name"]
 
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_LEVEL_WORDS = {
+#: The level a word of a function's name says (``log_warn``: warning).
+LEVEL_WORDS = {
     "fatal": "fatal", "die": "fatal", "panic": "fatal", "crit": "fatal", "critical": "fatal", "emerg": "fatal",
     "alert": "fatal", "err": "error", "error": "error", "fail": "error", "warn": "warning", "warning": "warning",
     "info": "info", "notice": "info", "verbose": "info", "debug": "debug", "dbg": "debug", "trace": "trace",
 }
-_LOG_WORDS = frozenset({*_LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger", "msg", "message", "report"})
+#: Words of a function's name that say it logs.
+LOG_WORDS = frozenset({*LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger", "msg", "message", "report"})
 #: Words of a function's name that say it builds or stores a string rather than writing a line
 #: (``xasprintf``, ``sshbuf_putf``, ``ssh_packet_set_log_preamble``).
 BUILDER_WORDS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "vsnprintf", "str", "string", "buf",
@@ -53,29 +55,31 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
 
 
-def _words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
+    """A name's words, lowercased (``serverLog``: server, log; ``LOG_ERR``: log, err)."""
     return [word.lower() for word in _WORD.findall(name)]
 
 
 def _level_of_name(words: list[str]) -> str:
-    return next((_LEVEL_WORDS[word] for word in words if word in _LEVEL_WORDS), "info")
+    return next((LEVEL_WORDS[word] for word in words if word in LEVEL_WORDS), "info")
 
 
 def _loggish(name: str) -> bool:
-    words = _words(name)
-    return bool(words) and any(w in _LOG_WORDS for w in words) and not any(w in _BUILDERS for w in words)
+    words = name_words(name)
+    return bool(words) and any(w in LOG_WORDS for w in words) and not any(w in _BUILDERS for w in words)
 
 
 
 
-def _parameter_name(parameter: Node) -> str:
+def parameter_name(parameter: Node) -> str:
+    """The name a parameter declaration declares."""
     node = parameter.child_by_field_name("declarator")
     while node is not None and node.type != "identifier":
         node = node.child_by_field_name("declarator")
     return _text(node)
 
 
-def _declared_name(declarator: Node) -> str:
+def declared_name(declarator: Node) -> str:
     """``f`` of ``f(...)``, ``(*f)(...)``, ``*f(...)``."""
     node = declarator.child_by_field_name("declarator")
     while node is not None and node.type in ("parenthesized_declarator", "pointer_declarator"):
@@ -84,7 +88,7 @@ def _declared_name(declarator: Node) -> str:
 
 
 def _builds_a_string(declarator: Node, fixed: list[Node], fmt: int) -> bool:
-    words = _words(_declared_name(declarator))
+    words = name_words(declared_name(declarator))
     if any(word in _BUILDERS for word in words):
         return True
     outer = declarator.parent
@@ -102,14 +106,14 @@ def _builds_a_string(declarator: Node, fixed: list[Node], fmt: int) -> bool:
 def _function(declarator: Node) -> tuple[str, int, int] | None:
     """(name, format index, level index or -1) of a variadic function declarator, or None."""
     parameters = declarator.child_by_field_name("parameters")
-    name = _declared_name(declarator)
+    name = declared_name(declarator)
     if parameters is None or not name:
         return None
     items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
     if not items or items[-1].type != "variadic_parameter":
         return None
     fixed = items[:-1]
-    names = [_parameter_name(p) for p in fixed]
+    names = [parameter_name(p) for p in fixed]
     fmt = next((i for i, n in enumerate(names) if n in _FORMAT_NAMES), -1)
     if fmt < 0 and fixed and "char" in _text(fixed[-1].child_by_field_name("type")):
         fmt = len(fixed) - 1
@@ -141,5 +145,5 @@ def declared(root: Node) -> dict[str, Sink]:
         detected = _macro(node) if node.type == "preproc_function_def" else _function(node)
         if detected is not None:
             name, fmt, level = detected
-            found[name] = Sink(name, fmt, _level_of_name(_words(name)), "printf", level if level >= 0 else None)
+            found[name] = Sink(name, fmt, _level_of_name(name_words(name)), "printf", level if level >= 0 else None)
     return found
