@@ -15,6 +15,7 @@ import tree_sitter
 
 from errdex.harvest.languages import Raiser
 from errdex.harvest.languages._jscontext import FUNCTIONS
+from errdex.harvest.languages._shared import own_nodes
 from errdex.harvest.languages._tree import text
 
 __all__ = ["forwards", "raisers"]
@@ -46,15 +47,7 @@ def _parameters(function: Node) -> list[str]:
 
 
 def _own(function: Node, kinds: tuple[str, ...]) -> Iterator[Node]:
-    stack = [function.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None:
-            continue
-        if current.type in kinds:
-            yield current
-        if current.type not in (*FUNCTIONS, "class_declaration", "class"):
-            stack.extend(current.children)
+    return own_nodes(function, kinds, (*FUNCTIONS, "class_declaration", "class"))
 
 
 def raisers(root: Node) -> dict[str, Raiser]:

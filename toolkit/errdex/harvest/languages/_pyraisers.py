@@ -20,6 +20,7 @@ import tree_sitter
 
 from errdex.harvest.formats import join
 from errdex.harvest.languages import Raiser
+from errdex.harvest.languages._shared import own_nodes
 from errdex.harvest.languages._tree import text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sites import Choice, Template, Text
@@ -62,15 +63,7 @@ def _parameters(function: Node) -> list[tuple[str, Node | None]]:
 
 def _own(function: Node, kinds: tuple[str, ...]) -> Iterator[Node]:
     """The nodes of ``kinds`` in the function's own body (not in the functions and classes inside it)."""
-    stack = [function.child_by_field_name("body")]
-    while stack:
-        current = stack.pop()
-        if current is None:
-            continue
-        if current.type in kinds:
-            yield current
-        if current.type not in _SCOPES:
-            stack.extend(current.children)
+    return own_nodes(function, kinds, _SCOPES)
 
 
 def _functions(root: Node) -> Iterator[Node]:

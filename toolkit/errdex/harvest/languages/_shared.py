@@ -8,7 +8,7 @@ literal text that is a format string in some style (``%s`` of printf, ``{}`` of 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Query, QueryCursor
@@ -18,7 +18,7 @@ from errdex.harvest.languages._tree import first_error
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "sink_table", "unescape"]
+__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "own_nodes", "sink_table", "unescape"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,21 @@ def nodes(language: Language, root: Node, kinds: tuple[str, ...]) -> list[Node]:
 
 
 _TABLES: dict[tuple[int, int], tuple[Sequence[Sink], frozenset[Sink], Mapping[str, Sink], frozenset[str]]] = {}
+
+
+def own_nodes(function: Node, kinds: tuple[str, ...], scopes: Iterable[str]) -> Iterator[Node]:
+    """The nodes of ``kinds`` in a function's own body: not inside the functions and classes (``scopes``, the node
+    kinds that open one) it holds."""
+    closed = frozenset(scopes)
+    stack = [function.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if current.type in kinds:
+            yield current
+        if current.type not in closed:
+            stack.extend(current.children)
 
 
 def sink_table(sinks: Sequence[Sink], defaults: frozenset[Sink]) -> tuple[Mapping[str, Sink], frozenset[str]]:
