@@ -154,8 +154,9 @@ REDIS: list[Entry] = [
     (_R + r"Done loading RDB, keys loaded: \d+, keys expired: \d+\.$", ((_RDB, 3227, 3229),)),
     (_R + r"DB loaded from disk: [\d.]+ seconds$", ((_S, 6605, 6606),)),
     (_R + r"DB \d+: \d+ keys \(\d+ volatile\) in \d+ slots HT\.$", ((_S, 1294, 1294),)),
-    # sigShutdownHandler picks the literal, serverLogFromHandler(LL_WARNING, msg) writes it (its own prefix)
-    (r"^\d+:signal-handler \(\d+\) Received SIGTERM scheduling shutdown\.\.\.$", ((_S, 6315, 6315), (_S, 6329, 6329))),
+    # sigShutdownHandler picks the literal (6315), serverLogFromHandler(LL_WARNING, msg) writes it (6333, with its
+    # own prefix), as loadServerConfigFromString's err below
+    (r"^\d+:signal-handler \(\d+\) Received SIGTERM scheduling shutdown\.\.\.$", ((_S, 6315, 6315), (_S, 6333, 6333))),
     # loadServerConfigFromString's loaderr: fprintf to stderr; the reason is a literal assigned before the goto
     (r"^\*\*\* FATAL CONFIG FILE ERROR \(Redis 7\.0\.15\) \*\*\*$", (("src/config.c", 621, 622),)),
     (r"^Reading the configuration file, at line \d+$", (("src/config.c", 624, 624),)),

@@ -28,12 +28,12 @@ NGINX_CONFIG = ROOT / "examples" / "harvest" / "nginx.toml"
 #: little); the issue's target for every tree is 95%: raise these as the finders and the matcher improve.
 #: Measured before the macro, dialect, value and program work: nginx 21 of 66 (31.8%), with
 #: examples/harvest/nginx.toml 28 of 66 (42.4%); redis 122 of 128 (95.3%); sshd 31 of 43 (72.1%). After: nginx 58
-#: of 66 (87.9%, the same with the config), redis 123 of 128 (96.1%), sshd 39 of 43 (90.7%); what is left is
+#: of 66 (87.9%, the same with the config), redis 125 of 128 (97.7%), sshd 39 of 43 (90.7%); what is left is
 #: the same words written by several statements (README).
 FLOORS = {
     "nginx": 0.86,
     "nginx-config": 0.86,
-    "redis": 0.95,
+    "redis": 0.96,
     "sshd": 0.88,
 }
 #: How many distinct statements each workload makes its program write, at least (a run's timing may leave out a

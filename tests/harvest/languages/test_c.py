@@ -327,3 +327,25 @@ void f(struct ssh *ssh) {
     facts = FINDER.survey(source)
     sites = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
     assert [site.error_class for site in sites] == ["log_it"]
+
+
+def test_a_logging_function_that_writes_its_message_as_it_is_is_a_sink() -> None:
+    # redis's serverLogFromHandler(int level, const char *msg): not variadic; the message a signal handler picks
+    source = b'''void serverLogFromHandler(int level, const char *msg);
+static void handler(int sig) {
+    char *msg;
+    switch (sig) {
+    case 2: msg = "Received SIGINT scheduling shutdown..."; break;
+    default: msg = "Received shutdown signal, 100% sure...";
+    }
+    serverLogFromHandler(LL_WARNING, msg);
+    serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+}'''
+    assert FINDER is not None
+    facts = FINDER.survey(source)
+    first, second = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
+    assert (first.level, second.level) == ("warning", "warning")
+    assert first.template == (Choice(((Text("Received SIGINT scheduling shutdown..."),),
+                                      (Text("Received shutdown signal, 100% sure..."),))),)
+    assert re.search(build(first.template), "123:M 1 Jan # Received SIGINT scheduling shutdown...")
+    assert second.template == (Text("You insist... exiting now."),)

@@ -33,7 +33,7 @@ from errdex.harvest.languages import (
 )
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
-from errdex.harvest.languages.c_arguments import collapse, fill_arguments, string_body
+from errdex.harvest.languages.c_arguments import collapse, fill_arguments, literal_choices, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
@@ -130,19 +130,26 @@ class _File:
         self.result = FileSites()
         self.dialect = PROJECT_PRINTF
 
-    def pieces(self, node: Node, locals_: Mapping[str, str]) -> list[Piece]:
+    def pieces(self, node: Node, locals_: Mapping[str, str], style: str = "printf") -> list[Piece]:
         """The parts of a format expression, literal text still unread (see :meth:`message`)."""
         kind = node.type
         if kind == "string_literal":
             return [Text(_string_body(node))]
         if kind == "concatenated_string":
-            return [piece for child in node.named_children for piece in self.pieces(child, locals_)]
+            return [piece for child in node.named_children for piece in self.pieces(child, locals_, style)]
         if kind == "identifier":
             name = _text(node)
             value = locals_.get(name, self.constants.get(name, _INTTYPES.get(name)))
-            return [Text(value)] if value is not None else [Hole(name)]
+            if value is not None:
+                return [Text(value)]
+            held = literal_choices(node)  # a local assigned only literals: one of them
+            if held is not None and len(held) == 1:
+                return [Text(held[0])]
+            if held is not None:
+                return [Choice(tuple(finish([Raw(text, style)]) for text in held))]
+            return [Hole(name)]
         if kind == "parenthesized_expression" and node.named_child_count == 1:
-            return self.pieces(node.named_children[0], locals_)
+            return self.pieces(node.named_children[0], locals_, style)
         if kind == "call_expression" and _text(node.child_by_field_name("function")) in _I18N:
             args = _arguments(node)
             return self.pieces(args[0], locals_) if args else [Hole(_text(node))]
@@ -159,7 +166,7 @@ class _File:
     def message(self, node: Node, locals_: Mapping[str, str], style: str = "printf") -> Template:
         """A format expression's template: adjacent literal text joined, then read as ``style``."""
         joined: list[Piece] = []
-        for piece in self.pieces(node, locals_):
+        for piece in self.pieces(node, locals_, style):
             if isinstance(piece, Text) and joined and isinstance(joined[-1], Text):
                 joined[-1] = Text(joined[-1].text + piece.text)
             else:

@@ -18,7 +18,7 @@ from errdex.harvest.languages import c_values
 from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["collapse", "fill_arguments", "string_body"]
+__all__ = ["collapse", "fill_arguments", "literal_choices", "string_body"]
 
 _LANGUAGE = Language(tree_sitter_c.language())
 _FUNC_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
@@ -115,6 +115,16 @@ def _source(part: Part) -> str:
         return part.source
     longest = max(part.options, key=lambda option: len("".join(_source(p) for p in option)))
     return "".join(_source(p) for p in longest)
+
+
+def literal_choices(node: Node) -> list[str] | None:
+    """The literals a local variable can hold, when it is assigned nothing else in its function (``msg =
+    "Received SIGTERM ..."`` in each ``case``); None otherwise."""
+    values = _assigned_values(node, 0) if node.type == "identifier" else None
+    if not values or any(len(option) != 1 or not isinstance(option[0], Text) for option in values):
+        return None
+    texts = [option[0].text for option in values if isinstance(option[0], Text)]
+    return list(dict.fromkeys(texts))
 
 
 def _string_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:

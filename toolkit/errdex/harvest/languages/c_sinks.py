@@ -27,7 +27,7 @@ import tree_sitter_c
 from tree_sitter import Language, Node
 
 from errdex.harvest.languages._shared import nodes
-from errdex.harvest.sinks import Sink
+from errdex.harvest.sinks import FormatStyle, Sink
 
 _LANGUAGE = Language(tree_sitter_c.language())
 
@@ -103,15 +103,18 @@ def _builds_a_string(declarator: Node, fixed: list[Node], fmt: int) -> bool:
     return False
 
 
-def _function(declarator: Node) -> tuple[str, int, int] | None:
-    """(name, format index, level index or -1) of a variadic function declarator, or None."""
+def _function(declarator: Node) -> tuple[str, int, int, FormatStyle] | None:
+    """(name, format index, level index or -1, style) of a variadic function declarator, or of a logging
+    function that writes a message as it is (:func:`_plain`); None for any other."""
     parameters = declarator.child_by_field_name("parameters")
     name = declared_name(declarator)
     if parameters is None or not name:
         return None
     items = [c for c in parameters.named_children if c.type in ("parameter_declaration", "variadic_parameter")]
-    if not items or items[-1].type != "variadic_parameter":
+    if not items:
         return None
+    if items[-1].type != "variadic_parameter":
+        return _plain(name, items)
     fixed = items[:-1]
     names = [parameter_name(p) for p in fixed]
     fmt = next((i for i, n in enumerate(names) if n in _FORMAT_NAMES), -1)
@@ -120,7 +123,27 @@ def _function(declarator: Node) -> tuple[str, int, int] | None:
     if fmt < 0 or _builds_a_string(declarator, fixed, fmt):
         return None
     level = next((i for i, n in enumerate(names) if n in _LEVEL_NAMES), -1)
-    return name, fmt, level
+    return name, fmt, level, "printf"
+
+
+#: The names of a parameter that holds a message to write as it is.
+_MESSAGE_NAMES = frozenset({"msg", "message", "text", "txt"})
+
+
+def _plain(name: str, items: list[Node]) -> tuple[str, int, int, FormatStyle] | None:
+    """A function that is not variadic, whose name reads as logging, and that takes a level and a ``char *``
+    message (redis's ``serverLogRaw(int level, const char *msg)``, ``serverLogFromHandler``): the message is
+    written as it is."""
+    if not _loggish(name):
+        return None
+    names = [parameter_name(p) for p in items]
+    level = next((i for i, n in enumerate(names) if n in _LEVEL_NAMES), -1)
+    message = next((i for i, n in enumerate(names) if n in _MESSAGE_NAMES
+                    and "char" in _text(items[i].child_by_field_name("type"))
+                    and "*" in _text(items[i].child_by_field_name("declarator"))), -1)
+    if level < 0 or message < 0:
+        return None
+    return name, message, level, "plain"
 
 
 def _macro(define: Node) -> tuple[str, int, int] | None:
@@ -142,8 +165,13 @@ def declared(root: Node) -> dict[str, Sink]:
     earlier one)."""
     found: dict[str, Sink] = {}
     for node in nodes(_LANGUAGE, root, ("function_declarator", "preproc_function_def")):
-        detected = _macro(node) if node.type == "preproc_function_def" else _function(node)
+        detected: tuple[str, int, int, FormatStyle] | None
+        if node.type == "preproc_function_def":
+            macro = _macro(node)
+            detected = (*macro, "printf") if macro is not None else None
+        else:
+            detected = _function(node)
         if detected is not None:
-            name, fmt, level = detected
-            found[name] = Sink(name, fmt, _level_of_name(name_words(name)), "printf", level if level >= 0 else None)
+            name, fmt, level, style = detected
+            found[name] = Sink(name, fmt, _level_of_name(name_words(name)), style, level if level >= 0 else None)
     return found
