@@ -289,3 +289,10 @@ def test_a_message_is_found_as_whole_words() -> None:
     assert _search(pattern, "nc: connect: Connection refused") == ()
     assert _search(build((Text("Saved "), Hole("%s"))), "Unsaved file.txt") is None
     assert build((Hole("%s"), Text(": done."))) == r"(.+): done\."  # punctuation at an end: nothing to bound
+
+
+def test_a_prefix_written_before_another_message_is_no_draft() -> None:
+    # dnsmasq's log.c writes fprintf(stderr, "dnsmasq%s: ", func) before every message it echoes to stderr
+    assert not draftable((Text("dnsmasq"), Choice(((), (Text("-dhcp"),))), Text(": ")))
+    assert not draftable((Text("error:"),))
+    assert draftable((Text("Fatal error in the configuration file:"),))  # words enough of its own

@@ -349,3 +349,40 @@ static void handler(int sig) {
                                       (Text("Received shutdown signal, 100% sure..."),))),)
     assert re.search(build(first.template), "123:M 1 Jan # Received SIGINT scheduling shutdown...")
     assert second.template == (Text("You insist... exiting now."),)
+
+
+def test_a_function_whose_name_says_its_level_writes_its_message() -> None:
+    # dnsmasq's die(char *message, char *arg1, int exit_code): the message's %s is arg1; no level parameter
+    source = b'''void die(char *message, char *arg1, int exit_code);
+int report(char *message);
+void f(void) {
+    die("bad command line options: %s", opt, 1);
+    report("not a log line");
+}'''
+    assert FINDER is not None
+    facts = FINDER.survey(source)
+    (site,) = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
+    assert site.level == "fatal" and site.template[0] == Text("bad command line options: ")
+
+
+def test_a_translated_message_held_in_a_local_is_read() -> None:
+    # dnsmasq: char *str = _("cannot read %s: %s"); ... die(str, file, EC_FILE); s = _("..."); die(s, ...)
+    source = b'''void die(char *message, char *arg1, int exit_code);
+void f(char *file) {
+    char *str = _("cannot read %s: %s");
+    die(str, file, 3);
+}
+void g(int fd) {
+    char *s;
+    if (fd < 0)
+        s = _("failed to create listening socket for %s: %s");
+    else
+        s = gettext("failed to bind listening socket for %s: %s");
+    die(s, addr, 2);
+}'''
+    assert FINDER is not None
+    facts = FINDER.survey(source)
+    first, second = _find(source, sinks=FINDER.default_sinks, facts=facts).sites
+    assert re.fullmatch(build(first.template), "cannot read /x.conf: No such file or directory")
+    assert isinstance(second.template[0], Choice)
+    assert re.fullmatch(build(second.template), "failed to bind listening socket for ::1: Address in use")

@@ -184,9 +184,11 @@ def draftable(template: Template) -> bool:
     :data:`FREE_PART_LETTERS` letters of literal text when it starts with a part that may print any text
     (``%s [preauth]``, ``%s: failed``: another message with a word added, which a pattern would find in lines of
     every kind; ``Saved %s`` names its line by its first word, urllib3's ``%s://%s:%s "%s %s %s" %s %s`` by
-    its punctuation)."""
+    its punctuation), or that ends in ``:`` (``dnsmasq%s: ``, a prefix written before another message)."""
     trimmed = _trim(template)
-    if trimmed and _free(trimmed[:1]):
+    last = trimmed[-1] if trimmed else None
+    prefix = isinstance(last, Text) and last.text.rstrip().endswith(":")
+    if trimmed and (_free(trimmed[:1]) or prefix):
         required = _required_text(trimmed)
         marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
         if sum(ch.isalpha() for ch in required) < FREE_PART_LETTERS and marks < PUNCTUATION_ENOUGH:

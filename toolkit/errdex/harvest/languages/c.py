@@ -33,7 +33,7 @@ from errdex.harvest.languages import (
 )
 from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
 from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
-from errdex.harvest.languages.c_arguments import collapse, fill_arguments, literal_choices, string_body
+from errdex.harvest.languages.c_arguments import I18N, collapse, fill_arguments, i18n_text, literal_choices, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
 from errdex.harvest.sites import Choice, Hole, Part, Site, Skipped, Template, Text
 
@@ -61,7 +61,6 @@ DEFAULT_SINKS: tuple[Sink, ...] = (
 #: The same, for membership tests by hash (a sink is a frozen dataclass).
 _DEFAULT_SET: frozenset[Sink] = frozenset(DEFAULT_SINKS)
 
-_I18N = frozenset({"_", "gettext", "N_", "dgettext", "ngettext"})
 _INTTYPES = {f"PRI{conv}{size}": f"{length}{conv}"
              for size, length in (("8", "hh"), ("16", "h"), ("32", ""), ("64", "ll"), ("MAX", "j"), ("PTR", "l"))
              for conv in "diouxX"}
@@ -150,9 +149,9 @@ class _File:
             return [Hole(name)]
         if kind == "parenthesized_expression" and node.named_child_count == 1:
             return self.pieces(node.named_children[0], locals_, style)
-        if kind == "call_expression" and _text(node.child_by_field_name("function")) in _I18N:
-            args = _arguments(node)
-            return self.pieces(args[0], locals_) if args else [Hole(_text(node))]
+        if kind == "call_expression" and _text(node.child_by_field_name("function")) in I18N:
+            wrapped = i18n_text(node)
+            return self.pieces(wrapped, locals_, style) if wrapped is not None else [Hole(_text(node))]
         if kind == "conditional_expression":
             branches = [node.child_by_field_name(name) for name in ("consequence", "alternative")]
             options = [self.message(branch, locals_) for branch in branches if branch is not None]
@@ -275,6 +274,7 @@ def _local_strings(body: Node, before: int, known: Mapping[str, str]) -> dict[st
         if declarator.start_byte >= before:
             break
         value = declarator.child_by_field_name("value")
+        value = i18n_text(value) or value if value is not None else None  # char *s = _("...")
         if value is not None and value.type in ("string_literal", "concatenated_string"):
             text = macro_value(_text(value), known)
             name = declarator.child_by_field_name("declarator")

@@ -18,7 +18,7 @@ from errdex.harvest.languages import c_values
 from errdex.harvest.languages._shared import nodes, unescape
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["collapse", "fill_arguments", "literal_choices", "string_body"]
+__all__ = ["I18N", "collapse", "fill_arguments", "i18n_text", "literal_choices", "string_body"]
 
 _LANGUAGE = Language(tree_sitter_c.language())
 _FUNC_NAMES = frozenset({"__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"})
@@ -117,6 +117,24 @@ def _source(part: Part) -> str:
     return "".join(_source(p) for p in longest)
 
 
+#: C's gettext wrappers: ``_("text")`` is the text (translated at run time; the source's is what errdex reads).
+I18N = frozenset({"_", "gettext", "N_", "dgettext", "ngettext"})
+
+
+def i18n_text(node: Node) -> Node | None:
+    """The message argument of an i18n wrapper call (``_("...")``, ``gettext("...")``; ``dgettext``'s
+    second), or None for any other node."""
+    if node.type != "call_expression":
+        return None
+    name = _text(node.child_by_field_name("function"))
+    if name not in I18N:
+        return None
+    arguments = node.child_by_field_name("arguments")
+    values = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+    position = 1 if name == "dgettext" else 0
+    return values[position] if len(values) > position else None
+
+
 def literal_choices(node: Node) -> list[str] | None:
     """The literals a local variable can hold, when it is assigned nothing else in its function (``msg =
     "Received SIGTERM ..."`` in each ``case``); None otherwise."""
@@ -136,6 +154,8 @@ def _string_values(node: Node, depth: int) -> list[tuple[Part, ...]] | None:
         return known  # NULL, assigned or a branch, prints no message
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _string_values(node.named_children[0], depth + 1)
+    if (wrapped := i18n_text(node)) is not None:
+        return _string_values(wrapped, depth + 1)
     if node.type == "string_literal":
         return [(Text(_string_body(node)),)]
     if node.type == "conditional_expression":

@@ -131,9 +131,10 @@ _MESSAGE_NAMES = frozenset({"msg", "message", "text", "txt"})
 
 
 def _plain(name: str, items: list[Node]) -> tuple[str, int, int, FormatStyle] | None:
-    """A function that is not variadic, whose name reads as logging, and that takes a level and a ``char *``
-    message (redis's ``serverLogRaw(int level, const char *msg)``, ``serverLogFromHandler``): the message is
-    written as it is."""
+    """A function that is not variadic, whose name reads as logging, that takes a ``char *`` message and either
+    a level or a name that says one (redis's ``serverLogRaw(int level, const char *msg)``, dnsmasq's
+    ``die(char *message, char *arg1, int exit_code)``): the message is written as it is, or read as printf
+    when parameters follow it (``die``'s ``%s`` is ``arg1``)."""
     if not _loggish(name):
         return None
     names = [parameter_name(p) for p in items]
@@ -141,9 +142,9 @@ def _plain(name: str, items: list[Node]) -> tuple[str, int, int, FormatStyle] | 
     message = next((i for i, n in enumerate(names) if n in _MESSAGE_NAMES
                     and "char" in _text(items[i].child_by_field_name("type"))
                     and "*" in _text(items[i].child_by_field_name("declarator"))), -1)
-    if level < 0 or message < 0:
+    if message < 0 or (level < 0 and not any(word in LEVEL_WORDS for word in name_words(name))):
         return None
-    return name, message, level, "plain"
+    return name, message, level, "printf" if message < len(items) - 1 else "plain"
 
 
 def _macro(define: Node) -> tuple[str, int, int] | None:
