@@ -296,3 +296,11 @@ def test_a_prefix_written_before_another_message_is_no_draft() -> None:
     assert not draftable((Text("dnsmasq"), Choice(((), (Text("-dhcp"),))), Text(": ")))
     assert not draftable((Text("error:"),))
     assert draftable((Text("Fatal error in the configuration file:"),))  # words enough of its own
+
+
+def test_a_short_message_of_several_free_parts_is_no_draft() -> None:
+    # ssh-pkcs11-helper's debug "check %s %s %s" was top-1 on PAM's "check pass; user unknown" lines of a real log
+    assert not draftable((Text("check "), Hole("%s"), Text(" "), Hole("%s"), Text(" "), Hole("%s")))
+    assert draftable((Text("rename "), Hole("%s"), Text(" to "), Hole("%s")))  # eight letters
+    assert draftable((Text("os "), Hole("type"), Text(" "), Hole("release")))  # npm's: two free parts
+    assert draftable((Text("port "), Hole("%d", "int"), Text(" char "), Hole("%s")))  # one free part

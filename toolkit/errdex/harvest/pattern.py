@@ -184,11 +184,14 @@ def draftable(template: Template) -> bool:
     :data:`FREE_PART_LETTERS` letters of literal text when it starts with a part that may print any text
     (``%s [preauth]``, ``%s: failed``: another message with a word added, which a pattern would find in lines of
     every kind; ``Saved %s`` names its line by its first word, urllib3's ``%s://%s:%s "%s %s %s" %s %s`` by
-    its punctuation), or that ends in ``:`` (``dnsmasq%s: ``, a prefix written before another message)."""
+    its punctuation), that ends in ``:`` (``dnsmasq%s: ``, a prefix written before another message), or that
+    has three such parts (``check %s %s %s``, which PAM's ``check pass; user unknown`` holds; npm's
+    ``os ${type} ${release}`` writes real lines with two)."""
     trimmed = _trim(template)
     last = trimmed[-1] if trimmed else None
     prefix = isinstance(last, Text) and last.text.rstrip().endswith(":")
-    if trimmed and (_free(trimmed[:1]) or prefix):
+    free = sum(isinstance(part, Hole) and part.shape == "any" for part in trimmed)
+    if trimmed and (_free(trimmed[:1]) or prefix or free >= 3):
         required = _required_text(trimmed)
         marks = sum(not ch.isalnum() and not ch.isspace() for ch in required)
         if sum(ch.isalpha() for ch in required) < FREE_PART_LETTERS and marks < PUNCTUATION_ENOUGH:
@@ -196,7 +199,8 @@ def draftable(template: Template) -> bool:
     return specific(template)
 
 
-#: The fewest letters of literal text a message needs when it starts with a part that may print any text.
+#: The fewest letters of literal text a message needs when it starts with a part that may print any text, ends in
+#: ``:``, or has three parts that may print any text (:func:`draftable`).
 FREE_PART_LETTERS = 8
 
 
