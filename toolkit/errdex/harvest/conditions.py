@@ -82,6 +82,8 @@ def _atom(text: str) -> str:
         verb = "starts with" if match.group(2).lower().startswith("starts") else "ends with"
         return f"{match.group(1)} {verb} {match.group(3)}"
     for operator, word in _COMPARISONS:
+        if operator not in text:
+            continue
         parts = _split(text, re.compile(re.escape(operator)))
         if len(parts) == 2:
             left, right = (part.strip() for part in parts)
@@ -127,6 +129,8 @@ def _balanced(text: str) -> bool:
 
 def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
     """``text`` cut at each match of ``pattern`` outside brackets and strings."""
+    if pattern.search(text) is None:
+        return [text]  # nowhere to cut: no need to walk the text
     parts, depth, quote, start, at = [], 0, "", 0, 0
     while at < len(text):
         char = text[at]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
@@ -18,7 +19,7 @@ from errdex.harvest.languages._tree import first_error
 from errdex.harvest.sinks import Sink
 from errdex.harvest.sites import Choice, Hole, Part, Template, Text
 
-__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "own_nodes", "sink_table", "unescape"]
+__all__ = ["Piece", "Raw", "broken", "finish", "has_text", "nodes", "own_nodes", "prime", "sink_table", "unescape"]
 
 
 @dataclass(frozen=True)
@@ -93,15 +94,39 @@ def broken(root: Node) -> str | None:
 _QUERIES: dict[tuple[int, tuple[str, ...]], Query] = {}
 
 
+def _ordered(found: Iterable[Node]) -> list[Node]:
+    return sorted(found, key=lambda node: (node.start_byte, -node.end_byte))
+
+
 def nodes(language: Language, root: Node, kinds: tuple[str, ...]) -> list[Node]:
     """Every node of ``kinds`` under ``root``, in source order (an outer node before those inside it). A
-    tree-sitter query finds them in C, several times faster than walking the tree in Python."""
+    tree-sitter query finds them in C, several times faster than walking the tree in Python; the kinds
+    :func:`prime` gathered for the same root are not searched for again."""
+    primed = _PRIMED.get("root")
+    if primed is not None and primed == root and all(kind in _PRIMED["kinds"] for kind in kinds):
+        by_kind: dict[str, list[Node]] = _PRIMED["kinds"]
+        return list(by_kind[kinds[0]]) if len(kinds) == 1 else _ordered(n for kind in kinds for n in by_kind[kind])
     key = (id(language), kinds)
     query = _QUERIES.get(key)
     if query is None:
         query = _QUERIES[key] = Query(language, " ".join(f"({kind}) @n" for kind in kinds))
-    found = QueryCursor(query).captures(root).get("n", [])
-    return sorted(found, key=lambda node: (node.start_byte, -node.end_byte))
+    return _ordered(QueryCursor(query).captures(root).get("n", []))
+
+
+#: What :func:`prime` gathered: the root (``root``) and its nodes by kind (``kinds``), for the last root only.
+_PRIMED: dict[str, Any] = {}
+
+
+def prime(language: Language, root: Node, kinds: tuple[str, ...]) -> None:
+    """Find every node of ``kinds`` under ``root`` in one search, so that the :func:`nodes` calls a pass makes
+    for those kinds on that root (several readers of one file) read them from there."""
+    key = (id(language), ("primed", *kinds))
+    query = _QUERIES.get(key)
+    if query is None:
+        query = _QUERIES[key] = Query(language, " ".join(f"({kind}) @{kind}" for kind in kinds))
+    captured = QueryCursor(query).captures(root)
+    _PRIMED.clear()
+    _PRIMED.update(root=root, kinds={kind: _ordered(captured.get(kind, [])) for kind in kinds})
 
 
 _TABLES: dict[tuple[int, int], tuple[Sequence[Sink], frozenset[Sink], Mapping[str, Sink], frozenset[str]]] = {}

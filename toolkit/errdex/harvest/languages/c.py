@@ -31,7 +31,7 @@ from errdex.harvest.languages import (
     c_sinks,
     c_values,
 )
-from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, unescape
+from errdex.harvest.languages._shared import Piece, Raw, broken, finish, has_text, nodes, prime, unescape
 from errdex.harvest.languages._tree import KeptTrees, first_error, oversized, parse
 from errdex.harvest.languages.c_arguments import I18N, collapse, fill_arguments, i18n_text, literal_choices, string_body
 from errdex.harvest.sinks import LEVELS, Sink, normal_level
@@ -285,6 +285,11 @@ def _local_strings(body: Node, before: int, known: Mapping[str, str]) -> dict[st
     return found
 
 
+#: The node kinds the survey's readers search a whole file for (:func:`_defines`, :mod:`.c_sinks`,
+#: :mod:`.c_macros`, :mod:`.c_printers`, :mod:`.c_dialect`).
+_SURVEYED = ("preproc_def", "preproc_function_def", "function_declarator", "function_definition", "switch_statement")
+
+
 class CFinder:
     """The C finder (see the module docstring)."""
 
@@ -305,6 +310,7 @@ class CFinder:
         if b"#define" not in source and b"..." not in source and b"va_list" not in source and b"char" not in source:
             return TreeFacts()  # no macro, no function with a format or a text parameter: nothing to parse for
         root = _TREES.parse(source, keep=True).root_node
+        prime(_LANGUAGE, root, _SURVEYED)  # one search for the kinds every reader below looks for
         macros = {**c_printers.forwarders(root), **c_macros.macros(root)}
         return TreeFacts(constants=_defines(root, {}), sinks=c_sinks.declared(root), macros=macros,
                          printers=c_printers.printers(root), dialects=c_dialect.learned(root))
