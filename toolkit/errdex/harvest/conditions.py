@@ -10,6 +10,7 @@ language: ``and``/``&&``, ``or``/``||``, ``not``/``!``, comparisons (``==``/``==
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["in_words"]
 
@@ -106,21 +107,28 @@ def _unwrapped(text: str) -> str:
     return text
 
 
-def _closing(text: str, start: int) -> int:
+def _outside(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
+    """Each position of ``text`` from ``start`` that is outside a string literal, with the bracket depth before
+    its character."""
     depth, quote = 0, ""
     for at in range(start, len(text)):
         char = text[at]
         if quote:
             quote = "" if char == quote and text[at - 1] != "\\" else quote
-        elif char in "'\"`":
+            continue
+        if char in "'\"`":
             quote = char
-        elif char in "([{":
+            continue
+        yield at, depth
+        if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-            if depth == 0:
-                return at
-    return -1
+
+
+def _closing(text: str, start: int) -> int:
+    """Where the bracket opened at ``start`` closes, or -1."""
+    return next((at for at, depth in _outside(text, start) if text[at] in ")]}" and depth == 1), -1)
 
 
 def _balanced(text: str) -> bool:
@@ -131,23 +139,14 @@ def _split(text: str, pattern: re.Pattern[str]) -> list[str]:
     """``text`` cut at each match of ``pattern`` outside brackets and strings."""
     if pattern.search(text) is None:
         return [text]  # nowhere to cut: no need to walk the text
-    parts, depth, quote, start, at = [], 0, "", 0, 0
-    while at < len(text):
-        char = text[at]
-        if quote:
-            quote = "" if char == quote and text[at - 1] != "\\" else quote
-        elif char in "'\"`":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0:
-            match = pattern.match(text, at)
-            if match is not None and match.end() > at and at > start:
-                parts.append(text[start:at])
-                start = at = match.end()
-                continue
-        at += 1
+    parts: list[str] = []
+    start = 0
+    for at, depth in _outside(text):
+        if at < start or depth or text[at] in "([{)]}":
+            continue
+        match = pattern.match(text, at)
+        if match is not None and match.end() > at and at > start:
+            parts.append(text[start:at])
+            start = match.end()
     parts.append(text[start:])
     return [part for part in parts if part.strip()] if len(parts) > 1 else [text]
