@@ -4,7 +4,7 @@ assigned before it, and what the file's functions return."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import tree_sitter
 
@@ -12,8 +12,19 @@ from errdex.harvest.languages._tree import text
 from errdex.harvest.pattern import has_literal
 from errdex.harvest.sites import Choice, Shape, Template
 
-__all__ = ["FUNCTIONS", "assigned_values", "conditional", "declared_shape", "enclosing_function", "function_name",
-           "guards", "is_parameter", "returned", "returned_values"]
+__all__ = [
+    "FUNCTIONS",
+    "assigned_values",
+    "conditional",
+    "declared_shape",
+    "enclosing_function",
+    "function_name",
+    "functions_in",
+    "guards",
+    "is_parameter",
+    "returned",
+    "returned_values",
+]
 
 Node = tree_sitter.Node
 
@@ -52,16 +63,22 @@ def function_name(function: Node) -> str | None:
         "identifier", "property_identifier", "private_property_identifier") else None
 
 
-def returned_values(root: Node) -> list[tuple[str, list[Node]]]:
-    """Each named function of a file, in source order, with the expressions its own ``return`` statements
-    give (an arrow function's expression body too); not those of the functions inside it."""
-    found: list[tuple[str, list[Node]]] = []
+def functions_in(root: Node) -> Iterator[Node]:
+    """Every function node under ``root`` (nested ones too), in the order of a depth-first walk that visits a
+    node's last child first."""
     stack = [root]
     while stack:
         current = stack.pop()
         stack.extend(current.children)
-        if current.type not in FUNCTIONS:
-            continue
+        if current.type in FUNCTIONS:
+            yield current
+
+
+def returned_values(root: Node) -> list[tuple[str, list[Node]]]:
+    """Each named function of a file, in source order, with the expressions its own ``return`` statements
+    give (an arrow function's expression body too); not those of the functions inside it."""
+    found: list[tuple[str, list[Node]]] = []
+    for current in functions_in(root):
         name = function_name(current)
         body = current.child_by_field_name("body")
         if name is None or body is None:

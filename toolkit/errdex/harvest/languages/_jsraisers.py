@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import tree_sitter
 
 from errdex.harvest.languages import Raiser
-from errdex.harvest.languages._jscontext import FUNCTIONS
+from errdex.harvest.languages._jscontext import FUNCTIONS, functions_in
 from errdex.harvest.languages._shared import own_nodes
 from errdex.harvest.languages._tree import text
 
@@ -53,12 +53,7 @@ def _own(function: Node, kinds: tuple[str, ...]) -> Iterator[Node]:
 def raisers(root: Node) -> dict[str, Raiser]:
     """The file's raisers and makers by function name (the first of a name)."""
     found: dict[str, Raiser] = {}
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        stack.extend(current.children)
-        if current.type not in FUNCTIONS:
-            continue
+    for current in functions_in(root):
         name, parameters = _name(current), _parameters(current)
         if not name or not parameters:
             continue

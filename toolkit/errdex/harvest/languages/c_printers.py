@@ -38,7 +38,6 @@ __all__ = ["DEPTH", "arounds", "builds_by_name", "forwarders", "printers"]
 _LANGUAGE = Language(tree_sitter_c.language())
 #: How many calls deep a definition's parameters are followed into the functions it calls.
 DEPTH = 4
-_BUILDERS = BUILDER_WORDS
 _FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
 _LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
 _LEVEL_TYPE = re.compile(r"(?i)level|priority|severity")
@@ -66,7 +65,7 @@ def _format_attribute(declarator: Node) -> int:
 
 def builds_by_name(name: str) -> bool:
     """Whether a function's name says it builds a string (``snprintf``, ``xasprintf``, ``sshbuf_putf``)."""
-    return any(word in _BUILDERS for word in name_words(name))
+    return any(word in BUILDER_WORDS for word in name_words(name))
 
 
 def _builds(declarator: Node, fixed: list[Node], fmt: int) -> bool:

@@ -46,7 +46,6 @@ LOG_WORDS = frozenset({*LEVEL_WORDS, "log", "logit", "logf", "logmsg", "logger",
 #: (``xasprintf``, ``sshbuf_putf``, ``ssh_packet_set_log_preamble``).
 BUILDER_WORDS = frozenset({"sprintf", "snprintf", "asprintf", "xasprintf", "vsnprintf", "str", "string", "buf",
                            "buffer", "append", "put", "putf", "cat", "set"})
-_BUILDERS = BUILDER_WORDS
 _FORMAT_NAMES = frozenset({"fmt", "format", "msg", "message", "fmtstr", "formatstr", "f"})
 _LEVEL_NAMES = frozenset({"level", "lvl", "pri", "prio", "priority", "severity", "loglevel", "log_level", "lev"})
 
@@ -66,7 +65,7 @@ def _level_of_name(words: list[str]) -> str:
 
 def _loggish(name: str) -> bool:
     words = name_words(name)
-    return bool(words) and any(w in LOG_WORDS for w in words) and not any(w in _BUILDERS for w in words)
+    return bool(words) and any(w in LOG_WORDS for w in words) and not any(w in BUILDER_WORDS for w in words)
 
 
 
@@ -89,7 +88,7 @@ def declared_name(declarator: Node) -> str:
 
 def _builds_a_string(declarator: Node, fixed: list[Node], fmt: int) -> bool:
     words = name_words(declared_name(declarator))
-    if any(word in _BUILDERS for word in words):
+    if any(word in BUILDER_WORDS for word in words):
         return True
     outer = declarator.parent
     if outer is not None and outer.type == "pointer_declarator":
